@@ -1,0 +1,750 @@
+//! BLAKE3: hash, keyed hash, key derivation and extendable output.
+//!
+//! ```
+//! use simdcrypt::blake3;
+//!
+//! let digest = blake3::hash(b"abc");
+//! assert_eq!(
+//!     simdcrypt::to_hex(&digest),
+//!     "6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85"
+//! );
+//!
+//! // Streaming, with any split of the input, and output of any length from any position.
+//! let mut hasher = blake3::Hasher::new();
+//! hasher.update(b"a").update(b"bc");
+//! let mut long = [0u8; 100];
+//! hasher.finalize_xof().fill(&mut long);
+//! assert_eq!(long[..32], digest);
+//! ```
+//!
+//! The input is split into 1024-byte chunks that form a binary tree; whole subtrees are
+//! hashed [`Platform::simd_degree`] chunks at a time by the SIMD kernels, and across threads
+//! when [`Hasher::set_max_threads`] allows it.
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+mod platform;
+mod portable;
+#[cfg(target_arch = "x86_64")]
+mod sse41;
+
+use platform::HashManyJob;
+pub use platform::Platform;
+
+use crate::backend::Backend;
+
+/// Default digest length in bytes.
+pub const OUT_LEN: usize = 32;
+/// Key length in bytes for [`keyed_hash`] and [`Hasher::new_keyed`].
+pub const KEY_LEN: usize = 32;
+/// Compression function block size in bytes.
+pub const BLOCK_LEN: usize = 64;
+/// Tree leaf size in bytes.
+pub const CHUNK_LEN: usize = 1024;
+
+pub(crate) type CvWords = [u32; 8];
+type CvBytes = [u8; OUT_LEN];
+
+const IV: CvWords = [
+    0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19,
+];
+
+const MSG_PERMUTATION: [usize; 16] = [2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8];
+
+/// For each of the 7 rounds, which original message word feeds each G input slot:
+/// round r uses the message permuted r times.
+pub(crate) const MSG_SCHEDULE: [[usize; 16]; 7] = {
+    let mut s = [[0usize; 16]; 7];
+    let mut i = 0;
+    while i < 16 {
+        s[0][i] = i;
+        i += 1;
+    }
+    let mut r = 1;
+    while r < 7 {
+        let mut i = 0;
+        while i < 16 {
+            s[r][i] = s[r - 1][MSG_PERMUTATION[i]];
+            i += 1;
+        }
+        r += 1;
+    }
+    s
+};
+
+const CHUNK_START: u8 = 1 << 0;
+const CHUNK_END: u8 = 1 << 1;
+const PARENT: u8 = 1 << 2;
+const ROOT: u8 = 1 << 3;
+const KEYED_HASH: u8 = 1 << 4;
+const DERIVE_KEY_CONTEXT: u8 = 1 << 5;
+const DERIVE_KEY_MATERIAL: u8 = 1 << 6;
+
+/// The widest kernel's lane count over all backends; sizes the stack buffers.
+const MAX_SIMD_DEGREE: usize = 16;
+/// A subtree call returns at most max(degree, 2) chaining values (see `compress_subtree_wide`).
+const MAX_SIMD_DEGREE_OR_2: usize = if MAX_SIMD_DEGREE > 2 {
+    MAX_SIMD_DEGREE
+} else {
+    2
+};
+/// 2^64 bytes is 2^54 chunks; the lazy merge may hold one extra entry.
+const MAX_DEPTH: usize = 54;
+
+fn key_words(key: &[u8; KEY_LEN]) -> CvWords {
+    portable::words_from_le_bytes(key)
+}
+
+fn cv_bytes(cv: &CvWords) -> CvBytes {
+    let mut out = [0u8; OUT_LEN];
+    for (chunk, w) in out.chunks_exact_mut(4).zip(cv) {
+        chunk.copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
+/// How many threads may hash one input.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Threads {
+    /// One thread: the caller's.
+    #[default]
+    One,
+    /// At most this many threads (1 means the caller's only).
+    Max(usize),
+    /// Let simdcrypt decide from the input size and the number of CPUs.
+    Auto,
+}
+
+impl Threads {
+    /// The thread budget for hashing `len` bytes.
+    fn budget(self, len: usize) -> usize {
+        let n = match self {
+            Threads::One => 1,
+            Threads::Max(n) => n.max(1),
+            Threads::Auto => {
+                // Below this size the cost of waking worker threads exceeds the gain.
+                const AUTO_MIN_PER_THREAD: usize = 128 * 1024;
+                let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+                cpus.min(len / AUTO_MIN_PER_THREAD).max(1)
+            }
+        };
+        if cfg!(feature = "rayon") {
+            n
+        } else {
+            1
+        }
+    }
+}
+
+/// The input and state of the final compression, from which any output length is drawn.
+#[derive(Clone, Debug)]
+struct Output {
+    input_cv: CvWords,
+    block: [u8; BLOCK_LEN],
+    block_len: u8,
+    counter: u64,
+    flags: u8,
+    platform: Platform,
+}
+
+impl Output {
+    fn chaining_value(&self) -> CvBytes {
+        let mut cv = self.input_cv;
+        self.platform.compress_in_place(
+            &mut cv,
+            &self.block,
+            self.block_len,
+            self.counter,
+            self.flags,
+        );
+        cv_bytes(&cv)
+    }
+
+    fn root_output_block(&self, block_counter: u64) -> [u8; 64] {
+        self.platform.compress_xof(
+            &self.input_cv,
+            &self.block,
+            self.block_len,
+            block_counter,
+            self.flags | ROOT,
+        )
+    }
+}
+
+fn parent_output(
+    left: &CvBytes,
+    right: &CvBytes,
+    key: &CvWords,
+    flags: u8,
+    platform: Platform,
+) -> Output {
+    let mut block = [0u8; BLOCK_LEN];
+    block[..OUT_LEN].copy_from_slice(left);
+    block[OUT_LEN..].copy_from_slice(right);
+    Output {
+        input_cv: *key,
+        block,
+        block_len: BLOCK_LEN as u8,
+        counter: 0,
+        flags: flags | PARENT,
+        platform,
+    }
+}
+
+/// The state of one chunk being filled. The last block is kept buffered, since it may turn
+/// out to be the root and need the ROOT flag.
+#[derive(Clone, Debug)]
+struct ChunkState {
+    cv: CvWords,
+    chunk_counter: u64,
+    buf: [u8; BLOCK_LEN],
+    buf_len: u8,
+    blocks_compressed: u8,
+    flags: u8,
+    platform: Platform,
+}
+
+impl ChunkState {
+    fn new(key: &CvWords, chunk_counter: u64, flags: u8, platform: Platform) -> Self {
+        ChunkState {
+            cv: *key,
+            chunk_counter,
+            buf: [0; BLOCK_LEN],
+            buf_len: 0,
+            blocks_compressed: 0,
+            flags,
+            platform,
+        }
+    }
+
+    fn len(&self) -> usize {
+        BLOCK_LEN * self.blocks_compressed as usize + self.buf_len as usize
+    }
+
+    fn start_flag(&self) -> u8 {
+        if self.blocks_compressed == 0 {
+            CHUNK_START
+        } else {
+            0
+        }
+    }
+
+    fn fill_buf(&mut self, input: &mut &[u8]) {
+        let take = (BLOCK_LEN - self.buf_len as usize).min(input.len());
+        self.buf[self.buf_len as usize..][..take].copy_from_slice(&input[..take]);
+        self.buf_len += take as u8;
+        *input = &input[take..];
+    }
+
+    fn compress_block(&mut self, block: &[u8; BLOCK_LEN]) {
+        let flags = self.flags | self.start_flag();
+        self.platform.compress_in_place(
+            &mut self.cv,
+            block,
+            BLOCK_LEN as u8,
+            self.chunk_counter,
+            flags,
+        );
+        self.blocks_compressed += 1;
+    }
+
+    /// Absorbs input; the caller never gives more than the chunk has room for.
+    fn update(&mut self, mut input: &[u8]) -> &mut Self {
+        debug_assert!(self.len() + input.len() <= CHUNK_LEN);
+        if self.buf_len > 0 {
+            self.fill_buf(&mut input);
+            if !input.is_empty() {
+                let block = self.buf;
+                self.compress_block(&block);
+                self.buf = [0; BLOCK_LEN];
+                self.buf_len = 0;
+            }
+        }
+        while input.len() > BLOCK_LEN {
+            let (block, rest) = input.split_at(BLOCK_LEN);
+            self.compress_block(block.try_into().expect("split_at gives BLOCK_LEN bytes"));
+            input = rest;
+        }
+        self.fill_buf(&mut input);
+        self
+    }
+
+    fn output(&self) -> Output {
+        Output {
+            input_cv: self.cv,
+            block: self.buf,
+            block_len: self.buf_len,
+            counter: self.chunk_counter,
+            flags: self.flags | self.start_flag() | CHUNK_END,
+            platform: self.platform,
+        }
+    }
+}
+
+/// Hashes up to `simd_degree` chunks (the last may be partial) side by side. Returns the
+/// number of chaining values written to `out`.
+fn compress_chunks_parallel(
+    input: &[u8],
+    key: &CvWords,
+    chunk_counter: u64,
+    flags: u8,
+    platform: Platform,
+    out: &mut [u8],
+) -> usize {
+    debug_assert!(!input.is_empty() && input.len() <= MAX_SIMD_DEGREE * CHUNK_LEN);
+    let whole = input.chunks_exact(CHUNK_LEN);
+    let partial = whole.remainder();
+    let mut chunks: [&[u8]; MAX_SIMD_DEGREE] = [&[]; MAX_SIMD_DEGREE];
+    let mut n = 0;
+    for chunk in whole {
+        chunks[n] = chunk;
+        n += 1;
+    }
+    if n > 0 {
+        let job = HashManyJob {
+            inputs: &chunks[..n],
+            key,
+            counter: chunk_counter,
+            increment_counter: true,
+            flags,
+            flags_start: CHUNK_START,
+            flags_end: CHUNK_END,
+        };
+        platform.hash_many(&job, out);
+    }
+    if !partial.is_empty() {
+        let mut state = ChunkState::new(key, chunk_counter + n as u64, flags, platform);
+        out[n * OUT_LEN..][..OUT_LEN]
+            .copy_from_slice(&state.update(partial).output().chaining_value());
+        n += 1;
+    }
+    n
+}
+
+/// Compresses pairs of child chaining values into parents, side by side; an odd last child
+/// is passed through. Returns the number of chaining values written to `out`.
+fn compress_parents_parallel(
+    child_cvs: &[u8],
+    key: &CvWords,
+    flags: u8,
+    platform: Platform,
+    out: &mut [u8],
+) -> usize {
+    let pairs = child_cvs.chunks_exact(2 * OUT_LEN);
+    let odd = pairs.remainder();
+    let mut parents: [&[u8]; MAX_SIMD_DEGREE_OR_2] = [&[]; MAX_SIMD_DEGREE_OR_2];
+    let mut n = 0;
+    for pair in pairs {
+        parents[n] = pair;
+        n += 1;
+    }
+    let job = HashManyJob {
+        inputs: &parents[..n],
+        key,
+        counter: 0,
+        increment_counter: false,
+        flags: flags | PARENT,
+        flags_start: 0,
+        flags_end: 0,
+    };
+    platform.hash_many(&job, out);
+    if !odd.is_empty() {
+        out[n * OUT_LEN..][..OUT_LEN].copy_from_slice(odd);
+        n += 1;
+    }
+    n
+}
+
+/// The size of the left subtree of an input of `len` bytes (`len` > one chunk): the largest
+/// power-of-two number of chunks that leaves at least one byte on the right.
+fn left_subtree_len(len: usize) -> usize {
+    debug_assert!(len > CHUNK_LEN);
+    let full_chunks = (len - 1) / CHUNK_LEN;
+    (1usize << (usize::BITS - 1 - full_chunks.leading_zeros())) * CHUNK_LEN
+}
+
+/// Runs `a` and `b`, on two threads when `threads` > 1.
+fn join<A, B, RA, RB>(threads: usize, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    #[cfg(feature = "rayon")]
+    if threads > 1 {
+        return rayon::join(a, b);
+    }
+    let _ = threads;
+    (a(), b())
+}
+
+/// Hashes a whole subtree of a chunk-aligned position down to at most max(degree, 2)
+/// chaining values (never fewer than 2 when the input is longer than one chunk), so that
+/// parents can be compressed `degree` at a time on the way up. Returns how many were written.
+fn compress_subtree_wide(
+    input: &[u8],
+    key: &CvWords,
+    chunk_counter: u64,
+    flags: u8,
+    platform: Platform,
+    threads: usize,
+    out: &mut [u8],
+) -> usize {
+    if input.len() <= platform.simd_degree() * CHUNK_LEN {
+        return compress_chunks_parallel(input, key, chunk_counter, flags, platform, out);
+    }
+    let (left, right) = input.split_at(left_subtree_len(input.len()));
+    let right_counter = chunk_counter + (left.len() / CHUNK_LEN) as u64;
+
+    // Each side returns up to `degree` values; with a degree-1 kernel a side holding one
+    // chunk returns exactly one.
+    let degree = if left.len() == CHUNK_LEN {
+        1
+    } else {
+        platform.simd_degree().max(2)
+    };
+    let mut cvs = [0u8; 2 * MAX_SIMD_DEGREE_OR_2 * OUT_LEN];
+    let (left_out, right_out) = cvs.split_at_mut(degree * OUT_LEN);
+
+    // Share the thread budget in proportion to the work on each side.
+    let left_threads = if threads > 1 {
+        (threads * left.len() / input.len()).clamp(1, threads - 1)
+    } else {
+        1
+    };
+    let right_threads = threads.saturating_sub(left_threads).max(1);
+    let (left_n, right_n) = join(
+        threads,
+        || {
+            compress_subtree_wide(
+                left,
+                key,
+                chunk_counter,
+                flags,
+                platform,
+                left_threads,
+                left_out,
+            )
+        },
+        || {
+            compress_subtree_wide(
+                right,
+                key,
+                right_counter,
+                flags,
+                platform,
+                right_threads,
+                right_out,
+            )
+        },
+    );
+
+    debug_assert_eq!(left_n, degree);
+    if left_n == 1 {
+        // Degree 1: two single chaining values. Return both so the caller still has a pair.
+        out[..2 * OUT_LEN].copy_from_slice(&cvs[..2 * OUT_LEN]);
+        return 2;
+    }
+    compress_parents_parallel(
+        &cvs[..(left_n + right_n) * OUT_LEN],
+        key,
+        flags,
+        platform,
+        out,
+    )
+}
+
+/// Hashes a subtree of more than one chunk down to its two children's chaining values
+/// (the 64-byte block of its parent node).
+fn compress_subtree_to_parent_node(
+    input: &[u8],
+    key: &CvWords,
+    chunk_counter: u64,
+    flags: u8,
+    platform: Platform,
+    threads: usize,
+) -> [u8; BLOCK_LEN] {
+    debug_assert!(input.len() > CHUNK_LEN);
+    let mut cvs = [0u8; MAX_SIMD_DEGREE_OR_2 * OUT_LEN];
+    let mut n = compress_subtree_wide(
+        input,
+        key,
+        chunk_counter,
+        flags,
+        platform,
+        threads,
+        &mut cvs,
+    );
+    debug_assert!(n >= 2);
+    let mut parents = [0u8; MAX_SIMD_DEGREE_OR_2 / 2 * OUT_LEN + OUT_LEN];
+    while n > 2 {
+        n = compress_parents_parallel(&cvs[..n * OUT_LEN], key, flags, platform, &mut parents);
+        cvs[..n * OUT_LEN].copy_from_slice(&parents[..n * OUT_LEN]);
+    }
+    cvs[..BLOCK_LEN].try_into().expect("two chaining values")
+}
+
+/// An incremental BLAKE3 hasher: any split of the input into `update` calls gives the same
+/// result.
+#[derive(Clone, Debug)]
+pub struct Hasher {
+    key: CvWords,
+    chunk_state: ChunkState,
+    cv_stack: [CvBytes; MAX_DEPTH + 1],
+    cv_stack_len: u8,
+    threads: Threads,
+}
+
+impl Hasher {
+    fn new_internal(key: &CvWords, flags: u8) -> Self {
+        Hasher {
+            key: *key,
+            chunk_state: ChunkState::new(key, 0, flags, Platform::detect()),
+            cv_stack: [[0; OUT_LEN]; MAX_DEPTH + 1],
+            cv_stack_len: 0,
+            threads: Threads::One,
+        }
+    }
+
+    /// A hasher for the default (unkeyed) mode.
+    pub fn new() -> Self {
+        Self::new_internal(&IV, 0)
+    }
+
+    /// A hasher for the keyed mode (a MAC or PRF with a 32-byte key).
+    pub fn new_keyed(key: &[u8; KEY_LEN]) -> Self {
+        Self::new_internal(&key_words(key), KEYED_HASH)
+    }
+
+    /// A hasher for the key derivation mode. `context` should be hardcoded, globally unique
+    /// and application-specific, e.g. `"example.com 2026-11-20 session tokens v1"`.
+    pub fn new_derive_key(context: &str) -> Self {
+        let mut ctx = Self::new_internal(&IV, DERIVE_KEY_CONTEXT);
+        ctx.update(context.as_bytes());
+        let context_key = ctx.finalize();
+        Self::new_internal(&key_words(&context_key), DERIVE_KEY_MATERIAL)
+    }
+
+    /// Chooses the kernels (the default is [`Platform::detect`]). The result never depends
+    /// on the platform, so this may be called at any time.
+    pub fn set_platform(&mut self, platform: Platform) -> &mut Self {
+        self.chunk_state.platform = platform;
+        self
+    }
+
+    /// The kernels in use.
+    pub fn platform(&self) -> Platform {
+        self.chunk_state.platform
+    }
+
+    /// How many threads `update` may use for large inputs (default [`Threads::One`]).
+    pub fn set_max_threads(&mut self, threads: Threads) -> &mut Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Forgets all input, keeping the mode, key, platform and thread setting.
+    pub fn reset(&mut self) -> &mut Self {
+        self.chunk_state = ChunkState::new(
+            &self.key,
+            0,
+            self.chunk_state.flags,
+            self.chunk_state.platform,
+        );
+        self.cv_stack_len = 0;
+        self
+    }
+
+    /// The number of input bytes hashed so far.
+    pub fn count(&self) -> u64 {
+        self.chunk_state.chunk_counter * CHUNK_LEN as u64 + self.chunk_state.len() as u64
+    }
+
+    fn push_cv(&mut self, cv: &CvBytes, chunk_counter: u64) {
+        self.merge_cv_stack(chunk_counter);
+        self.cv_stack[self.cv_stack_len as usize] = *cv;
+        self.cv_stack_len += 1;
+    }
+
+    /// Merges completed subtrees: after `total_chunks` chunks the stack holds one entry per
+    /// 1 bit of the count. Merging is lazy (done before the next push), because the last
+    /// entries may still become the root.
+    fn merge_cv_stack(&mut self, total_chunks: u64) {
+        let post_merge_len = total_chunks.count_ones() as u8;
+        while self.cv_stack_len > post_merge_len {
+            let n = self.cv_stack_len as usize;
+            let parent = parent_output(
+                &self.cv_stack[n - 2],
+                &self.cv_stack[n - 1],
+                &self.key,
+                self.chunk_state.flags,
+                self.platform(),
+            );
+            self.cv_stack[n - 2] = parent.chaining_value();
+            self.cv_stack_len -= 1;
+        }
+    }
+
+    /// Adds input.
+    pub fn update(&mut self, mut input: &[u8]) -> &mut Self {
+        let (key, flags, platform) = (self.key, self.chunk_state.flags, self.platform());
+        if self.chunk_state.len() > 0 {
+            let take = (CHUNK_LEN - self.chunk_state.len()).min(input.len());
+            self.chunk_state.update(&input[..take]);
+            input = &input[take..];
+            if input.is_empty() {
+                return self;
+            }
+            // The chunk is full and more input follows, so it is not the root.
+            let cv = self.chunk_state.output().chaining_value();
+            let counter = self.chunk_state.chunk_counter;
+            self.push_cv(&cv, counter);
+            self.chunk_state = ChunkState::new(&key, counter + 1, flags, platform);
+        }
+
+        // Whole subtrees, as large as the input and the alignment of the position allow.
+        // The last chunk always stays in chunk_state: it may be the root.
+        while input.len() > CHUNK_LEN {
+            let counter = self.chunk_state.chunk_counter;
+            let mut subtree_len = 1usize << (usize::BITS - 1 - input.len().leading_zeros());
+            while (subtree_len as u64 - 1) & (counter * CHUNK_LEN as u64) != 0 {
+                subtree_len /= 2;
+            }
+            let subtree = &input[..subtree_len];
+            let subtree_chunks = (subtree_len / CHUNK_LEN) as u64;
+            if subtree_len == CHUNK_LEN {
+                let cv = ChunkState::new(&key, counter, flags, platform)
+                    .update(subtree)
+                    .output()
+                    .chaining_value();
+                self.push_cv(&cv, counter);
+            } else {
+                let threads = self.threads.budget(subtree_len);
+                let pair = compress_subtree_to_parent_node(
+                    subtree, &key, counter, flags, platform, threads,
+                );
+                let (left, right) = pair.split_at(OUT_LEN);
+                self.push_cv(left.try_into().expect("32 bytes"), counter);
+                self.push_cv(
+                    right.try_into().expect("32 bytes"),
+                    counter + subtree_chunks / 2,
+                );
+            }
+            self.chunk_state.chunk_counter += subtree_chunks;
+            input = &input[subtree_len..];
+        }
+
+        if !input.is_empty() {
+            self.chunk_state.update(input);
+            self.merge_cv_stack(self.chunk_state.chunk_counter);
+        }
+        self
+    }
+
+    fn final_output(&self) -> Output {
+        let n = self.cv_stack_len as usize;
+        if n == 0 {
+            return self.chunk_state.output();
+        }
+        let (key, flags, platform) = (&self.key, self.chunk_state.flags, self.platform());
+        let (mut output, mut remaining) = if self.chunk_state.len() > 0 {
+            (self.chunk_state.output(), n)
+        } else {
+            // Input ended on a subtree boundary: the top two entries are siblings.
+            (
+                parent_output(
+                    &self.cv_stack[n - 2],
+                    &self.cv_stack[n - 1],
+                    key,
+                    flags,
+                    platform,
+                ),
+                n - 2,
+            )
+        };
+        while remaining > 0 {
+            remaining -= 1;
+            output = parent_output(
+                &self.cv_stack[remaining],
+                &output.chaining_value(),
+                key,
+                flags,
+                platform,
+            );
+        }
+        output
+    }
+
+    /// The 32-byte digest of the input so far. The hasher may keep being updated.
+    pub fn finalize(&self) -> [u8; OUT_LEN] {
+        let block = self.final_output().root_output_block(0);
+        block[..OUT_LEN].try_into().expect("64-byte block")
+    }
+
+    /// A reader of the extendable output (up to 2^64 bytes), starting at position 0.
+    pub fn finalize_xof(&self) -> OutputReader {
+        OutputReader {
+            output: self.final_output(),
+            position: 0,
+        }
+    }
+}
+
+impl Default for Hasher {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Reads BLAKE3's extendable output from any position.
+#[derive(Clone, Debug)]
+pub struct OutputReader {
+    output: Output,
+    position: u64,
+}
+
+impl OutputReader {
+    /// Fills `buf` with the next output bytes and advances the position.
+    ///
+    /// The output stream is 2^64 bytes long; reading past its end wraps to its start.
+    pub fn fill(&mut self, mut buf: &mut [u8]) {
+        while !buf.is_empty() {
+            let block = self
+                .output
+                .root_output_block(self.position / BLOCK_LEN as u64);
+            let offset = (self.position % BLOCK_LEN as u64) as usize;
+            let take = (BLOCK_LEN - offset).min(buf.len());
+            buf[..take].copy_from_slice(&block[offset..][..take]);
+            buf = &mut buf[take..];
+            self.position = self.position.wrapping_add(take as u64);
+        }
+    }
+
+    /// The position of the next byte `fill` returns.
+    pub fn position(&self) -> u64 {
+        self.position
+    }
+
+    /// Moves to byte `position` of the output stream.
+    pub fn set_position(&mut self, position: u64) {
+        self.position = position;
+    }
+}
+
+/// The BLAKE3 digest of `input`.
+pub fn hash(input: &[u8]) -> [u8; OUT_LEN] {
+    Hasher::new().update(input).finalize()
+}
+
+/// The keyed BLAKE3 digest (MAC) of `input`.
+pub fn keyed_hash(key: &[u8; KEY_LEN], input: &[u8]) -> [u8; OUT_LEN] {
+    Hasher::new_keyed(key).update(input).finalize()
+}
+
+/// A 32-byte key derived from `key_material` for the purpose named by `context`.
+pub fn derive_key(context: &str, key_material: &[u8]) -> [u8; OUT_LEN] {
+    Hasher::new_derive_key(context)
+        .update(key_material)
+        .finalize()
+}

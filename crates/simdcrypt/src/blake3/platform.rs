@@ -1,0 +1,170 @@
+//! BLAKE3 backend selection and the one dispatch point into the kernels.
+
+use super::{portable, CvWords, BLOCK_LEN, OUT_LEN};
+use crate::backend::Backend;
+use crate::cpu::{Feature, Features};
+
+#[cfg(target_arch = "x86_64")]
+use super::{avx2, sse41};
+
+/// A BLAKE3 kernel set. Chosen once per hasher; every call goes through [`Platform`]'s
+/// methods, which are the only place that enters a SIMD kernel.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
+pub enum Platform {
+    /// Plain Rust, any CPU.
+    Portable,
+    /// x86-64 SSE4.1: 4 inputs at a time.
+    #[cfg(target_arch = "x86_64")]
+    Sse41,
+    /// x86-64 AVX2: 8 inputs at a time.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+impl Backend for Platform {
+    const ALGORITHM: &'static str = "blake3";
+    const ALL: &'static [Platform] = &[
+        #[cfg(target_arch = "x86_64")]
+        Platform::Avx2,
+        #[cfg(target_arch = "x86_64")]
+        Platform::Sse41,
+        Platform::Portable,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Platform::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse41 => "sse41",
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => "avx2",
+        }
+    }
+
+    fn runs_on(self, f: Features) -> bool {
+        match self {
+            Platform::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse41 => f.has(Feature::Sse41),
+            // The AVX2 kernel hands its remainder (fewer than 8 inputs) to SSE4.1.
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => f.has_all(&[Feature::Sse41, Feature::Avx, Feature::Avx2]),
+        }
+    }
+}
+
+impl Platform {
+    /// How many inputs the widest kernel of this backend hashes at once.
+    pub const fn simd_degree(self) -> usize {
+        match self {
+            Platform::Portable => 1,
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse41 => 4,
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => 8,
+        }
+    }
+
+    pub(crate) fn compress_in_place(
+        self,
+        cv: &mut CvWords,
+        block: &[u8; BLOCK_LEN],
+        block_len: u8,
+        counter: u64,
+        flags: u8,
+    ) {
+        portable::compress_in_place(cv, block, block_len, counter, flags)
+    }
+
+    pub(crate) fn compress_xof(
+        self,
+        cv: &CvWords,
+        block: &[u8; BLOCK_LEN],
+        block_len: u8,
+        counter: u64,
+        flags: u8,
+    ) -> [u8; 64] {
+        portable::compress_xof(cv, block, block_len, counter, flags)
+    }
+
+    /// Hashes every input of `job` to a 32-byte chaining value, written to `out` in order.
+    ///
+    /// Panics if the inputs are not all the same whole number (at least one) of blocks, or if
+    /// `out` is shorter than 32 bytes per input: the kernels rely on both.
+    pub(crate) fn hash_many(self, job: &HashManyJob<'_>, out: &mut [u8]) {
+        let len = job.inputs.first().map_or(BLOCK_LEN, |i| i.len());
+        assert!(
+            len >= BLOCK_LEN && len % BLOCK_LEN == 0,
+            "hash_many inputs must be whole blocks"
+        );
+        assert!(
+            job.inputs.iter().all(|i| i.len() == len),
+            "hash_many inputs must have equal lengths"
+        );
+        assert!(
+            out.len() >= job.inputs.len() * OUT_LEN,
+            "hash_many output too short"
+        );
+        match self {
+            Platform::Portable => portable::hash_many(job, out),
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse41 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: a Platform other than Portable is only constructed after checking
+                // CPU support (Backend::from_name / detect); the lengths were checked above.
+                unsafe { sse41::hash_many(job, out) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: as above: support checked at construction, lengths checked here.
+                unsafe { avx2::hash_many(job, out) }
+            }
+        }
+    }
+}
+
+/// Many equal-length inputs to hash side by side: chunks of one tree (counter incrementing)
+/// or parent nodes (counter fixed at 0).
+pub(crate) struct HashManyJob<'a> {
+    /// The inputs; all the same whole number of blocks.
+    pub inputs: &'a [&'a [u8]],
+    /// The starting chaining value (the key words).
+    pub key: &'a CvWords,
+    /// The counter of the first input.
+    pub counter: u64,
+    /// Whether input i uses `counter + i` (chunks) or `counter` (parents).
+    pub increment_counter: bool,
+    /// Flags on every block.
+    pub flags: u8,
+    /// Extra flags on each input's first block.
+    pub flags_start: u8,
+    /// Extra flags on each input's last block.
+    pub flags_end: u8,
+}
+
+impl HashManyJob<'_> {
+    /// The counter of input `i`.
+    #[inline(always)]
+    pub fn counter_for(&self, i: usize) -> u64 {
+        if self.increment_counter {
+            self.counter.wrapping_add(i as u64)
+        } else {
+            self.counter
+        }
+    }
+
+    /// The flags of block `b` of an input whose last block is `last`.
+    #[inline(always)]
+    pub fn block_flags(&self, b: usize, last: usize) -> u8 {
+        let mut f = self.flags;
+        if b == 0 {
+            f |= self.flags_start;
+        }
+        if b == last {
+            f |= self.flags_end;
+        }
+        f
+    }
+}

@@ -1,0 +1,325 @@
+//! CPU feature detection: the only place in simdcrypt that asks the CPU what it can do.
+//!
+//! On x86-64 we read CPUID ourselves and check, through XGETBV, that the operating system
+//! saves the wide registers on a context switch (XCR0). A CPU that reports AVX-512 under an
+//! OS that does not enable the ZMM state must not run AVX-512 code, so every "has" below is
+//! "the CPU has it *and* the OS lets us use it". On aarch64 we ask the standard library,
+//! which reads the kernel's hwcaps.
+//!
+//! The result is computed once and cached. Algorithms never call CPUID themselves; they
+//! build their backend lists from [`Features`].
+//!
+//! Setting the environment variable `SIMDCRYPT_DISABLE` to a comma-separated list of
+//! feature names (for example `avx512,avx2`) hides those features, so the fallback paths can
+//! be exercised on a machine that has everything. It is read once, at first detection.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+/// Instruction-set extensions simdcrypt's kernels use.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Feature {
+    /// x86-64 SSE2 (always present on x86-64).
+    Sse2,
+    /// x86-64 SSSE3 (`pshufb`).
+    Ssse3,
+    /// x86-64 SSE4.1.
+    Sse41,
+    /// x86-64 AVX (and the OS saves YMM state).
+    Avx,
+    /// x86-64 AVX2.
+    Avx2,
+    /// x86-64 BMI1 and BMI2.
+    Bmi2,
+    /// AVX-512 Foundation (and the OS saves ZMM/opmask state).
+    Avx512F,
+    /// AVX-512 Vector Length extensions (512-bit instructions on 128/256-bit registers).
+    Avx512Vl,
+    /// AVX-512 Byte and Word instructions.
+    Avx512Bw,
+    /// AVX-512 Doubleword and Quadword instructions.
+    Avx512Dq,
+    /// AVX-512 Vector Byte Manipulation Instructions (`vpermb`).
+    Avx512Vbmi,
+    /// SHA-NI: the SHA-1/SHA-256 extensions.
+    Sha,
+    /// Galois Field New Instructions (`gf2p8affineqb`).
+    Gfni,
+    /// Vector AES.
+    Vaes,
+    /// aarch64 Advanced SIMD.
+    Neon,
+    /// aarch64 SHA-256 instructions (FEAT_SHA256).
+    Sha2,
+}
+
+impl Feature {
+    /// Every feature, in display order.
+    pub const ALL: [Feature; 16] = [
+        Feature::Sse2,
+        Feature::Ssse3,
+        Feature::Sse41,
+        Feature::Avx,
+        Feature::Avx2,
+        Feature::Bmi2,
+        Feature::Avx512F,
+        Feature::Avx512Vl,
+        Feature::Avx512Bw,
+        Feature::Avx512Dq,
+        Feature::Avx512Vbmi,
+        Feature::Sha,
+        Feature::Gfni,
+        Feature::Vaes,
+        Feature::Neon,
+        Feature::Sha2,
+    ];
+
+    /// The lower-case name used in `simdcrypt backends` and `SIMDCRYPT_DISABLE`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Feature::Sse2 => "sse2",
+            Feature::Ssse3 => "ssse3",
+            Feature::Sse41 => "sse4.1",
+            Feature::Avx => "avx",
+            Feature::Avx2 => "avx2",
+            Feature::Bmi2 => "bmi2",
+            Feature::Avx512F => "avx512f",
+            Feature::Avx512Vl => "avx512vl",
+            Feature::Avx512Bw => "avx512bw",
+            Feature::Avx512Dq => "avx512dq",
+            Feature::Avx512Vbmi => "avx512vbmi",
+            Feature::Sha => "sha",
+            Feature::Gfni => "gfni",
+            Feature::Vaes => "vaes",
+            Feature::Neon => "neon",
+            Feature::Sha2 => "sha2",
+        }
+    }
+
+    const fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+impl fmt::Display for Feature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A set of usable CPU features (CPU support and OS support both checked).
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub struct Features(u32);
+
+impl Features {
+    /// The empty set: what a portable-only build may assume.
+    pub const NONE: Features = Features(0);
+
+    /// Whether `feature` is usable.
+    pub const fn has(self, feature: Feature) -> bool {
+        self.0 & feature.bit() != 0
+    }
+
+    /// Whether every feature in `bundle` is usable.
+    pub fn has_all(self, bundle: &[Feature]) -> bool {
+        bundle.iter().all(|&f| self.has(f))
+    }
+
+    /// This set plus `feature`.
+    pub const fn with(self, feature: Feature) -> Features {
+        Features(self.0 | feature.bit())
+    }
+
+    /// This set minus `feature`.
+    pub const fn without(self, feature: Feature) -> Features {
+        Features(self.0 & !feature.bit())
+    }
+
+    /// The usable features, in display order.
+    pub fn iter(self) -> impl Iterator<Item = Feature> {
+        Feature::ALL.into_iter().filter(move |&f| self.has(f))
+    }
+}
+
+impl fmt::Debug for Features {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+/// The usable features of this CPU under this OS, detected once and cached.
+///
+/// Honours `SIMDCRYPT_DISABLE` (see the module documentation).
+pub fn features() -> Features {
+    static CACHE: OnceLock<Features> = OnceLock::new();
+    *CACHE.get_or_init(|| {
+        let disabled = std::env::var("SIMDCRYPT_DISABLE").unwrap_or_default();
+        apply_disable_list(detect_hardware(), &disabled)
+    })
+}
+
+/// Removes the features named in a comma-separated list. `avx512` removes every AVX-512
+/// feature; `sse4.1` may also be written `sse41`. Unknown names are ignored.
+fn apply_disable_list(mut found: Features, list: &str) -> Features {
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let name = name.to_ascii_lowercase();
+        for f in Feature::ALL {
+            let matches = f.name() == name
+                || (name == "sse41" && f == Feature::Sse41)
+                || (name == "avx512" && f.name().starts_with("avx512"));
+            if matches {
+                found = found.without(f);
+            }
+        }
+    }
+    found
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect_hardware() -> Features {
+    use core::arch::x86_64::{__cpuid_count, CpuidResult};
+
+    fn bit(reg: u32, n: u32) -> bool {
+        reg >> n & 1 == 1
+    }
+    fn cpuid(leaf: u32, sub: u32) -> CpuidResult {
+        // SAFETY: CPUID exists on every x86-64 CPU and has no side effects.
+        #[allow(unused_unsafe)]
+        unsafe {
+            __cpuid_count(leaf, sub)
+        }
+    }
+
+    let max_leaf = cpuid(0, 0).eax;
+    let leaf1 = cpuid(1, 0);
+    let leaf7 = if max_leaf >= 7 {
+        cpuid(7, 0)
+    } else {
+        CpuidResult {
+            eax: 0,
+            ebx: 0,
+            ecx: 0,
+            edx: 0,
+        }
+    };
+
+    // XCR0 says which register files the OS saves. Bit 1: XMM, bit 2: YMM upper halves,
+    // bits 5-7: opmask, ZMM upper halves of 0-15, ZMM 16-31.
+    let osxsave = bit(leaf1.ecx, 27);
+    let xcr0 = if osxsave { read_xcr0() } else { 0 };
+    let os_avx = xcr0 & 0b110 == 0b110;
+    let os_avx512 = os_avx && xcr0 & 0b1110_0000 == 0b1110_0000;
+
+    let mut f = Features::NONE.with(Feature::Sse2);
+    let mut add = |cond: bool, feature: Feature| {
+        if cond {
+            f = f.with(feature);
+        }
+    };
+    add(bit(leaf1.ecx, 9), Feature::Ssse3);
+    add(bit(leaf1.ecx, 19), Feature::Sse41);
+    add(bit(leaf7.ebx, 29), Feature::Sha);
+    add(bit(leaf7.ebx, 3) && bit(leaf7.ebx, 8), Feature::Bmi2);
+    let avx = os_avx && bit(leaf1.ecx, 28);
+    add(avx, Feature::Avx);
+    add(avx && bit(leaf7.ebx, 5), Feature::Avx2);
+    // GFNI's SSE encoding needs no OS support beyond XMM; our kernels use the VEX/EVEX
+    // forms, which are gated by the AVX/AVX-512 bundles that use them.
+    add(bit(leaf7.ecx, 8), Feature::Gfni);
+    add(avx && bit(leaf7.ecx, 9), Feature::Vaes);
+    let avx512f = os_avx512 && bit(leaf7.ebx, 16);
+    add(avx512f, Feature::Avx512F);
+    add(avx512f && bit(leaf7.ebx, 17), Feature::Avx512Dq);
+    add(avx512f && bit(leaf7.ebx, 30), Feature::Avx512Bw);
+    add(avx512f && bit(leaf7.ebx, 31), Feature::Avx512Vl);
+    add(avx512f && bit(leaf7.ecx, 1), Feature::Avx512Vbmi);
+    f
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "xsave")]
+fn xgetbv0() -> u64 {
+    // SAFETY: only called after CPUID reported OSXSAVE, so XGETBV is available and
+    // XCR0 (register 0) is readable at any privilege level.
+    unsafe { core::arch::x86_64::_xgetbv(0) }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn read_xcr0() -> u64 {
+    // SAFETY: the caller checked CPUID.1:ECX.OSXSAVE, which implies XSAVE support.
+    unsafe { xgetbv0() }
+}
+
+#[cfg(target_arch = "aarch64")]
+fn detect_hardware() -> Features {
+    let mut f = Features::NONE;
+    if std::arch::is_aarch64_feature_detected!("neon") {
+        f = f.with(Feature::Neon);
+    }
+    if std::arch::is_aarch64_feature_detected!("sha2") {
+        f = f.with(Feature::Sha2);
+    }
+    f
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn detect_hardware() -> Features {
+    Features::NONE
+}
+
+/// Features as the hardware reports them, ignoring `SIMDCRYPT_DISABLE` (for `backends`).
+pub fn hardware_features() -> Features {
+    static CACHE: OnceLock<Features> = OnceLock::new();
+    *CACHE.get_or_init(detect_hardware)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Our CPUID/XCR0 reading must agree with the standard library's independent detection.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn agrees_with_std_detection() {
+        let f = detect_hardware();
+        assert_eq!(f.has(Feature::Ssse3), is_x86_feature_detected!("ssse3"));
+        assert_eq!(f.has(Feature::Sse41), is_x86_feature_detected!("sse4.1"));
+        assert_eq!(f.has(Feature::Avx), is_x86_feature_detected!("avx"));
+        assert_eq!(f.has(Feature::Avx2), is_x86_feature_detected!("avx2"));
+        assert_eq!(f.has(Feature::Avx512F), is_x86_feature_detected!("avx512f"));
+        assert_eq!(
+            f.has(Feature::Avx512Vl),
+            is_x86_feature_detected!("avx512vl")
+        );
+        assert_eq!(
+            f.has(Feature::Avx512Bw),
+            is_x86_feature_detected!("avx512bw")
+        );
+        assert_eq!(
+            f.has(Feature::Avx512Dq),
+            is_x86_feature_detected!("avx512dq")
+        );
+        assert_eq!(
+            f.has(Feature::Avx512Vbmi),
+            is_x86_feature_detected!("avx512vbmi")
+        );
+        assert_eq!(f.has(Feature::Sha), is_x86_feature_detected!("sha"));
+        assert_eq!(f.has(Feature::Gfni), is_x86_feature_detected!("gfni"));
+        assert_eq!(f.has(Feature::Vaes), is_x86_feature_detected!("vaes"));
+        let bmi = is_x86_feature_detected!("bmi1") && is_x86_feature_detected!("bmi2");
+        assert_eq!(f.has(Feature::Bmi2), bmi);
+    }
+
+    #[test]
+    fn disable_list_removes_named_features() {
+        let all = Feature::ALL
+            .iter()
+            .fold(Features::NONE, |acc, &f| acc.with(f));
+        let f = apply_disable_list(all, " AVX512 , sse41,bogus");
+        assert!(!f.has(Feature::Avx512F) && !f.has(Feature::Avx512Vbmi));
+        assert!(!f.has(Feature::Sse41));
+        assert!(f.has(Feature::Avx2) && f.has(Feature::Gfni));
+        assert_eq!(apply_disable_list(all, ""), all);
+    }
+}

@@ -1,0 +1,73 @@
+//! The library's one error type.
+
+use std::fmt;
+
+/// What went wrong, with enough detail to say what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A backend name that this algorithm does not have at all.
+    UnknownBackend {
+        /// The algorithm asked about, e.g. `"blake3"`.
+        algorithm: &'static str,
+        /// The name that was asked for.
+        requested: String,
+        /// The backends this CPU supports for the algorithm.
+        supported: Vec<&'static str>,
+    },
+    /// A backend the algorithm has, but this CPU (or OS) cannot run.
+    UnsupportedBackend {
+        /// The algorithm asked about.
+        algorithm: &'static str,
+        /// The backend that was asked for.
+        requested: &'static str,
+        /// The backends this CPU supports for the algorithm.
+        supported: Vec<&'static str>,
+    },
+    /// A key, nonce or similar fixed-size parameter of the wrong length.
+    InvalidLength {
+        /// What the parameter is, e.g. `"key"`.
+        what: &'static str,
+        /// The length required, in bytes.
+        expected: usize,
+        /// The length given, in bytes.
+        got: usize,
+    },
+    /// Any other invalid argument; the message says which and why.
+    InvalidArgument(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::UnknownBackend {
+                algorithm,
+                requested,
+                supported,
+            } => write!(
+                f,
+                "unknown {algorithm} backend {requested:?}; supported on this CPU: {}",
+                supported.join(", ")
+            ),
+            Error::UnsupportedBackend {
+                algorithm,
+                requested,
+                supported,
+            } => write!(
+                f,
+                "{algorithm} backend {requested:?} is not supported by this CPU; supported: {}",
+                supported.join(", ")
+            ),
+            Error::InvalidLength {
+                what,
+                expected,
+                got,
+            } => {
+                write!(f, "{what} must be {expected} bytes, got {got}")
+            }
+            Error::InvalidArgument(msg) => f.write_str(msg),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

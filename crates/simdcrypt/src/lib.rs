@@ -1,0 +1,52 @@
+//! simdcrypt: fast, verified cryptographic primitives with SIMD kernels chosen at run time.
+//!
+//! Every algorithm has a portable implementation and SIMD backends; the best one this CPU
+//! supports is picked once per hasher (see [`cpu`] and [`backend::Backend`]), and every
+//! backend gives bit-identical results.
+//!
+//! ```
+//! let digest = simdcrypt::blake3::hash(b"hello");
+//! println!("{}", simdcrypt::to_hex(&digest));
+//!
+//! // Force a backend (for testing or benchmarking); asking for one the CPU lacks is an error.
+//! use simdcrypt::backend::Backend;
+//! let portable = simdcrypt::blake3::Platform::from_name("portable").unwrap();
+//! let mut hasher = simdcrypt::blake3::Hasher::new();
+//! hasher.set_platform(portable).update(b"hello");
+//! assert_eq!(hasher.finalize(), digest);
+//! ```
+//!
+//! # Cargo features
+//!
+//! - `rayon` (default): multi-threaded hashing of one large input
+//!   ([`blake3::Hasher::set_max_threads`]). Without it every hash runs on the caller's
+//!   thread.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+pub mod backend;
+pub mod blake3;
+pub mod cpu;
+mod error;
+
+pub use error::Error;
+
+/// The names of the algorithms this build provides, as used by `backend=` and the CLI.
+pub const ALGORITHMS: &[&str] = &["blake3"];
+
+/// Which backend each algorithm would pick on this CPU, and which it could use.
+pub fn backend_report() -> Vec<backend::BackendReport> {
+    vec![backend::BackendReport::of::<blake3::Platform>()]
+}
+
+/// Lower-case hexadecimal.
+pub fn to_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(2 * bytes.len());
+    for &b in bytes {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
+}

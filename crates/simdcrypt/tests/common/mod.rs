@@ -1,0 +1,82 @@
+//! Helpers shared by the integration tests: vector loading, deterministic inputs, the
+//! named edge lengths, and the record of which backends a test exercised.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use rand::rngs::SmallRng;
+use rand::{RngCore, SeedableRng};
+use simdcrypt::backend::Backend;
+
+/// The repository's test-vectors/ folder.
+pub fn vectors_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../test-vectors")
+}
+
+/// A vector file, parsed.
+pub fn load_json(name: &str) -> serde_json::Value {
+    let path = vectors_dir().join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()))
+}
+
+/// Decodes hex, panicking with the offending text.
+pub fn unhex(s: &str) -> Vec<u8> {
+    hex::decode(s).unwrap_or_else(|e| panic!("bad hex {s:?}: {e}"))
+}
+
+/// A fixed-seed random generator, so failures reproduce.
+pub fn rng(seed: u64) -> SmallRng {
+    SmallRng::seed_from_u64(seed)
+}
+
+/// `len` deterministic pseudo-random bytes.
+pub fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
+    let mut v = vec![0u8; len];
+    rng(seed).fill_bytes(&mut v);
+    v
+}
+
+/// DESIGN.md's edge lengths for a hash with the given block and chunk sizes: 0..=8,
+/// block±1, 2·block±1, chunk±1, k·chunk and k·chunk+1, 16·chunk±1, 31·chunk±1, 100·chunk,
+/// and a multi-MiB length.
+pub fn edge_lengths(block: usize, chunk: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..=8).collect();
+    for base in [block, 2 * block, chunk, 16 * chunk, 31 * chunk] {
+        v.extend([base - 1, base, base + 1]);
+    }
+    for k in [2, 3, 4, 5, 7, 8, 9, 15, 17, 32, 33, 63, 64, 65] {
+        v.extend([k * chunk, k * chunk + 1]);
+    }
+    v.extend([100 * chunk, (3 << 20) + 7]);
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Every backend this CPU supports, announced on stdout so the test log shows what ran.
+pub fn supported_backends<B: Backend>(test: &str) -> Vec<B> {
+    let all = B::all_supported();
+    let names: Vec<&str> = all.iter().map(|b| b.name()).collect();
+    println!(
+        "{test}: {} backends exercised: {}",
+        B::ALGORITHM,
+        names.join(", ")
+    );
+    all
+}
+
+/// Splits `data` into pieces at the given cut points (clamped and sorted).
+pub fn split_at_points<'a>(data: &'a [u8], points: &[usize]) -> Vec<&'a [u8]> {
+    let mut cuts: Vec<usize> = points.iter().map(|&p| p.min(data.len())).collect();
+    cuts.sort_unstable();
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for c in cuts {
+        pieces.push(&data[start..c]);
+        start = c;
+    }
+    pieces.push(&data[start..]);
+    pieces
+}
