@@ -25,6 +25,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub mod any;
 pub mod backend;
 pub mod blake3;
 pub mod cpu;

@@ -1,0 +1,162 @@
+//! Hashing by algorithm name: what the CLI's `-a ALGO`, Python's `simdcrypt.new(name)` and
+//! `hash_file` share. Each algorithm adds one variant here; front ends need no change.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+use crate::backend::Backend;
+use crate::blake3::{self, Threads};
+use crate::Error;
+
+/// Options a front end may pass when creating a hasher by name. Options that an algorithm
+/// does not take are rejected with a message, never ignored.
+#[derive(Clone, Debug, Default)]
+pub struct HashOptions {
+    /// A key, for keyed modes (BLAKE3: 32 bytes).
+    pub key: Option<Vec<u8>>,
+    /// BLAKE3's key derivation context string.
+    pub derive_key_context: Option<String>,
+    /// A backend name (`"portable"`, `"avx2"`, ...); `None` picks the best supported.
+    pub backend: Option<String>,
+    /// How many threads one large update may use.
+    pub threads: Threads,
+}
+
+/// A hasher of any algorithm simdcrypt provides.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum AnyHasher {
+    /// BLAKE3 in any of its modes.
+    Blake3(blake3::Hasher),
+}
+
+/// How much `update_reader` reads at a time: large enough for the widest SIMD kernels and
+/// for threads to have whole subtrees to share.
+const READ_BUF_LEN: usize = 1 << 20;
+
+impl AnyHasher {
+    /// A hasher for `algorithm` (a name from [`crate::ALGORITHMS`], case-insensitive).
+    pub fn new(algorithm: &str, opts: &HashOptions) -> Result<Self, Error> {
+        match algorithm.to_ascii_lowercase().as_str() {
+            "blake3" => Ok(AnyHasher::Blake3(new_blake3(opts)?)),
+            _ => Err(Error::InvalidArgument(format!(
+                "unknown algorithm {algorithm:?}; available: {}",
+                crate::ALGORITHMS.join(", ")
+            ))),
+        }
+    }
+
+    /// The algorithm's name, as in [`crate::ALGORITHMS`].
+    pub fn algorithm(&self) -> &'static str {
+        match self {
+            AnyHasher::Blake3(_) => "blake3",
+        }
+    }
+
+    /// The label BSD-style (`--tag`) output uses, e.g. `BLAKE3`.
+    pub fn tag_label(&self) -> &'static str {
+        match self {
+            AnyHasher::Blake3(_) => "BLAKE3",
+        }
+    }
+
+    /// The backend in use.
+    pub fn backend_name(&self) -> &'static str {
+        match self {
+            AnyHasher::Blake3(h) => h.platform().name(),
+        }
+    }
+
+    /// The digest length when none is asked for.
+    pub fn default_output_len(&self) -> usize {
+        match self {
+            AnyHasher::Blake3(_) => blake3::OUT_LEN,
+        }
+    }
+
+    /// Whether any output length may be asked for (an extendable-output function).
+    pub fn is_xof(&self) -> bool {
+        match self {
+            AnyHasher::Blake3(_) => true,
+        }
+    }
+
+    /// Adds input.
+    pub fn update(&mut self, data: &[u8]) -> &mut Self {
+        match self {
+            AnyHasher::Blake3(h) => {
+                h.update(data);
+            }
+        }
+        self
+    }
+
+    /// Adds everything `reader` yields until end of file; returns the number of bytes read.
+    pub fn update_reader(&mut self, mut reader: impl Read) -> io::Result<u64> {
+        let mut buf = vec![0u8; READ_BUF_LEN];
+        let mut total = 0u64;
+        loop {
+            let n = match reader.read(&mut buf) {
+                Ok(0) => return Ok(total),
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            self.update(&buf[..n]);
+            total += n as u64;
+        }
+    }
+
+    /// The digest of the input so far: `len` bytes, or the default length for `None`.
+    /// A length other than the default is an error for fixed-length algorithms.
+    pub fn finalize(&self, len: Option<usize>) -> Result<Vec<u8>, Error> {
+        let len = len.unwrap_or(self.default_output_len());
+        if !self.is_xof() && len != self.default_output_len() {
+            return Err(Error::InvalidArgument(format!(
+                "{} digests are {} bytes; a length of {len} is not available",
+                self.algorithm(),
+                self.default_output_len()
+            )));
+        }
+        let mut out = vec![0u8; len];
+        match self {
+            AnyHasher::Blake3(h) => h.finalize_xof().fill(&mut out),
+        }
+        Ok(out)
+    }
+}
+
+fn new_blake3(opts: &HashOptions) -> Result<blake3::Hasher, Error> {
+    let mut hasher = match (&opts.key, &opts.derive_key_context) {
+        (Some(_), Some(_)) => {
+            return Err(Error::InvalidArgument(
+                "blake3 takes a key or a derive_key_context, not both".to_string(),
+            ))
+        }
+        (Some(key), None) => {
+            let key: &[u8; blake3::KEY_LEN] = key.as_slice().try_into().map_err(|_| Error::InvalidLength {
+                what: "blake3 key",
+                expected: blake3::KEY_LEN,
+                got: key.len(),
+            })?;
+            blake3::Hasher::new_keyed(key)
+        }
+        (None, Some(context)) => blake3::Hasher::new_derive_key(context),
+        (None, None) => blake3::Hasher::new(),
+    };
+    if let Some(name) = &opts.backend {
+        hasher.set_platform(blake3::Platform::from_name(name)?);
+    }
+    hasher.set_max_threads(opts.threads);
+    Ok(hasher)
+}
+
+/// Hashes a whole file with a fresh copy of `hasher`; returns `len` bytes of digest (the
+/// default length for `None`). Errors opening or reading the file come back as `io::Error`;
+/// an unavailable length comes back as `io::ErrorKind::InvalidInput`.
+pub fn hash_file(path: &Path, hasher: &AnyHasher, len: Option<usize>) -> io::Result<Vec<u8>> {
+    let mut h = hasher.clone();
+    h.update_reader(File::open(path)?)?;
+    h.finalize(len).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+}

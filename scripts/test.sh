@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every test of simdcrypt: Rust (library, CLI) and Python (bindings, stubs).
+# Sets itself up on a fresh machine that has Python >= 3.11 and a Rust toolchain:
+# a virtual environment in .venv, the official b3sum in .tools for byte-for-byte CLI
+# comparison, and the extension module built with maturin. Safe to run again.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+step() { printf '\n==> %s\n' "$*"; }
+
+step "Python environment (.venv)"
+if [ ! -x .venv/bin/python ]; then
+    "${PYTHON:-python3}" -m venv .venv
+fi
+# shellcheck disable=SC1091
+. .venv/bin/activate
+python -m pip install --quiet --disable-pip-version-check --upgrade pip
+python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+
+step "b3sum, the official BLAKE3 CLI, to compare against"
+if [ ! -x .tools/bin/b3sum ]; then
+    cargo install --quiet --locked --root .tools b3sum@1.8.2
+fi
+export B3SUM="$root/.tools/bin/b3sum" SIMDCRYPT_REQUIRE_B3SUM=1
+
+step "Rust tests (library, CLI)"
+cargo test --workspace --exclude simdcrypt-py --no-fail-fast -- --show-output 2>&1 \
+    | grep -v '^---- .* stdout ----$' | grep -v '^successes:$'
+# Dispatch falls back when the wide instruction sets are hidden.
+SIMDCRYPT_DISABLE=avx512,avx2,sse4.1 cargo test -p simdcrypt --test blake3_kat -- --show-output 2>&1 \
+    | grep -E 'exercised|test result'
+
+step "Benchmarks compile"
+cargo check --quiet -p simdcrypt-bench --benches
+
+step "Python extension (maturin develop --release)"
+maturin develop --quiet --release -m crates/simdcrypt-py/Cargo.toml
+
+step "Type stubs (mypy --strict, stubtest)"
+python -m mypy --strict crates/simdcrypt-py/python/simdcrypt crates/simdcrypt-py/tests/typing_usage.py
+python -m mypy.stubtest simdcrypt._native
+
+step "Python tests"
+python -m pytest -q crates/simdcrypt-py/tests
