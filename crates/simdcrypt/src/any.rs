@@ -135,11 +135,14 @@ fn new_blake3(opts: &HashOptions) -> Result<blake3::Hasher, Error> {
             ))
         }
         (Some(key), None) => {
-            let key: &[u8; blake3::KEY_LEN] = key.as_slice().try_into().map_err(|_| Error::InvalidLength {
-                what: "blake3 key",
-                expected: blake3::KEY_LEN,
-                got: key.len(),
-            })?;
+            let key: &[u8; blake3::KEY_LEN] =
+                key.as_slice()
+                    .try_into()
+                    .map_err(|_| Error::InvalidLength {
+                        what: "blake3 key",
+                        expected: blake3::KEY_LEN,
+                        got: key.len(),
+                    })?;
             blake3::Hasher::new_keyed(key)
         }
         (None, Some(context)) => blake3::Hasher::new_derive_key(context),
@@ -158,5 +161,6 @@ fn new_blake3(opts: &HashOptions) -> Result<blake3::Hasher, Error> {
 pub fn hash_file(path: &Path, hasher: &AnyHasher, len: Option<usize>) -> io::Result<Vec<u8>> {
     let mut h = hasher.clone();
     h.update_reader(File::open(path)?)?;
-    h.finalize(len).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+    h.finalize(len)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
 }

@@ -32,9 +32,14 @@ pub trait Backend: Copy + Eq + std::fmt::Debug + 'static {
             .collect()
     }
 
-    /// The best backend for this CPU.
+    /// The best backend for this CPU (cheap: feature detection is cached).
     fn detect() -> Self {
-        Self::all_supported()[0]
+        let features = cpu::features();
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|b| b.runs_on(features))
+            .expect("a backend that runs anywhere is listed last")
     }
 
     /// Parses a user-supplied name, checking that this CPU can run it.

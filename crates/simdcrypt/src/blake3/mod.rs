@@ -23,6 +23,8 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod platform;
 mod portable;
 #[cfg(target_arch = "x86_64")]

@@ -5,7 +5,7 @@ use crate::backend::Backend;
 use crate::cpu::{Feature, Features};
 
 #[cfg(target_arch = "x86_64")]
-use super::{avx2, sse41};
+use super::{avx2, avx512, sse41};
 
 /// A BLAKE3 kernel set. Chosen once per hasher; every call goes through [`Platform`]'s
 /// methods, which are the only place that enters a SIMD kernel.
@@ -20,11 +20,16 @@ pub enum Platform {
     /// x86-64 AVX2: 8 inputs at a time.
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    /// x86-64 AVX-512 (F and VL): 16 inputs at a time.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
 }
 
 impl Backend for Platform {
     const ALGORITHM: &'static str = "blake3";
     const ALL: &'static [Platform] = &[
+        #[cfg(target_arch = "x86_64")]
+        Platform::Avx512,
         #[cfg(target_arch = "x86_64")]
         Platform::Avx2,
         #[cfg(target_arch = "x86_64")]
@@ -39,6 +44,8 @@ impl Backend for Platform {
             Platform::Sse41 => "sse41",
             #[cfg(target_arch = "x86_64")]
             Platform::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => "avx512",
         }
     }
 
@@ -50,6 +57,15 @@ impl Backend for Platform {
             // The AVX2 kernel hands its remainder (fewer than 8 inputs) to SSE4.1.
             #[cfg(target_arch = "x86_64")]
             Platform::Avx2 => f.has_all(&[Feature::Sse41, Feature::Avx, Feature::Avx2]),
+            // And AVX-512 hands its remainder to AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => f.has_all(&[
+                Feature::Sse41,
+                Feature::Avx,
+                Feature::Avx2,
+                Feature::Avx512F,
+                Feature::Avx512Vl,
+            ]),
         }
     }
 }
@@ -63,6 +79,8 @@ impl Platform {
             Platform::Sse41 => 4,
             #[cfg(target_arch = "x86_64")]
             Platform::Avx2 => 8,
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => 16,
         }
     }
 
@@ -120,6 +138,12 @@ impl Platform {
                 debug_assert!(self.is_supported());
                 // SAFETY: as above: support checked at construction, lengths checked here.
                 unsafe { avx2::hash_many(job, out) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: as above: support checked at construction, lengths checked here.
+                unsafe { avx512::hash_many(job, out) }
             }
         }
     }
@@ -192,22 +216,41 @@ mod tests {
             exercised.push(platform.name());
             for (blocks, increment) in [(16usize, true), (1, false), (3, true)] {
                 let len = blocks * BLOCK_LEN;
-                for counter in [0u64, u64::from(u32::MAX), i32::MAX as u64, u64::from(u32::MAX) - 5] {
+                for counter in [
+                    0u64,
+                    u64::from(u32::MAX),
+                    i32::MAX as u64,
+                    u64::from(u32::MAX) - 5,
+                ] {
                     for count in [1usize, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31] {
                         let inputs: Vec<&[u8]> = data.chunks_exact(len).take(count).collect();
                         if inputs.len() < count {
                             continue;
                         }
-                        let job = HashManyJob { inputs: &inputs, key: &key, counter, increment_counter: increment, flags: 0x40, flags_start: 1, flags_end: 2 };
+                        let job = HashManyJob {
+                            inputs: &inputs,
+                            key: &key,
+                            counter,
+                            increment_counter: increment,
+                            flags: 0x40,
+                            flags_start: 1,
+                            flags_end: 2,
+                        };
                         let mut expected = vec![0u8; count * OUT_LEN];
                         Platform::Portable.hash_many(&job, &mut expected);
                         let mut got = vec![0u8; count * OUT_LEN];
                         platform.hash_many(&job, &mut got);
-                        assert_eq!(got, expected, "{platform:?} blocks {blocks} counter {counter:#x} count {count}");
+                        assert_eq!(
+                            got, expected,
+                            "{platform:?} blocks {blocks} counter {counter:#x} count {count}"
+                        );
                     }
                 }
             }
         }
-        println!("hash_many_matches_portable: blake3 backends exercised: {}", exercised.join(", "));
+        println!(
+            "hash_many_matches_portable: blake3 backends exercised: {}",
+            exercised.join(", ")
+        );
     }
 }

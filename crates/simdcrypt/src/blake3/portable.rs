@@ -16,7 +16,8 @@ fn g(s: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize, x: u32, y: u32) 
 }
 
 #[inline(always)]
-fn round(s: &mut [u32; 16], m: &[u32; 16], schedule: &[usize; 16]) {
+fn round<const R: usize>(s: &mut [u32; 16], m: &[u32; 16]) {
+    let schedule = &MSG_SCHEDULE[R];
     // Columns, then diagonals.
     g(s, 0, 4, 8, 12, m[schedule[0]], m[schedule[1]]);
     g(s, 1, 5, 9, 13, m[schedule[2]], m[schedule[3]]);
@@ -63,9 +64,13 @@ fn compress_state(
         block_len as u32,
         flags as u32,
     ];
-    for schedule in &MSG_SCHEDULE {
-        round(&mut s, &m, schedule);
-    }
+    round::<0>(&mut s, &m);
+    round::<1>(&mut s, &m);
+    round::<2>(&mut s, &m);
+    round::<3>(&mut s, &m);
+    round::<4>(&mut s, &m);
+    round::<5>(&mut s, &m);
+    round::<6>(&mut s, &m);
     s
 }
 

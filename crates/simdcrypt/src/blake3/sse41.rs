@@ -43,7 +43,8 @@ fn g(v: &mut [__m128i; 16], a: usize, b: usize, c: usize, d: usize, x: __m128i, 
 
 #[inline]
 #[target_feature(enable = "sse4.1")]
-fn round(v: &mut [__m128i; 16], m: &[__m128i; 16], s: &[usize; 16]) {
+fn round<const R: usize>(v: &mut [__m128i; 16], m: &[__m128i; 16]) {
+    let s = &MSG_SCHEDULE[R];
     g(v, 0, 4, 8, 12, m[s[0]], m[s[1]]);
     g(v, 1, 5, 9, 13, m[s[2]], m[s[3]]);
     g(v, 2, 6, 10, 14, m[s[4]], m[s[5]]);
@@ -130,9 +131,13 @@ fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
             block_len,
             flags,
         ];
-        for schedule in &MSG_SCHEDULE {
-            round(&mut v, &m, schedule);
-        }
+        round::<0>(&mut v, &m);
+        round::<1>(&mut v, &m);
+        round::<2>(&mut v, &m);
+        round::<3>(&mut v, &m);
+        round::<4>(&mut v, &m);
+        round::<5>(&mut v, &m);
+        round::<6>(&mut v, &m);
         for i in 0..8 {
             h[i] = _mm_xor_si128(v[i], v[i + 8]);
         }

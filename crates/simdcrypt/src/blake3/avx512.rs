@@ -1,0 +1,167 @@
+//! AVX-512 BLAKE3 kernel: 16 inputs at once, one per 32-bit lane of a 512-bit register.
+//! Fewer than 16 remaining inputs go to the AVX2 kernel.
+
+use core::arch::x86_64::*;
+
+use super::platform::HashManyJob;
+use super::{avx2, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
+
+const DEGREE: usize = 16;
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn g(v: &mut [__m512i; 16], a: usize, b: usize, c: usize, d: usize, x: __m512i, y: __m512i) {
+    v[a] = _mm512_add_epi32(_mm512_add_epi32(v[a], v[b]), x);
+    v[d] = _mm512_ror_epi32::<16>(_mm512_xor_si512(v[d], v[a]));
+    v[c] = _mm512_add_epi32(v[c], v[d]);
+    v[b] = _mm512_ror_epi32::<12>(_mm512_xor_si512(v[b], v[c]));
+    v[a] = _mm512_add_epi32(_mm512_add_epi32(v[a], v[b]), y);
+    v[d] = _mm512_ror_epi32::<8>(_mm512_xor_si512(v[d], v[a]));
+    v[c] = _mm512_add_epi32(v[c], v[d]);
+    v[b] = _mm512_ror_epi32::<7>(_mm512_xor_si512(v[b], v[c]));
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn round<const R: usize>(v: &mut [__m512i; 16], m: &[__m512i; 16]) {
+    let s = &MSG_SCHEDULE[R];
+    g(v, 0, 4, 8, 12, m[s[0]], m[s[1]]);
+    g(v, 1, 5, 9, 13, m[s[2]], m[s[3]]);
+    g(v, 2, 6, 10, 14, m[s[4]], m[s[5]]);
+    g(v, 3, 7, 11, 15, m[s[6]], m[s[7]]);
+    g(v, 0, 5, 10, 15, m[s[8]], m[s[9]]);
+    g(v, 1, 6, 11, 12, m[s[10]], m[s[11]]);
+    g(v, 2, 7, 8, 13, m[s[12]], m[s[13]]);
+    g(v, 3, 4, 9, 14, m[s[14]], m[s[15]]);
+}
+
+/// Transposes a 16x16 matrix of 32-bit words held as 16 rows.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn transpose16(r: &mut [__m512i; 16]) {
+    // Within each 128-bit lane, transpose the 4x4 blocks of each group of four rows:
+    // afterwards lane k of u[4g + c] holds column 4k + c of rows 4g..4g+4.
+    let mut u = [_mm512_setzero_si512(); 16];
+    for g in 0..4 {
+        let [a, b, c, d] = [r[4 * g], r[4 * g + 1], r[4 * g + 2], r[4 * g + 3]];
+        let t0 = _mm512_unpacklo_epi32(a, b);
+        let t1 = _mm512_unpackhi_epi32(a, b);
+        let t2 = _mm512_unpacklo_epi32(c, d);
+        let t3 = _mm512_unpackhi_epi32(c, d);
+        u[4 * g] = _mm512_unpacklo_epi64(t0, t2);
+        u[4 * g + 1] = _mm512_unpackhi_epi64(t0, t2);
+        u[4 * g + 2] = _mm512_unpacklo_epi64(t1, t3);
+        u[4 * g + 3] = _mm512_unpackhi_epi64(t1, t3);
+    }
+    // Column 4k + c gathers lane k of u[c], u[4 + c], u[8 + c], u[12 + c].
+    for c in 0..4 {
+        let [a, b, cc, d] = [u[c], u[4 + c], u[8 + c], u[12 + c]];
+        let ab_lo = _mm512_shuffle_i32x4::<0b01_00_01_00>(a, b); // a0 a1 b0 b1
+        let ab_hi = _mm512_shuffle_i32x4::<0b11_10_11_10>(a, b); // a2 a3 b2 b3
+        let cd_lo = _mm512_shuffle_i32x4::<0b01_00_01_00>(cc, d);
+        let cd_hi = _mm512_shuffle_i32x4::<0b11_10_11_10>(cc, d);
+        r[c] = _mm512_shuffle_i32x4::<0b10_00_10_00>(ab_lo, cd_lo); // a0 b0 c0 d0
+        r[4 + c] = _mm512_shuffle_i32x4::<0b11_01_11_01>(ab_lo, cd_lo); // a1 b1 c1 d1
+        r[8 + c] = _mm512_shuffle_i32x4::<0b10_00_10_00>(ab_hi, cd_hi);
+        r[12 + c] = _mm512_shuffle_i32x4::<0b11_01_11_01>(ab_hi, cd_hi);
+    }
+}
+
+/// Loads block `block_index` of each of the 16 inputs, transposed so that `m[w]` holds
+/// message word `w` of every input.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_message(inputs: &[&[u8]], block_index: usize) -> [__m512i; 16] {
+    let mut m = [_mm512_setzero_si512(); 16];
+    for (lane, input) in inputs[..DEGREE].iter().enumerate() {
+        let block: &[u8; BLOCK_LEN] = input[block_index * BLOCK_LEN..][..BLOCK_LEN]
+            .try_into()
+            .expect("a whole block");
+        // SAFETY: `block` is 64 readable bytes; loadu has no alignment requirement.
+        m[lane] = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+    }
+    transpose16(&mut m);
+    m
+}
+
+/// Hashes inputs `first..first + 16` of the job into 16 chaining values at `out[..512]`.
+#[target_feature(enable = "avx512f")]
+fn hash16(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
+    let inputs = &job.inputs[first..first + DEGREE];
+    let blocks = inputs[0].len() / BLOCK_LEN;
+    let mut h = [_mm512_setzero_si512(); 8];
+    for (hw, &kw) in h.iter_mut().zip(job.key) {
+        *hw = _mm512_set1_epi32(kw as i32);
+    }
+    let lo: [u32; DEGREE] = core::array::from_fn(|lane| job.counter_for(first + lane) as u32);
+    let hi: [u32; DEGREE] =
+        core::array::from_fn(|lane| (job.counter_for(first + lane) >> 32) as u32);
+    // SAFETY: each array is 64 readable bytes; loadu has no alignment requirement.
+    let (ctr_lo, ctr_hi) = unsafe {
+        (
+            _mm512_loadu_si512(lo.as_ptr().cast()),
+            _mm512_loadu_si512(hi.as_ptr().cast()),
+        )
+    };
+    let block_len = _mm512_set1_epi32(BLOCK_LEN as i32);
+    for b in 0..blocks {
+        let m = load_message(inputs, b);
+        let flags = _mm512_set1_epi32(job.block_flags(b, blocks - 1) as i32);
+        let mut v = [
+            h[0],
+            h[1],
+            h[2],
+            h[3],
+            h[4],
+            h[5],
+            h[6],
+            h[7],
+            _mm512_set1_epi32(IV[0] as i32),
+            _mm512_set1_epi32(IV[1] as i32),
+            _mm512_set1_epi32(IV[2] as i32),
+            _mm512_set1_epi32(IV[3] as i32),
+            ctr_lo,
+            ctr_hi,
+            block_len,
+            flags,
+        ];
+        round::<0>(&mut v, &m);
+        round::<1>(&mut v, &m);
+        round::<2>(&mut v, &m);
+        round::<3>(&mut v, &m);
+        round::<4>(&mut v, &m);
+        round::<5>(&mut v, &m);
+        round::<6>(&mut v, &m);
+        for i in 0..8 {
+            h[i] = _mm512_xor_si512(v[i], v[i + 8]);
+        }
+    }
+    // Transpose as a 16x16 matrix whose last 8 rows are unused: row `lane` then starts
+    // with that input's 8 chaining-value words.
+    let mut rows = [_mm512_setzero_si512(); 16];
+    rows[..8].copy_from_slice(&h);
+    transpose16(&mut rows);
+    let out = &mut out[..DEGREE * OUT_LEN];
+    for (lane, cv) in out.chunks_exact_mut(OUT_LEN).enumerate() {
+        // SAFETY: `cv` is 32 writable bytes; storeu has no alignment requirement.
+        unsafe { _mm256_storeu_si256(cv.as_mut_ptr().cast(), _mm512_castsi512_si256(rows[lane])) };
+    }
+}
+
+/// Hashes every input of the job (lengths already checked by the dispatcher).
+#[target_feature(enable = "avx512f")]
+pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
+    let mut first = 0;
+    while job.inputs.len() - first >= DEGREE {
+        hash16(job, first, &mut out[first * OUT_LEN..]);
+        first += DEGREE;
+    }
+    if first < job.inputs.len() {
+        let rest = HashManyJob {
+            inputs: &job.inputs[first..],
+            counter: job.counter_for(first),
+            ..*job
+        };
+        avx2::hash_many(&rest, &mut out[first * OUT_LEN..]);
+    }
+}
