@@ -35,12 +35,12 @@ fn rot8(x: __m256i) -> __m256i {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn g(v: &mut [__m256i; 16], a: usize, b: usize, c: usize, d: usize, x: __m256i, y: __m256i) {
-    v[a] = _mm256_add_epi32(_mm256_add_epi32(v[a], v[b]), x);
+    v[a] = _mm256_add_epi32(_mm256_add_epi32(v[a], x), v[b]);
     v[d] = rot16(_mm256_xor_si256(v[d], v[a]));
     v[c] = _mm256_add_epi32(v[c], v[d]);
     let t = _mm256_xor_si256(v[b], v[c]);
     v[b] = _mm256_or_si256(_mm256_srli_epi32::<12>(t), _mm256_slli_epi32::<20>(t));
-    v[a] = _mm256_add_epi32(_mm256_add_epi32(v[a], v[b]), y);
+    v[a] = _mm256_add_epi32(_mm256_add_epi32(v[a], y), v[b]);
     v[d] = rot8(_mm256_xor_si256(v[d], v[a]));
     v[c] = _mm256_add_epi32(v[c], v[d]);
     let t = _mm256_xor_si256(v[b], v[c]);

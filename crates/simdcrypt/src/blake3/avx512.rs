@@ -4,18 +4,18 @@
 use core::arch::x86_64::*;
 
 use super::platform::HashManyJob;
-use super::{avx2, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
+use super::{avx2, CvWords, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
 
 const DEGREE: usize = 16;
 
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn g(v: &mut [__m512i; 16], a: usize, b: usize, c: usize, d: usize, x: __m512i, y: __m512i) {
-    v[a] = _mm512_add_epi32(_mm512_add_epi32(v[a], v[b]), x);
+    v[a] = _mm512_add_epi32(_mm512_add_epi32(v[a], x), v[b]);
     v[d] = _mm512_ror_epi32::<16>(_mm512_xor_si512(v[d], v[a]));
     v[c] = _mm512_add_epi32(v[c], v[d]);
     v[b] = _mm512_ror_epi32::<12>(_mm512_xor_si512(v[b], v[c]));
-    v[a] = _mm512_add_epi32(_mm512_add_epi32(v[a], v[b]), y);
+    v[a] = _mm512_add_epi32(_mm512_add_epi32(v[a], y), v[b]);
     v[d] = _mm512_ror_epi32::<8>(_mm512_xor_si512(v[d], v[a]));
     v[c] = _mm512_add_epi32(v[c], v[d]);
     v[b] = _mm512_ror_epi32::<7>(_mm512_xor_si512(v[b], v[c]));
@@ -164,4 +164,150 @@ pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
         };
         avx2::hash_many(&rest, &mut out[first * OUT_LEN..]);
     }
+}
+
+// ---- One block at a time, the state as four 128-bit rows (AVX-512VL for the rotates). ----
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn g_rows(r: &mut [__m128i; 4], x: __m128i, y: __m128i) {
+    r[0] = _mm_add_epi32(_mm_add_epi32(r[0], x), r[1]);
+    r[3] = _mm_ror_epi32::<16>(_mm_xor_si128(r[3], r[0]));
+    r[2] = _mm_add_epi32(r[2], r[3]);
+    r[1] = _mm_ror_epi32::<12>(_mm_xor_si128(r[1], r[2]));
+    r[0] = _mm_add_epi32(_mm_add_epi32(r[0], y), r[1]);
+    r[3] = _mm_ror_epi32::<8>(_mm_xor_si128(r[3], r[0]));
+    r[2] = _mm_add_epi32(r[2], r[3]);
+    r[1] = _mm_ror_epi32::<7>(_mm_xor_si128(r[1], r[2]));
+}
+
+/// Gathers words `s[i0]`, `s[i1]`, `s[i2]`, `s[i3]` of round `R`'s message into one row.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn pick<const R: usize, const I0: usize, const I1: usize, const I2: usize, const I3: usize>(
+    m: __m512i,
+) -> __m128i {
+    let s = &MSG_SCHEDULE[R];
+    let idx = _mm512_setr_epi32(
+        s[I0] as i32,
+        s[I1] as i32,
+        s[I2] as i32,
+        s[I3] as i32,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+    );
+    _mm512_castsi512_si128(_mm512_permutexvar_epi32(idx, m))
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn round_rows<const R: usize>(r: &mut [__m128i; 4], m: __m512i) {
+    g_rows(r, pick::<R, 0, 2, 4, 6>(m), pick::<R, 1, 3, 5, 7>(m));
+    // Line the diagonals up as columns by rotating rows a, c and d, not b: b is the last
+    // value a half-round produces, so shuffling it would lengthen the critical path. Lane i
+    // then holds b[i] and computes diagonal i - 1, so the message words come in that order.
+    r[0] = _mm_shuffle_epi32::<0b10_01_00_11>(r[0]);
+    r[2] = _mm_shuffle_epi32::<0b00_11_10_01>(r[2]);
+    r[3] = _mm_shuffle_epi32::<0b01_00_11_10>(r[3]);
+    g_rows(r, pick::<R, 14, 8, 10, 12>(m), pick::<R, 15, 9, 11, 13>(m));
+    r[0] = _mm_shuffle_epi32::<0b00_11_10_01>(r[0]);
+    r[2] = _mm_shuffle_epi32::<0b10_01_00_11>(r[2]);
+    r[3] = _mm_shuffle_epi32::<0b01_00_11_10>(r[3]);
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn compress_rows(
+    cv: &CvWords,
+    block: &[u8; BLOCK_LEN],
+    block_len: u8,
+    counter: u64,
+    flags: u8,
+) -> [__m128i; 4] {
+    // SAFETY: `block` is 64 readable bytes and `cv` 32; loadu has no alignment requirement.
+    let (m, cv_lo, cv_hi) = unsafe {
+        (
+            _mm512_loadu_si512(block.as_ptr().cast()),
+            _mm_loadu_si128(cv.as_ptr().cast()),
+            _mm_loadu_si128(cv.as_ptr().add(4).cast()),
+        )
+    };
+    let mut r = [
+        cv_lo,
+        cv_hi,
+        _mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32),
+        _mm_setr_epi32(
+            counter as i32,
+            (counter >> 32) as i32,
+            block_len as i32,
+            flags as i32,
+        ),
+    ];
+    round_rows::<0>(&mut r, m);
+    round_rows::<1>(&mut r, m);
+    round_rows::<2>(&mut r, m);
+    round_rows::<3>(&mut r, m);
+    round_rows::<4>(&mut r, m);
+    round_rows::<5>(&mut r, m);
+    round_rows::<6>(&mut r, m);
+    r
+}
+
+/// One compression keeping only the new chaining value.
+#[target_feature(enable = "avx512f,avx512vl")]
+pub(super) fn compress_in_place(
+    cv: &mut CvWords,
+    block: &[u8; BLOCK_LEN],
+    block_len: u8,
+    counter: u64,
+    flags: u8,
+) {
+    let r = compress_rows(cv, block, block_len, counter, flags);
+    let p = cv.as_mut_ptr().cast::<__m128i>();
+    // SAFETY: `cv` is 32 writable bytes; storeu has no alignment requirement.
+    unsafe {
+        _mm_storeu_si128(p, _mm_xor_si128(r[0], r[2]));
+        _mm_storeu_si128(p.add(1), _mm_xor_si128(r[1], r[3]));
+    }
+}
+
+/// One compression with the full 64-byte output (root blocks of extendable output).
+#[target_feature(enable = "avx512f,avx512vl")]
+pub(super) fn compress_xof(
+    cv: &CvWords,
+    block: &[u8; BLOCK_LEN],
+    block_len: u8,
+    counter: u64,
+    flags: u8,
+) -> [u8; 64] {
+    let r = compress_rows(cv, block, block_len, counter, flags);
+    // SAFETY: `cv` is 32 readable bytes; loadu has no alignment requirement.
+    let (cv_lo, cv_hi) = unsafe {
+        (
+            _mm_loadu_si128(cv.as_ptr().cast()),
+            _mm_loadu_si128(cv.as_ptr().add(4).cast()),
+        )
+    };
+    let rows = [
+        _mm_xor_si128(r[0], r[2]),
+        _mm_xor_si128(r[1], r[3]),
+        _mm_xor_si128(r[2], cv_lo),
+        _mm_xor_si128(r[3], cv_hi),
+    ];
+    let mut out = [0u8; 64];
+    for (chunk, row) in out.chunks_exact_mut(16).zip(rows) {
+        // SAFETY: `chunk` is 16 writable bytes; storeu has no alignment requirement.
+        unsafe { _mm_storeu_si128(chunk.as_mut_ptr().cast(), row) };
+    }
+    out
 }

@@ -84,6 +84,7 @@ impl Platform {
         }
     }
 
+    /// One compression of a single block, keeping the new chaining value.
     pub(crate) fn compress_in_place(
         self,
         cv: &mut CvWords,
@@ -92,9 +93,18 @@ impl Platform {
         counter: u64,
         flags: u8,
     ) {
-        portable::compress_in_place(cv, block, block_len, counter, flags)
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support (AVX-512 F+VL) was checked when the Platform was chosen.
+                unsafe { avx512::compress_in_place(cv, block, block_len, counter, flags) }
+            }
+            _ => portable::compress_in_place(cv, block, block_len, counter, flags),
+        }
     }
 
+    /// One compression of a single block with the full 64-byte output.
     pub(crate) fn compress_xof(
         self,
         cv: &CvWords,
@@ -103,7 +113,15 @@ impl Platform {
         counter: u64,
         flags: u8,
     ) -> [u8; 64] {
-        portable::compress_xof(cv, block, block_len, counter, flags)
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support (AVX-512 F+VL) was checked when the Platform was chosen.
+                unsafe { avx512::compress_xof(cv, block, block_len, counter, flags) }
+            }
+            _ => portable::compress_xof(cv, block, block_len, counter, flags),
+        }
     }
 
     /// Hashes every input of `job` to a 32-byte chaining value, written to `out` in order.

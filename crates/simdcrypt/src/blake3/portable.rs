@@ -4,12 +4,14 @@ use super::platform::HashManyJob;
 use super::{CvWords, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
 
 #[inline(always)]
+/// The message word is added first: `a` is ready before `b`, so this shortens the
+/// dependency chain by one addition.
 fn g(s: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize, x: u32, y: u32) {
-    s[a] = s[a].wrapping_add(s[b]).wrapping_add(x);
+    s[a] = s[a].wrapping_add(x).wrapping_add(s[b]);
     s[d] = (s[d] ^ s[a]).rotate_right(16);
     s[c] = s[c].wrapping_add(s[d]);
     s[b] = (s[b] ^ s[c]).rotate_right(12);
-    s[a] = s[a].wrapping_add(s[b]).wrapping_add(y);
+    s[a] = s[a].wrapping_add(y).wrapping_add(s[b]);
     s[d] = (s[d] ^ s[a]).rotate_right(8);
     s[c] = s[c].wrapping_add(s[d]);
     s[b] = (s[b] ^ s[c]).rotate_right(7);

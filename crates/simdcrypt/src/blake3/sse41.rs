@@ -29,12 +29,12 @@ fn rot8(x: __m128i) -> __m128i {
 #[inline]
 #[target_feature(enable = "sse4.1")]
 fn g(v: &mut [__m128i; 16], a: usize, b: usize, c: usize, d: usize, x: __m128i, y: __m128i) {
-    v[a] = _mm_add_epi32(_mm_add_epi32(v[a], v[b]), x);
+    v[a] = _mm_add_epi32(_mm_add_epi32(v[a], x), v[b]);
     v[d] = rot16(_mm_xor_si128(v[d], v[a]));
     v[c] = _mm_add_epi32(v[c], v[d]);
     let t = _mm_xor_si128(v[b], v[c]);
     v[b] = _mm_or_si128(_mm_srli_epi32::<12>(t), _mm_slli_epi32::<20>(t));
-    v[a] = _mm_add_epi32(_mm_add_epi32(v[a], v[b]), y);
+    v[a] = _mm_add_epi32(_mm_add_epi32(v[a], y), v[b]);
     v[d] = rot8(_mm_xor_si128(v[d], v[a]));
     v[c] = _mm_add_epi32(v[c], v[d]);
     let t = _mm_xor_si128(v[b], v[c]);

@@ -1,0 +1,140 @@
+//! `simdcrypt backends`: the CPU features found and the backend each algorithm uses.
+
+use clap::Args;
+use simdcrypt::cpu::{self, Features};
+
+use crate::output::{Failure, Out};
+
+/// Arguments of `simdcrypt backends`.
+#[derive(Args, Debug)]
+pub struct BackendsArgs {
+    /// Print JSON instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Prints the report.
+pub fn run(args: &BackendsArgs, out: &mut Out) -> Result<bool, Failure> {
+    let report = Report::gather();
+    let text = if args.json {
+        report.json()
+    } else {
+        report.text()
+    };
+    out.record(&text)?;
+    Ok(true)
+}
+
+#[derive(Debug)]
+struct Report {
+    hardware: Vec<&'static str>,
+    usable: Vec<&'static str>,
+    disable_var: Option<String>,
+    algorithms: Vec<simdcrypt::backend::BackendReport>,
+}
+
+fn names(features: Features) -> Vec<&'static str> {
+    features.iter().map(|f| f.name()).collect()
+}
+
+impl Report {
+    fn gather() -> Self {
+        Report {
+            hardware: names(cpu::hardware_features()),
+            usable: names(cpu::features()),
+            disable_var: std::env::var("SIMDCRYPT_DISABLE").ok(),
+            algorithms: simdcrypt::backend_report(),
+        }
+    }
+
+    fn text(&self) -> String {
+        let list = |features: &[&str]| {
+            if features.is_empty() {
+                "(none)".to_string()
+            } else {
+                features.join(" ")
+            }
+        };
+        let mut s = format!("cpu features: {}\n", list(&self.hardware));
+        if self.usable != self.hardware {
+            let hidden: Vec<&str> = self
+                .hardware
+                .iter()
+                .copied()
+                .filter(|f| !self.usable.contains(f))
+                .collect();
+            s += &format!(
+                "usable features: {} (hidden by SIMDCRYPT_DISABLE: {})\n",
+                list(&self.usable),
+                hidden.join(" ")
+            );
+        }
+        for a in &self.algorithms {
+            s += &format!(
+                "{}: selected {} (supported: {})\n",
+                a.algorithm,
+                a.selected,
+                a.supported.join(", ")
+            );
+        }
+        s
+    }
+
+    fn json(&self) -> String {
+        let list = |items: &[&str]| {
+            let quoted: Vec<String> = items.iter().map(|s| json_string(s)).collect();
+            format!("[{}]", quoted.join(", "))
+        };
+        let algorithms: Vec<String> = self
+            .algorithms
+            .iter()
+            .map(|a| {
+                format!(
+                    "    {{\"algorithm\": {}, \"selected\": {}, \"supported\": {}}}",
+                    json_string(a.algorithm),
+                    json_string(a.selected),
+                    list(&a.supported)
+                )
+            })
+            .collect();
+        let disable = self
+            .disable_var
+            .as_deref()
+            .map_or_else(|| "null".to_string(), json_string);
+        format!(
+            "{{\n  \"cpu_features\": {},\n  \"usable_features\": {},\n  \
+             \"simdcrypt_disable\": {},\n  \"algorithms\": [\n{}\n  ]\n}}\n",
+            list(&self.hardware),
+            list(&self.usable),
+            disable,
+            algorithms.join(",\n")
+        )
+    }
+}
+
+/// A JSON string literal.
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_string;
+
+    #[test]
+    fn json_strings_are_escaped() {
+        assert_eq!(json_string("avx2"), "\"avx2\"");
+        assert_eq!(json_string("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
+    }
+}

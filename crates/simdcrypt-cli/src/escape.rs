@@ -1,0 +1,117 @@
+//! File names in checksum lines, escaped as b3sum (and coreutils) do.
+//!
+//! A name containing a backslash, newline or carriage return is written with `\` as `\\`,
+//! newline as `\n` and carriage return as `\r`, and the whole line then starts with a
+//! backslash to say so. b3sum escapes exactly these three characters; so do we.
+
+use std::path::Path;
+
+/// A file name as it appears in an output line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DisplayName {
+    /// The name, escaped if `escaped`.
+    pub text: String,
+    /// Whether the line must start with a backslash.
+    pub escaped: bool,
+}
+
+impl DisplayName {
+    /// What goes at the very start of the line: `\` for an escaped name, else nothing.
+    pub fn line_prefix(&self) -> &'static str {
+        if self.escaped {
+            "\\"
+        } else {
+            ""
+        }
+    }
+}
+
+/// The name b3sum would print for `path`: lossy UTF-8, backslashes turned into slashes on
+/// Windows, then escaped.
+pub fn display_name(path: &Path) -> DisplayName {
+    let text = path.to_string_lossy();
+    if cfg!(windows) {
+        escape(&text.replace('\\', "/"))
+    } else {
+        escape(&text)
+    }
+}
+
+/// Escapes `\`, newline and carriage return, if there are any.
+pub fn escape(name: &str) -> DisplayName {
+    if !name.contains(['\\', '\n', '\r']) {
+        return DisplayName {
+            text: name.to_string(),
+            escaped: false,
+        };
+    }
+    let mut text = String::with_capacity(name.len() + 8);
+    for c in name.chars() {
+        match c {
+            '\\' => text.push_str("\\\\"),
+            '\n' => text.push_str("\\n"),
+            '\r' => text.push_str("\\r"),
+            c => text.push(c),
+        }
+    }
+    DisplayName {
+        text,
+        escaped: true,
+    }
+}
+
+/// Undoes [`escape`] on a name read from an escaped line. `None` when a backslash is
+/// followed by anything but `\`, `n` or `r`, or ends the name.
+pub fn unescape(name: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(name.len());
+    let mut bytes = name.iter();
+    while let Some(&b) = bytes.next() {
+        if b != b'\\' {
+            out.push(b);
+            continue;
+        }
+        out.push(match bytes.next()? {
+            b'\\' => b'\\',
+            b'n' => b'\n',
+            b'r' => b'\r',
+            _ => return None,
+        });
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_names_are_untouched() {
+        let d = escape("dir/file name.txt");
+        assert_eq!(d.text, "dir/file name.txt");
+        assert!(!d.escaped);
+        assert_eq!(d.line_prefix(), "");
+    }
+
+    #[test]
+    fn special_characters_are_escaped() {
+        let d = escape("a\\b\nc\rd");
+        assert_eq!(d.text, "a\\\\b\\nc\\rd");
+        assert!(d.escaped);
+        assert_eq!(d.line_prefix(), "\\");
+    }
+
+    #[test]
+    fn unescape_reverses_escape() {
+        for name in ["plain", "a\\b", "line\nbreak", "cr\rhere", "\\\\\n\n\\", ""] {
+            let d = escape(name);
+            assert_eq!(unescape(d.text.as_bytes()).unwrap(), name.as_bytes());
+        }
+    }
+
+    #[test]
+    fn invalid_escapes_are_rejected() {
+        assert_eq!(unescape(b"trailing\\"), None);
+        assert_eq!(unescape(b"bad\\t"), None);
+        assert_eq!(unescape(b"ok\\\\"), Some(b"ok\\".to_vec()));
+    }
+}

@@ -1,0 +1,125 @@
+//! What `sum` and `check` share: hashing options, building a hasher by algorithm name, and
+//! hashing one input (a file, or stdin for `-`).
+
+use std::fs;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use clap::builder::PossibleValuesParser;
+use clap::Args;
+use simdcrypt::any::{hash_file, AnyHasher, HashOptions};
+use simdcrypt::blake3::Threads;
+
+use crate::output::{io_error_text, Failure};
+
+/// The algorithm used when none is named.
+pub const DEFAULT_ALGORITHM: &str = "blake3";
+
+/// The largest `-l` accepted: the digest is built in memory (twice, counting its hex).
+pub const MAX_OUTPUT_LEN: u64 = 1 << 30;
+
+/// The parser for `-a ALGO`: any name in `simdcrypt::ALGORITHMS`, in any case.
+pub fn algorithm_parser() -> PossibleValuesParser {
+    PossibleValuesParser::new(simdcrypt::ALGORITHMS)
+}
+
+/// Options that choose how inputs are hashed, shared by `sum` and `check`.
+#[derive(Args, Debug, Clone)]
+pub struct HashArgs {
+    /// Use this backend instead of the best one for this CPU
+    ///
+    /// `simdcrypt backends` lists the backends this CPU supports. A backend the CPU
+    /// cannot run is an error (exit status 1).
+    #[arg(long, value_name = "NAME")]
+    pub backend: Option<String>,
+
+    /// Keyed mode: read the key from FILE (exactly the raw key bytes; 32 for BLAKE3)
+    ///
+    /// FILE may be - to read the key from standard input, which then cannot also be hashed.
+    #[arg(long, value_name = "FILE", conflicts_with = "derive_key")]
+    pub key_file: Option<PathBuf>,
+
+    /// Key derivation mode (BLAKE3 derive_key) with this context string
+    #[arg(long, value_name = "CONTEXT")]
+    pub derive_key: Option<String>,
+
+    /// Threads one large input may use: a number >= 1, or auto
+    #[arg(long, value_name = "N|auto", default_value = "1", value_parser = parse_threads)]
+    pub threads: Threads,
+}
+
+fn parse_threads(s: &str) -> Result<Threads, String> {
+    if s.eq_ignore_ascii_case("auto") {
+        return Ok(Threads::Auto);
+    }
+    match s.parse::<usize>() {
+        Ok(0) | Err(_) => Err("expected a number of threads >= 1, or auto".to_string()),
+        Ok(1) => Ok(Threads::One),
+        Ok(n) => Ok(Threads::Max(n)),
+    }
+}
+
+/// Whether `path` names standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+impl HashArgs {
+    /// Whether the key is read from standard input.
+    pub fn key_from_stdin(&self) -> bool {
+        self.key_file.as_deref().is_some_and(is_stdin)
+    }
+
+    /// The library's options, reading the key file if there is one.
+    pub fn options(&self) -> Result<HashOptions, Failure> {
+        let key = match &self.key_file {
+            None => None,
+            Some(path) => Some(read_key(path).map_err(|e| {
+                Failure::Fatal(format!(
+                    "key file {}: {}",
+                    path.display(),
+                    io_error_text(&e)
+                ))
+            })?),
+        };
+        Ok(HashOptions {
+            key,
+            derive_key_context: self.derive_key.clone(),
+            backend: self.backend.clone(),
+            threads: self.threads,
+        })
+    }
+
+    /// A hasher for `algorithm` with `opts` (from [`HashArgs::options`]). A key of the
+    /// wrong length is reported against the key file.
+    pub fn hasher(&self, algorithm: &str, opts: &HashOptions) -> Result<AnyHasher, Failure> {
+        AnyHasher::new(algorithm, opts).map_err(|e| match (&e, &self.key_file) {
+            (simdcrypt::Error::InvalidLength { .. }, Some(path)) => {
+                Failure::Fatal(format!("key file {}: {e}", path.display()))
+            }
+            _ => Failure::Fatal(e.to_string()),
+        })
+    }
+}
+
+fn read_key(path: &Path) -> io::Result<Vec<u8>> {
+    if is_stdin(path) {
+        let mut key = Vec::new();
+        io::stdin().lock().read_to_end(&mut key)?;
+        Ok(key)
+    } else {
+        fs::read(path)
+    }
+}
+
+/// `len` bytes of digest (the default length for `None`) of a file, or of stdin for `-`.
+pub fn hash_input(path: &Path, hasher: &AnyHasher, len: Option<usize>) -> io::Result<Vec<u8>> {
+    if is_stdin(path) {
+        let mut h = hasher.clone();
+        h.update_reader(io::stdin().lock())?;
+        h.finalize(len)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+    } else {
+        hash_file(path, hasher, len)
+    }
+}

@@ -1,0 +1,85 @@
+//! `simdcrypt`: b3sum/sha256sum-style hashing and checking with simdcrypt's SIMD backends.
+//!
+//! This file only parses the command line and maps outcomes to exit statuses; each
+//! subcommand lives in its own module.
+
+mod backends;
+mod check;
+mod escape;
+mod hashing;
+mod output;
+mod sum;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use output::Out;
+
+/// Shown at the end of every `--help`.
+const EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0  success
+  1  a file could not be read, a checksum did not match, a manifest had no valid
+     lines, an option value was rejected at run time (key file, backend, length),
+     or standard output was closed early
+  2  command-line usage error (unknown option, invalid value, conflicting options)";
+
+/// Fast hashing (BLAKE3) with SIMD kernels chosen for this CPU at run time.
+///
+/// `simdcrypt sum` prints checksums in the same format as b3sum/sha256sum, `simdcrypt check`
+/// verifies them, and `simdcrypt backends` shows what this CPU can run.
+#[derive(Parser, Debug)]
+#[command(name = "simdcrypt", version, after_help = EXIT_STATUS_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print checksums (b3sum/sha256sum format)
+    ///
+    /// Prints `HASH  NAME` for each FILE, or `BLAKE3 (NAME) = HASH` with --tag; for BLAKE3
+    /// the output is byte-for-byte what b3sum prints with the same options. A name with a
+    /// backslash, newline or carriage return is escaped (`\\`, `\n`, `\r`) and its line
+    /// starts with a backslash. A file that cannot be read is reported on stderr and the
+    /// others are still hashed.
+    #[command(after_help = EXIT_STATUS_HELP)]
+    Sum(sum::SumArgs),
+
+    /// Verify checksums listed in manifests
+    ///
+    /// Reads lines printed by `simdcrypt sum` (GNU style `HASH  NAME` or `HASH *NAME`, or
+    /// BSD style `LABEL (NAME) = HASH`, escaped or not), hashes each named file and prints
+    /// `NAME: OK`, `NAME: FAILED`, or `NAME: FAILED open or read`. The length of each
+    /// HASH sets the output length, so `sum -l 64` output checks as it is. Lines starting
+    /// with `#` are ignored; warnings about failures go to stderr at the end.
+    #[command(after_help = EXIT_STATUS_HELP)]
+    Check(check::CheckArgs),
+
+    /// Show CPU features and the backend each algorithm uses
+    ///
+    /// Lists the CPU features found, the ones left usable when SIMDCRYPT_DISABLE (a comma
+    /// list of features to hide, e.g. avx2,avx512) hides some, and for each algorithm the
+    /// backend selected and the backends this CPU supports.
+    #[command(after_help = EXIT_STATUS_HELP)]
+    Backends(backends::BackendsArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut out = Out::new();
+    let result = match &cli.command {
+        Command::Sum(args) => sum::run(args, &mut out),
+        Command::Check(args) => check::run(args, &mut out),
+        Command::Backends(args) => backends::run(args, &mut out),
+    };
+    // Flush before any final message so that stdout and stderr stay in order.
+    let flushed = out.finish();
+    match result.and_then(|all_ok| flushed.map(|()| all_ok)) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(failure) => failure.report(),
+    }
+}

@@ -1,0 +1,985 @@
+//! End-to-end tests of the built `simdcrypt` binary.
+//!
+//! Expected digests come from the `blake3` crate and expected lines are formatted here,
+//! independently of the CLI's code. With `B3SUM=/path/to/b3sum` the output is also compared
+//! byte for byte with the official b3sum; `SIMDCRYPT_REQUIRE_B3SUM=1` makes that mandatory.
+
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "simdcrypt-cli-test-{tag}-{}-{n}-{nanos}",
+            std::process::id()
+        ));
+        fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// Writes `data` to `name` inside the directory.
+    fn file(&self, name: impl AsRef<Path>, data: &[u8]) -> PathBuf {
+        let path = self.0.join(name);
+        fs::write(&path, data).unwrap();
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The binary, run in `dir`.
+fn simdcrypt(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_simdcrypt"));
+    cmd.current_dir(dir);
+    cmd
+}
+
+/// Runs `cmd` with `stdin` as its standard input.
+fn run_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    // Write from another thread so a large input cannot deadlock against stdout.
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&data);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
+}
+
+fn run(cmd: &mut Command) -> Output {
+    run_with_stdin(cmd, b"")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("killed by a signal")
+}
+
+/// Asserts success and returns stdout.
+fn ok(o: Output) -> String {
+    assert_eq!(code(&o), 0, "stderr: {}", stderr(&o));
+    assert!(o.stderr.is_empty(), "unexpected stderr: {}", stderr(&o));
+    stdout(&o)
+}
+
+/// Deterministic test data.
+fn data(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The BLAKE3 modes, computed with the reference `blake3` crate.
+#[derive(Clone, Copy)]
+enum Mode<'a> {
+    Hash,
+    Keyed(&'a [u8; 32]),
+    DeriveKey(&'a str),
+}
+
+fn reference(mode: Mode<'_>, input: &[u8], len: usize) -> String {
+    let mut hasher = match mode {
+        Mode::Hash => blake3::Hasher::new(),
+        Mode::Keyed(key) => blake3::Hasher::new_keyed(key),
+        Mode::DeriveKey(context) => blake3::Hasher::new_derive_key(context),
+    };
+    hasher.update(input);
+    let mut out = vec![0u8; len];
+    hasher.finalize_xof().fill(&mut out);
+    hex(&out)
+}
+
+/// A checksum line as b3sum formats it: names with `\`, newline or CR are escaped and the
+/// line then starts with a backslash.
+fn line(hex: &str, name: &str, tag: bool) -> String {
+    let needs_escape = name.contains(['\\', '\n', '\r']);
+    let shown = name
+        .replace('\\', "\\\\")
+        .replace('\n', "\\n")
+        .replace('\r', "\\r");
+    let lead = if needs_escape { "\\" } else { "" };
+    if tag {
+        format!("{lead}BLAKE3 ({shown}) = {hex}\n")
+    } else {
+        format!("{lead}{hex}  {shown}\n")
+    }
+}
+
+const SIZES: &[usize] = &[
+    0,
+    1,
+    63,
+    64,
+    65,
+    1000,
+    1024,
+    1025,
+    4097,
+    31 * 1024 + 7,
+    (1 << 20) + 1,
+];
+
+/// A directory holding one file per size in `SIZES`, named `f<size>`.
+fn sized_files(tag: &str) -> (TempDir, Vec<(String, Vec<u8>)>) {
+    let dir = TempDir::new(tag);
+    let files: Vec<(String, Vec<u8>)> = SIZES
+        .iter()
+        .map(|&n| {
+            let name = format!("f{n}");
+            let content = data(n, n as u64 + 1);
+            dir.file(&name, &content);
+            (name, content)
+        })
+        .collect();
+    (dir, files)
+}
+
+fn expected_lines(files: &[(String, Vec<u8>)], mode: Mode<'_>, len: usize, tag: bool) -> String {
+    files
+        .iter()
+        .map(|(name, content)| line(&reference(mode, content, len), name, tag))
+        .collect()
+}
+
+fn names(files: &[(String, Vec<u8>)]) -> Vec<&str> {
+    files.iter().map(|(n, _)| n.as_str()).collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// sum
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn sum_matches_reference_for_many_sizes() {
+    let (dir, files) = sized_files("sizes");
+    let out = ok(run(simdcrypt(dir.path()).arg("sum").args(names(&files))));
+    assert_eq!(out, expected_lines(&files, Mode::Hash, 32, false));
+
+    let out = ok(run(simdcrypt(dir.path())
+        .args(["sum", "--tag"])
+        .args(names(&files))));
+    assert_eq!(out, expected_lines(&files, Mode::Hash, 32, true));
+
+    // Explicit algorithm, any case.
+    let out = ok(run(simdcrypt(dir.path())
+        .args(["sum", "-a", "BLAKE3"])
+        .args(names(&files))));
+    assert_eq!(out, expected_lines(&files, Mode::Hash, 32, false));
+}
+
+#[test]
+fn sum_output_lengths() {
+    let (dir, files) = sized_files("lengths");
+    for len in [0usize, 1, 31, 32, 33, 64, 100, 1000] {
+        for tag in [false, true] {
+            let mut cmd = simdcrypt(dir.path());
+            cmd.args(["sum", "-l", &len.to_string()])
+                .args(names(&files));
+            if tag {
+                cmd.arg("--tag");
+            }
+            let out = ok(run(&mut cmd));
+            assert_eq!(
+                out,
+                expected_lines(&files, Mode::Hash, len, tag),
+                "-l {len} tag {tag}"
+            );
+        }
+    }
+    // -l 0 prints an empty hash, as b3sum does.
+    let out = ok(run(simdcrypt(dir.path()).args(["sum", "-l", "0", "f1"])));
+    assert_eq!(out, "  f1\n");
+}
+
+#[test]
+fn sum_reads_stdin() {
+    let dir = TempDir::new("stdin");
+    let input = data(100_000, 7);
+    let digest = reference(Mode::Hash, &input, 32);
+    let out = ok(run_with_stdin(simdcrypt(dir.path()).arg("sum"), &input));
+    assert_eq!(out, line(&digest, "-", false));
+    let out = ok(run_with_stdin(
+        simdcrypt(dir.path()).args(["sum", "-"]),
+        &input,
+    ));
+    assert_eq!(out, line(&digest, "-", false));
+    let out = ok(run_with_stdin(
+        simdcrypt(dir.path()).args(["sum", "--tag", "-l", "40", "-"]),
+        &input,
+    ));
+    assert_eq!(out, line(&reference(Mode::Hash, &input, 40), "-", true));
+
+    // `-` among files.
+    dir.file("x", b"xyz");
+    let out = ok(run_with_stdin(
+        simdcrypt(dir.path()).args(["sum", "x", "-", "x"]),
+        &input,
+    ));
+    let x = line(&reference(Mode::Hash, b"xyz", 32), "x", false);
+    assert_eq!(out, format!("{x}{}{x}", line(&digest, "-", false)));
+}
+
+#[test]
+fn sum_keyed_and_derive_key() {
+    let (dir, files) = sized_files("keyed");
+    let key: [u8; 32] = data(32, 99).try_into().unwrap();
+    dir.file("key", &key);
+
+    let out = ok(run(simdcrypt(dir.path())
+        .args(["sum", "--key-file", "key"])
+        .args(names(&files))));
+    assert_eq!(out, expected_lines(&files, Mode::Keyed(&key), 32, false));
+    // Cross-check one against the reference one-shot function.
+    let keyed = hex(blake3::keyed_hash(&key, &files[3].1).as_bytes());
+    assert!(out.contains(&line(&keyed, &files[3].0, false)));
+
+    let out = ok(run(simdcrypt(dir.path())
+        .args(["sum", "--key-file", "key", "-l", "100", "--tag"])
+        .args(names(&files))));
+    assert_eq!(out, expected_lines(&files, Mode::Keyed(&key), 100, true));
+
+    // The key may come from stdin.
+    let out = ok(run_with_stdin(
+        simdcrypt(dir.path())
+            .args(["sum", "--key-file", "-"])
+            .args(names(&files)),
+        &key,
+    ));
+    assert_eq!(out, expected_lines(&files, Mode::Keyed(&key), 32, false));
+
+    let context = "simdcrypt-cli test 2024-01-01 derive key";
+    let out = ok(run(simdcrypt(dir.path())
+        .args(["sum", "--derive-key", context])
+        .args(names(&files))));
+    assert_eq!(
+        out,
+        expected_lines(&files, Mode::DeriveKey(context), 32, false)
+    );
+    let derived = hex(&blake3::derive_key(context, &files[4].1));
+    assert!(out.contains(&line(&derived, &files[4].0, false)));
+
+    let out = ok(run(simdcrypt(dir.path())
+        .args(["sum", "--derive-key", context, "-l", "64"])
+        .args(names(&files))));
+    assert_eq!(
+        out,
+        expected_lines(&files, Mode::DeriveKey(context), 64, false)
+    );
+}
+
+#[test]
+fn every_backend_and_thread_setting_gives_the_same_output() {
+    let (dir, files) = sized_files("backends");
+    let expected = expected_lines(&files, Mode::Hash, 32, false);
+    let expected_long = expected_lines(&files, Mode::Hash, 200, true);
+    let report = simdcrypt::backend_report();
+    let blake3 = report
+        .iter()
+        .find(|r| r.algorithm == "blake3")
+        .expect("blake3 in backend_report");
+    let mut ran = Vec::new();
+    for backend in &blake3.supported {
+        for threads in ["1", "2", "auto"] {
+            let out = ok(run(simdcrypt(dir.path())
+                .args(["sum", "--backend", backend, "--threads", threads])
+                .args(names(&files))));
+            assert_eq!(out, expected, "backend {backend}, threads {threads}");
+        }
+        let out = ok(run(simdcrypt(dir.path())
+            .args(["sum", "--backend", backend, "-l", "200", "--tag"])
+            .args(names(&files))));
+        assert_eq!(out, expected_long, "backend {backend}, -l 200");
+        ran.push(*backend);
+    }
+    assert!(ran.contains(&"portable"));
+    println!("backends run through the CLI: {}", ran.join(", "));
+}
+
+#[cfg(unix)]
+#[test]
+fn sum_escapes_special_names() {
+    let dir = TempDir::new("escape");
+    let names = [
+        "new\nline",
+        "back\\slash",
+        "both\\\nof\\them",
+        "cr\rname",
+        "plain name",
+    ];
+    for (i, name) in names.iter().enumerate() {
+        dir.file(name, &data(i * 10, i as u64));
+    }
+    for tag in [false, true] {
+        let mut cmd = simdcrypt(dir.path());
+        cmd.arg("sum").args(names);
+        if tag {
+            cmd.arg("--tag");
+        }
+        let out = ok(run(&mut cmd));
+        let expected: String = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                line(
+                    &reference(Mode::Hash, &data(i * 10, i as u64), 32),
+                    name,
+                    tag,
+                )
+            })
+            .collect();
+        assert_eq!(out, expected);
+    }
+    // Spot-check the exact bytes of one escaped line.
+    let out = ok(run(simdcrypt(dir.path()).args([
+        "sum",
+        "-l",
+        "1",
+        "back\\slash",
+    ])));
+    let h = reference(Mode::Hash, &data(10, 1), 1);
+    assert_eq!(out, format!("\\{h}  back\\\\slash\n"));
+}
+
+#[cfg(unix)]
+#[test]
+fn sum_converts_non_utf8_names_lossily() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new("lossy");
+    let name = OsStr::from_bytes(b"bad\xffname");
+    if fs::write(dir.path().join(name), b"abc").is_err() {
+        println!("filesystem rejects non-UTF-8 names; skipped");
+        return;
+    }
+    let out = ok(run(simdcrypt(dir.path()).arg("sum").arg(name)));
+    assert_eq!(
+        out,
+        line(&reference(Mode::Hash, b"abc", 32), "bad\u{FFFD}name", false)
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// b3sum comparison
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn output_is_byte_identical_to_b3sum() {
+    let b3sum = match std::env::var_os("B3SUM") {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => {
+            if std::env::var("SIMDCRYPT_REQUIRE_B3SUM").is_ok_and(|v| v == "1") {
+                panic!("SIMDCRYPT_REQUIRE_B3SUM=1 but B3SUM does not name a b3sum binary");
+            }
+            eprintln!(
+                "NOTICE: B3SUM is not set; skipping the byte-for-byte comparison with b3sum \
+                 (set B3SUM=/path/to/b3sum to run it)"
+            );
+            return;
+        }
+    };
+    let (dir, files) = sized_files("b3sum");
+    let mut names: Vec<OsString> = files.iter().map(|(n, _)| n.into()).collect();
+    let mut extra = vec!["with space", "dash-", "x) = y"];
+    if cfg!(unix) {
+        extra.extend(["new\nline", "back\\slash", "a\\b\nc\rd", "cr\rx"]);
+    }
+    for (i, name) in extra.iter().enumerate() {
+        dir.file(name, &data(1000 + i, 500 + i as u64));
+        names.push(name.into());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let lossy = OsStr::from_bytes(b"not\xffutf8\n");
+        if fs::write(dir.path().join(lossy), b"lossy").is_ok() {
+            names.push(lossy.into());
+        }
+    }
+    let key: [u8; 32] = data(32, 4242).try_into().unwrap();
+    dir.file("the.key", &key);
+    let stdin_data = data(70_000, 3);
+
+    let compare =
+        |b3_args: &[OsString], our_args: &[OsString], b3_stdin: &[u8], our_stdin: &[u8]| {
+            let theirs = run_with_stdin(
+                Command::new(&b3sum).current_dir(dir.path()).args(b3_args),
+                b3_stdin,
+            );
+            let ours = run_with_stdin(simdcrypt(dir.path()).arg("sum").args(our_args), our_stdin);
+            assert_eq!(
+                code(&theirs),
+                0,
+                "b3sum {b3_args:?} failed: {}",
+                stderr(&theirs)
+            );
+            assert_eq!(code(&ours), 0, "sum {our_args:?}: {}", stderr(&ours));
+            assert!(
+                ours.stdout == theirs.stdout,
+                "output differs for {our_args:?}\n--- b3sum:\n{}\n--- simdcrypt:\n{}",
+                String::from_utf8_lossy(&theirs.stdout),
+                String::from_utf8_lossy(&ours.stdout)
+            );
+        };
+    // Options, then names.
+    let argv = |opts: &[&str], names: &[OsString]| -> Vec<OsString> {
+        opts.iter()
+            .map(OsString::from)
+            .chain(names.iter().cloned())
+            .collect()
+    };
+
+    let option_sets: &[&[&str]] = &[
+        &[],
+        &["--tag"],
+        &["-l", "0"],
+        &["-l", "1"],
+        &["-l", "64"],
+        &["-l", "100", "--tag"],
+        &["--derive-key", "b3sum comparison context"],
+        &["--derive-key", "ctx", "-l", "77", "--tag"],
+    ];
+    for opts in option_sets {
+        let with_names = argv(opts, &names);
+        compare(&with_names, &with_names, b"", b"");
+        // Standard input, implicit and explicit.
+        let alone = argv(opts, &[]);
+        compare(&alone, &alone, &stdin_data, &stdin_data);
+        let with_dash = argv(opts, &["-".into()]);
+        compare(&with_dash, &with_dash, &stdin_data, &stdin_data);
+    }
+    // Keyed: b3sum reads the key from stdin, we from a file.
+    for opts in [&[][..], &["--tag"][..], &["-l", "50"][..]] {
+        let b3 = argv(&[&["--keyed"][..], opts].concat(), &names);
+        let ours = argv(&[&["--key-file", "the.key"][..], opts].concat(), &names);
+        compare(&b3, &ours, &key, b"");
+    }
+
+    // A missing file among good ones: same stdout and exit status.
+    let theirs = run(Command::new(&b3sum)
+        .current_dir(dir.path())
+        .args(["f0", "missing", "f1"]));
+    let ours = run(simdcrypt(dir.path()).args(["sum", "f0", "missing", "f1"]));
+    assert_eq!(ours.stdout, theirs.stdout);
+    assert_eq!(code(&ours), code(&theirs));
+    println!(
+        "compared with {} on {} names and {} option sets",
+        b3sum.display(),
+        names.len(),
+        option_sets.len() + 3
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// sum errors
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn missing_file_and_directory_are_reported_and_skipped() {
+    let dir = TempDir::new("missing");
+    dir.file("a", b"aaa");
+    dir.file("b", b"bbb");
+    fs::create_dir(dir.path().join("subdir")).unwrap();
+    let o = run(simdcrypt(dir.path()).args(["sum", "a", "nope", "b"]));
+    assert_eq!(code(&o), 1);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{}{}",
+            line(&reference(Mode::Hash, b"aaa", 32), "a", false),
+            line(&reference(Mode::Hash, b"bbb", 32), "b", false)
+        )
+    );
+    assert_eq!(stderr(&o), "simdcrypt: nope: No such file or directory\n");
+
+    let o = run(simdcrypt(dir.path()).args(["sum", "subdir", "a"]));
+    assert_eq!(code(&o), 1);
+    assert_eq!(
+        stdout(&o),
+        line(&reference(Mode::Hash, b"aaa", 32), "a", false)
+    );
+    if cfg!(unix) {
+        assert_eq!(stderr(&o), "simdcrypt: subdir: Is a directory\n");
+    } else {
+        assert!(stderr(&o).starts_with("simdcrypt: subdir: "));
+    }
+    assert!(!stderr(&o).contains("os error"));
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_file_reports_permission_denied() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("perm");
+    let p = dir.file("secret", b"s");
+    fs::set_permissions(&p, fs::Permissions::from_mode(0o000)).unwrap();
+    if fs::read(&p).is_ok() {
+        println!("running with privileges that ignore file modes; skipped");
+        return;
+    }
+    let o = run(simdcrypt(dir.path()).args(["sum", "secret"]));
+    assert_eq!(code(&o), 1);
+    assert_eq!(stderr(&o), "simdcrypt: secret: Permission denied\n");
+}
+
+#[test]
+fn bad_key_files_stop_before_hashing() {
+    let dir = TempDir::new("badkey");
+    dir.file("a", b"aaa");
+    dir.file("k31", &[7u8; 31]);
+    dir.file("k33", &[7u8; 33]);
+    for (file, got) in [("k31", 31), ("k33", 33)] {
+        let o = run(simdcrypt(dir.path()).args(["sum", "--key-file", file, "a"]));
+        assert_eq!(code(&o), 1);
+        assert!(o.stdout.is_empty());
+        assert_eq!(
+            stderr(&o),
+            format!("simdcrypt: key file {file}: blake3 key must be 32 bytes, got {got}\n")
+        );
+    }
+    let o = run(simdcrypt(dir.path()).args(["sum", "--key-file", "nokey", "a"]));
+    assert_eq!(code(&o), 1);
+    assert!(o.stdout.is_empty());
+    assert_eq!(
+        stderr(&o),
+        "simdcrypt: key file nokey: No such file or directory\n"
+    );
+
+    // Key and derive-key together: usage error.
+    dir.file("k32", &[7u8; 32]);
+    let o = run(simdcrypt(dir.path()).args(["sum", "--key-file", "k32", "--derive-key", "c", "a"]));
+    assert_eq!(code(&o), 2);
+    assert!(o.stdout.is_empty());
+    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+
+    // The key from stdin and stdin as input: usage error.
+    let o = run_with_stdin(
+        simdcrypt(dir.path()).args(["sum", "--key-file", "-"]),
+        &[7u8; 32],
+    );
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("standard input"), "{}", stderr(&o));
+}
+
+#[test]
+fn unknown_backend_algorithm_and_bad_values() {
+    let dir = TempDir::new("unknown");
+    dir.file("a", b"aaa");
+    let o = run(simdcrypt(dir.path()).args(["sum", "--backend", "no-such-backend", "a"]));
+    assert_eq!(code(&o), 1);
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    assert!(err.starts_with("simdcrypt: "), "{err}");
+    assert!(err.contains("no-such-backend"), "{err}");
+    for r in simdcrypt::backend_report() {
+        for b in r.supported {
+            assert!(err.contains(b), "{err} lacks {b}");
+        }
+    }
+
+    let o = run(simdcrypt(dir.path()).args(["sum", "-a", "md5", "a"]));
+    assert_eq!(code(&o), 2);
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    assert!(err.contains("md5"), "{err}");
+    for a in simdcrypt::ALGORITHMS {
+        assert!(err.contains(a), "{err} lacks {a}");
+    }
+
+    for bad in [
+        &["--threads", "0"][..],
+        &["--threads", "many"],
+        &["-l", "-1"],
+        &["--bogus"],
+    ] {
+        let o = run(simdcrypt(dir.path()).arg("sum").args(bad).arg("a"));
+        assert_eq!(code(&o), 2, "{bad:?}");
+        assert!(o.stdout.is_empty());
+    }
+}
+
+#[test]
+fn closed_stdout_exits_quietly() {
+    let dir = TempDir::new("pipe");
+    dir.file("a", b"aaa");
+    // One huge line, and many lines: both far more than a pipe buffer (and our own
+    // buffer) holds.
+    let manifest = line(&reference(Mode::Hash, b"aaa", 32), "a", false).repeat(60_000);
+    dir.file("manifest", manifest.as_bytes());
+    let cases: [&[&str]; 2] = [&["sum", "-l", "1000000", "a"], &["check", "manifest"]];
+    for args in cases {
+        let mut child = simdcrypt(dir.path())
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        let mut first = Vec::new();
+        reader.read_until(b'a', &mut first).unwrap();
+        drop(reader);
+        let o = child.wait_with_output().unwrap();
+        let err = stderr(&o);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!err.contains("RUST_BACKTRACE"), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+        // The output is far larger than the pipe can hold, so the write did fail: the
+        // documented status for output closed early is 1 (a panic would give 101).
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// check
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn check_reports_ok_failed_missing_and_malformed() {
+    let dir = TempDir::new("check");
+    dir.file("good1", b"one");
+    dir.file("good2", b"two");
+    dir.file("changed", b"new contents");
+    let manifest = format!(
+        "{}{}{}{}# a comment line\nnot a checksum line\n{}",
+        line(&reference(Mode::Hash, b"one", 32), "good1", false),
+        line(
+            &reference(Mode::Hash, b"old contents", 32),
+            "changed",
+            false
+        ),
+        line(&reference(Mode::Hash, b"x", 32), "missing", false),
+        line(&reference(Mode::Hash, b"two", 32), "good2", true),
+        "abc  odd-length-hash\n",
+    );
+    dir.file("MANIFEST", manifest.as_bytes());
+
+    let o = run(simdcrypt(dir.path()).args(["check", "MANIFEST"]));
+    assert_eq!(code(&o), 1);
+    assert_eq!(
+        stdout(&o),
+        "good1: OK\nchanged: FAILED\nmissing: FAILED open or read\ngood2: OK\n"
+    );
+    assert_eq!(
+        stderr(&o),
+        "simdcrypt: missing: No such file or directory\n\
+         simdcrypt: WARNING: 2 lines are improperly formatted\n\
+         simdcrypt: WARNING: 1 listed file could not be read\n\
+         simdcrypt: WARNING: 1 computed checksum did NOT match\n"
+    );
+
+    // --quiet drops the OK lines; --status prints nothing on stdout.
+    let o = run(simdcrypt(dir.path()).args(["check", "--quiet", "MANIFEST"]));
+    assert_eq!(code(&o), 1);
+    assert_eq!(
+        stdout(&o),
+        "changed: FAILED\nmissing: FAILED open or read\n"
+    );
+    let o = run(simdcrypt(dir.path()).args(["check", "--status", "MANIFEST"]));
+    assert_eq!(code(&o), 1);
+    assert!(o.stdout.is_empty());
+
+    // Plural forms.
+    dir.file("changed2", b"also new");
+    let manifest = format!(
+        "{}{}{}{}",
+        line(&reference(Mode::Hash, b"old", 32), "changed", false),
+        line(&reference(Mode::Hash, b"old", 32), "changed2", false),
+        line(&reference(Mode::Hash, b"x", 32), "missing1", false),
+        line(&reference(Mode::Hash, b"x", 32), "missing2", false),
+    );
+    dir.file("M2", manifest.as_bytes());
+    let o = run(simdcrypt(dir.path()).args(["check", "M2"]));
+    assert_eq!(code(&o), 1);
+    assert_eq!(
+        stderr(&o),
+        "simdcrypt: missing1: No such file or directory\n\
+         simdcrypt: missing2: No such file or directory\n\
+         simdcrypt: WARNING: 2 listed files could not be read\n\
+         simdcrypt: WARNING: 2 computed checksums did NOT match\n"
+    );
+}
+
+#[test]
+fn check_all_ok_exits_zero_and_malformed_alone_is_a_warning() {
+    let dir = TempDir::new("checkok");
+    dir.file("a", b"aaa");
+    let good = line(&reference(Mode::Hash, b"aaa", 32), "a", false);
+    dir.file("M", good.as_bytes());
+    let o = run(simdcrypt(dir.path()).args(["check", "M"]));
+    assert_eq!(ok(o), "a: OK\n");
+
+    dir.file("M2", format!("{good}junk\n").as_bytes());
+    let o = run(simdcrypt(dir.path()).args(["check", "M2"]));
+    assert_eq!(code(&o), 0);
+    assert_eq!(stdout(&o), "a: OK\n");
+    assert_eq!(
+        stderr(&o),
+        "simdcrypt: WARNING: 1 line is improperly formatted\n"
+    );
+    let o = run(simdcrypt(dir.path()).args(["check", "--strict", "M2"]));
+    assert_eq!(code(&o), 1);
+}
+
+#[test]
+fn check_without_valid_lines_or_manifest_fails() {
+    let dir = TempDir::new("checkbad");
+    dir.file("junk", b"hello\nworld\n");
+    dir.file("empty", b"");
+    for m in ["junk", "empty"] {
+        let o = run(simdcrypt(dir.path()).args(["check", m]));
+        assert_eq!(code(&o), 1);
+        assert!(o.stdout.is_empty());
+        assert_eq!(
+            stderr(&o),
+            format!("simdcrypt: {m}: no properly formatted checksum lines found\n")
+        );
+    }
+    let o = run(simdcrypt(dir.path()).args(["check", "absent"]));
+    assert_eq!(code(&o), 1);
+    assert_eq!(stderr(&o), "simdcrypt: absent: No such file or directory\n");
+    // No manifest at all is a usage error.
+    let o = run(simdcrypt(dir.path()).arg("check"));
+    assert_eq!(code(&o), 2);
+}
+
+#[test]
+fn check_accepts_all_line_forms() {
+    let dir = TempDir::new("forms");
+    dir.file("a", b"aaa");
+    dir.file("b c", b"bbb");
+    let ha = reference(Mode::Hash, b"aaa", 32);
+    let hb64 = reference(Mode::Hash, b"bbb", 64);
+    let manifest = format!(
+        "{ha}  a\n{ha} *a\n{}  a\r\nBLAKE3 (b c) = {hb64}\nblake3 (a) = {ha}\n{hb64}  b c\n",
+        ha.to_uppercase()
+    );
+    dir.file("M", manifest.as_bytes());
+    let o = run(simdcrypt(dir.path()).args(["check", "M"]));
+    assert_eq!(ok(o), "a: OK\na: OK\na: OK\nb c: OK\na: OK\nb c: OK\n");
+
+    // A BSD label that no algorithm has, or that disagrees with -a, is malformed.
+    let manifest = format!("SHA999 (a) = {ha}\n{ha}  a\n");
+    dir.file("M2", manifest.as_bytes());
+    let o = run(simdcrypt(dir.path()).args(["check", "-a", "blake3", "M2"]));
+    assert_eq!(code(&o), 0);
+    assert_eq!(stdout(&o), "a: OK\n");
+    assert_eq!(
+        stderr(&o),
+        "simdcrypt: WARNING: 1 line is improperly formatted\n"
+    );
+}
+
+#[test]
+fn sum_then_check_round_trip() {
+    let (dir, files) = sized_files("roundtrip");
+    let mut all: Vec<String> = names(&files).iter().map(|s| s.to_string()).collect();
+    if cfg!(unix) {
+        for (i, name) in ["new\nline", "back\\slash", "c\rr", "x) = y"]
+            .iter()
+            .enumerate()
+        {
+            dir.file(name, &data(i, 77));
+            all.push(name.to_string());
+        }
+    }
+    let expected_ok: String = all
+        .iter()
+        .map(|n| {
+            let escaped = n.contains(['\\', '\n', '\r']);
+            let shown = n
+                .replace('\\', "\\\\")
+                .replace('\n', "\\n")
+                .replace('\r', "\\r");
+            format!("{}{shown}: OK\n", if escaped { "\\" } else { "" })
+        })
+        .collect();
+    let key: [u8; 32] = data(32, 5).try_into().unwrap();
+    dir.file("k", &key);
+    // (sum options, check options): mode options are repeated for check; -l and --tag
+    // are not, as check reads them from the lines.
+    let option_sets: &[(&[&str], &[&str])] = &[
+        (&[], &[]),
+        (&["--tag"], &[]),
+        (&["-l", "64"], &[]),
+        (&["-l", "1", "--tag"], &[]),
+        (&["-l", "100"], &["-a", "blake3"]),
+        (&["--key-file", "k"], &["--key-file", "k"]),
+        (
+            &["--derive-key", "round trip", "--tag"],
+            &["--derive-key", "round trip"],
+        ),
+    ];
+    for (opts, mode) in option_sets {
+        let manifest = ok(run(simdcrypt(dir.path()).arg("sum").args(*opts).args(&all)));
+        dir.file("SUMS", manifest.as_bytes());
+        let o = run(simdcrypt(dir.path()).arg("check").args(*mode).arg("SUMS"));
+        assert_eq!(ok(o), expected_ok, "options {opts:?}");
+        // From stdin too.
+        let o = run_with_stdin(
+            simdcrypt(dir.path()).arg("check").args(*mode).arg("-"),
+            manifest.as_bytes(),
+        );
+        assert_eq!(ok(o), expected_ok, "options {opts:?}, stdin");
+    }
+
+    // Modify one file: exactly that one fails.
+    fs::write(dir.path().join("f1"), b"changed").unwrap();
+    let manifest = ok(run(simdcrypt(dir.path()).arg("sum").args(names(&files))));
+    let manifest = manifest.replace(
+        &reference(Mode::Hash, b"changed", 32),
+        &reference(Mode::Hash, &files[1].1, 32),
+    );
+    dir.file("SUMS", manifest.as_bytes());
+    let o = run(simdcrypt(dir.path()).args(["check", "--quiet", "SUMS"]));
+    assert_eq!(code(&o), 1);
+    assert_eq!(stdout(&o), "f1: FAILED\n");
+    assert_eq!(
+        stderr(&o),
+        "simdcrypt: WARNING: 1 computed checksum did NOT match\n"
+    );
+}
+
+#[test]
+fn check_with_wrong_key_fails() {
+    let dir = TempDir::new("wrongkey");
+    dir.file("a", b"aaa");
+    dir.file("k1", &[1u8; 32]);
+    dir.file("k2", &[2u8; 32]);
+    let manifest = ok(run(simdcrypt(dir.path()).args([
+        "sum",
+        "--key-file",
+        "k1",
+        "a",
+    ])));
+    dir.file("M", manifest.as_bytes());
+    let o = run(simdcrypt(dir.path()).args(["check", "--key-file", "k2", "M"]));
+    assert_eq!(code(&o), 1);
+    assert_eq!(stdout(&o), "a: FAILED\n");
+    let o = run(simdcrypt(dir.path()).args(["check", "M"]));
+    assert_eq!(code(&o), 1);
+    let o = run(simdcrypt(dir.path()).args(["check", "--key-file", "k1", "M"]));
+    assert_eq!(ok(o), "a: OK\n");
+}
+
+// ---------------------------------------------------------------------------------------
+// backends, help, version
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn backends_lists_features_and_backends() {
+    let dir = TempDir::new("backendscmd");
+    let out = ok(run(simdcrypt(dir.path())
+        .arg("backends")
+        .env_remove("SIMDCRYPT_DISABLE")));
+    let hardware: Vec<&str> = simdcrypt::cpu::hardware_features()
+        .iter()
+        .map(|f| f.name())
+        .collect();
+    let first = out.lines().next().unwrap();
+    assert!(first.starts_with("cpu features: "), "{out}");
+    for f in &hardware {
+        assert!(
+            first.split(' ').any(|w| w == *f),
+            "{f} missing from {first}"
+        );
+    }
+    assert!(!out.contains("SIMDCRYPT_DISABLE"), "{out}");
+
+    // Whatever this process sees (same environment) is what the binary reports.
+    let env_disable = std::env::var_os("SIMDCRYPT_DISABLE");
+    let out = ok(run(simdcrypt(dir.path()).arg("backends")));
+    if env_disable.is_none() {
+        for r in simdcrypt::backend_report() {
+            let expected = format!(
+                "{}: selected {} (supported: {})",
+                r.algorithm,
+                r.selected,
+                r.supported.join(", ")
+            );
+            assert!(
+                out.lines().any(|l| l == expected),
+                "{expected} not in {out}"
+            );
+        }
+    }
+
+    // Hiding a feature is reported.
+    if let Some(f) = hardware.first() {
+        let out = ok(run(simdcrypt(dir.path())
+            .arg("backends")
+            .env("SIMDCRYPT_DISABLE", f)));
+        assert!(out.contains("SIMDCRYPT_DISABLE"), "{out}");
+    }
+
+    let json = ok(run(simdcrypt(dir.path()).args(["backends", "--json"])));
+    assert!(json.trim_start().starts_with('{') && json.trim_end().ends_with('}'));
+    assert!(json.contains("\"algorithm\": \"blake3\""), "{json}");
+    assert!(json.contains("\"cpu_features\""), "{json}");
+}
+
+#[test]
+fn help_and_version() {
+    let dir = TempDir::new("help");
+    for args in [
+        &["--help"][..],
+        &["sum", "--help"],
+        &["check", "--help"],
+        &["backends", "--help"],
+    ] {
+        let out = ok(run(simdcrypt(dir.path()).args(args)));
+        assert!(out.contains("Usage: simdcrypt"), "{args:?}: {out}");
+        assert!(out.contains("Exit status"), "{args:?}: {out}");
+    }
+    let out = ok(run(simdcrypt(dir.path()).arg("--version")));
+    assert_eq!(out, format!("simdcrypt {}\n", env!("CARGO_PKG_VERSION")));
+    // No subcommand: usage error.
+    let o = run(&mut simdcrypt(dir.path()));
+    assert_eq!(code(&o), 2);
+}
