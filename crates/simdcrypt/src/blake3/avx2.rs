@@ -143,10 +143,10 @@ fn hash8(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
         *hw = _mm256_set1_epi32(kw as i32);
     }
     let (ctr_lo, ctr_hi) = lane_counters(job, first);
-    let block_len = _mm256_set1_epi32(BLOCK_LEN as i32);
     for b in 0..blocks {
         let m = load_message(inputs, b);
         let flags = _mm256_set1_epi32(job.block_flags(b, blocks - 1) as i32);
+        let block_len = _mm256_set1_epi32(job.block_len(b, blocks - 1) as i32);
         let mut v = [
             h[0],
             h[1],

@@ -103,10 +103,10 @@ fn hash16(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
             _mm512_loadu_si512(hi.as_ptr().cast()),
         )
     };
-    let block_len = _mm512_set1_epi32(BLOCK_LEN as i32);
     for b in 0..blocks {
         let m = load_message(inputs, b);
         let flags = _mm512_set1_epi32(job.block_flags(b, blocks - 1) as i32);
+        let block_len = _mm512_set1_epi32(job.block_len(b, blocks - 1) as i32);
         let mut v = [
             h[0],
             h[1],

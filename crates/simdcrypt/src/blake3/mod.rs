@@ -25,15 +25,19 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+mod batch;
 mod platform;
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod sse41;
+pub mod subtree;
 
+pub use batch::Batch;
 use platform::HashManyJob;
 pub use platform::Platform;
 
 use crate::backend::Backend;
+use crate::Error;
 
 /// Default digest length in bytes.
 pub const OUT_LEN: usize = 32;
@@ -103,6 +107,32 @@ fn cv_bytes(cv: &CvWords) -> CvBytes {
         chunk.copy_from_slice(&w.to_le_bytes());
     }
     out
+}
+
+/// Which of BLAKE3's three functions to compute.
+#[derive(Clone, Copy, Debug)]
+pub enum Mode<'a> {
+    /// The default hash.
+    Hash,
+    /// The keyed hash (a MAC or PRF).
+    KeyedHash(&'a [u8; KEY_LEN]),
+    /// Key derivation with this context string.
+    DeriveKey(&'a str),
+}
+
+impl Mode<'_> {
+    /// The starting chaining value and the domain flags of the mode.
+    fn key_and_flags(self) -> (CvWords, u8) {
+        match self {
+            Mode::Hash => (IV, 0),
+            Mode::KeyedHash(key) => (key_words(key), KEYED_HASH),
+            Mode::DeriveKey(context) => {
+                let mut ctx = Hasher::new_internal(&IV, DERIVE_KEY_CONTEXT);
+                ctx.update(context.as_bytes());
+                (key_words(&ctx.finalize()), DERIVE_KEY_MATERIAL)
+            }
+        }
+    }
 }
 
 /// How many threads may hash one input.
@@ -311,6 +341,7 @@ fn compress_chunks_parallel(
             flags,
             flags_start: CHUNK_START,
             flags_end: CHUNK_END,
+            last_block_len: BLOCK_LEN as u8,
         };
         platform.hash_many(&job, out);
     }
@@ -348,6 +379,7 @@ fn compress_parents_parallel(
         flags: flags | PARENT,
         flags_start: 0,
         flags_end: 0,
+        last_block_len: BLOCK_LEN as u8,
     };
     platform.hash_many(&job, out);
     if !odd.is_empty() {
@@ -496,6 +528,8 @@ pub struct Hasher {
     cv_stack: [CvBytes; MAX_DEPTH + 1],
     cv_stack_len: u8,
     threads: Threads,
+    /// The first chunk's index: nonzero only for a subtree (see [`subtree`]).
+    initial_chunk_counter: u64,
 }
 
 impl Hasher {
@@ -506,7 +540,34 @@ impl Hasher {
             cv_stack: [[0; OUT_LEN]; MAX_DEPTH + 1],
             cv_stack_len: 0,
             threads: Threads::One,
+            initial_chunk_counter: 0,
         }
+    }
+
+    /// A hasher for `mode`.
+    pub fn for_mode(mode: Mode<'_>) -> Self {
+        let (key, flags) = mode.key_and_flags();
+        Self::new_internal(&key, flags)
+    }
+
+    /// Makes this (still empty) hasher hash a subtree of `len` bytes starting `offset` bytes
+    /// into the whole input; finish it with [`Hasher::finalize_non_root`]. The rules are in
+    /// [`subtree`].
+    pub fn set_input_offset(&mut self, offset: u64, len: u64) -> Result<&mut Self, Error> {
+        if self.count() != 0 || self.initial_chunk_counter != 0 {
+            return Err(Error::InvalidArgument(
+                "set_input_offset must come before any input".to_string(),
+            ));
+        }
+        subtree::check_subtree(offset, len)?;
+        self.initial_chunk_counter = offset / CHUNK_LEN as u64;
+        self.chunk_state.chunk_counter = self.initial_chunk_counter;
+        Ok(self)
+    }
+
+    /// The chaining value of the input so far as a subtree, not as the root.
+    pub fn finalize_non_root(&self) -> [u8; OUT_LEN] {
+        self.final_output().chaining_value()
     }
 
     /// A hasher for the default (unkeyed) mode.
@@ -522,10 +583,7 @@ impl Hasher {
     /// A hasher for the key derivation mode. `context` should be hardcoded, globally unique
     /// and application-specific, e.g. `"example.com 2026-11-20 session tokens v1"`.
     pub fn new_derive_key(context: &str) -> Self {
-        let mut ctx = Self::new_internal(&IV, DERIVE_KEY_CONTEXT);
-        ctx.update(context.as_bytes());
-        let context_key = ctx.finalize();
-        Self::new_internal(&key_words(&context_key), DERIVE_KEY_MATERIAL)
+        Self::for_mode(Mode::DeriveKey(context))
     }
 
     /// Chooses the kernels (the default is [`Platform::detect`]). The result never depends
@@ -555,12 +613,14 @@ impl Hasher {
             self.chunk_state.platform,
         );
         self.cv_stack_len = 0;
+        self.initial_chunk_counter = 0;
         self
     }
 
     /// The number of input bytes hashed so far.
     pub fn count(&self) -> u64 {
-        self.chunk_state.chunk_counter * CHUNK_LEN as u64 + self.chunk_state.len() as u64
+        (self.chunk_state.chunk_counter - self.initial_chunk_counter) * CHUNK_LEN as u64
+            + self.chunk_state.len() as u64
     }
 
     fn push_cv(&mut self, cv: &CvBytes, chunk_counter: u64) {
@@ -573,7 +633,8 @@ impl Hasher {
     /// 1 bit of the count. Merging is lazy (done before the next push), because the last
     /// entries may still become the root.
     fn merge_cv_stack(&mut self, total_chunks: u64) {
-        let post_merge_len = total_chunks.count_ones() as u8;
+        // Subtrees count from their own first chunk.
+        let post_merge_len = (total_chunks - self.initial_chunk_counter).count_ones() as u8;
         while self.cv_stack_len > post_merge_len {
             let n = self.cv_stack_len as usize;
             let parent = parent_output(

@@ -184,6 +184,9 @@ pub(crate) struct HashManyJob<'a> {
     pub flags_start: u8,
     /// Extra flags on each input's last block.
     pub flags_end: u8,
+    /// The number of message bytes in each input's last block (64 except for a batch of
+    /// short messages, whose last blocks are zero-padded copies).
+    pub last_block_len: u8,
 }
 
 impl HashManyJob<'_> {
@@ -194,6 +197,16 @@ impl HashManyJob<'_> {
             self.counter.wrapping_add(i as u64)
         } else {
             self.counter
+        }
+    }
+
+    /// The length field of block `b` of an input whose last block is `last`.
+    #[inline(always)]
+    pub fn block_len(&self, b: usize, last: usize) -> u8 {
+        if b == last {
+            self.last_block_len
+        } else {
+            BLOCK_LEN as u8
         }
     }
 
@@ -253,6 +266,8 @@ mod tests {
                             flags: 0x40,
                             flags_start: 1,
                             flags_end: 2,
+                            // A short last block, as batches of short messages use.
+                            last_block_len: if increment { 64 } else { 17 },
                         };
                         let mut expected = vec![0u8; count * OUT_LEN];
                         Platform::Portable.hash_many(&job, &mut expected);

@@ -128,7 +128,7 @@ pub(crate) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
             compress_in_place(
                 &mut cv,
                 block,
-                BLOCK_LEN as u8,
+                job.block_len(b, last),
                 counter,
                 job.block_flags(b, last),
             );

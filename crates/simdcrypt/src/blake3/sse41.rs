@@ -109,10 +109,10 @@ fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
         (c[2] >> 32) as i32,
         (c[3] >> 32) as i32,
     );
-    let block_len = _mm_set1_epi32(BLOCK_LEN as i32);
     for b in 0..blocks {
         let m = load_message(inputs, b);
         let flags = _mm_set1_epi32(job.block_flags(b, blocks - 1) as i32);
+        let block_len = _mm_set1_epi32(job.block_len(b, blocks - 1) as i32);
         let mut v = [
             h[0],
             h[1],
