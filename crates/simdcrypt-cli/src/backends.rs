@@ -16,11 +16,7 @@ pub struct BackendsArgs {
 /// Prints the report.
 pub fn run(args: &BackendsArgs, out: &mut Out) -> Result<bool, Failure> {
     let report = Report::gather();
-    let text = if args.json {
-        report.json()
-    } else {
-        report.text()
-    };
+    let text = if args.json { report.json() } else { report.text() };
     out.record(&text)?;
     Ok(true)
 }
@@ -57,12 +53,7 @@ impl Report {
         };
         let mut s = format!("cpu features: {}\n", list(&self.hardware));
         if self.usable != self.hardware {
-            let hidden: Vec<&str> = self
-                .hardware
-                .iter()
-                .copied()
-                .filter(|f| !self.usable.contains(f))
-                .collect();
+            let hidden: Vec<&str> = self.hardware.iter().copied().filter(|f| !self.usable.contains(f)).collect();
             s += &format!(
                 "usable features: {} (hidden by SIMDCRYPT_DISABLE: {})\n",
                 list(&self.usable),
@@ -70,12 +61,7 @@ impl Report {
             );
         }
         for a in &self.algorithms {
-            s += &format!(
-                "{}: selected {} (supported: {})\n",
-                a.algorithm,
-                a.selected,
-                a.supported.join(", ")
-            );
+            s += &format!("{}: selected {} (supported: {})\n", a.algorithm, a.selected, a.supported.join(", "));
         }
         s
     }
@@ -97,10 +83,7 @@ impl Report {
                 )
             })
             .collect();
-        let disable = self
-            .disable_var
-            .as_deref()
-            .map_or_else(|| "null".to_string(), json_string);
+        let disable = self.disable_var.as_deref().map_or_else(|| "null".to_string(), json_string);
         format!(
             "{{\n  \"cpu_features\": {},\n  \"usable_features\": {},\n  \
              \"simdcrypt_disable\": {},\n  \"algorithms\": [\n{}\n  ]\n}}\n",

@@ -61,11 +61,7 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> Result<bool, Failure> {
                 .to_string(),
         ));
     }
-    let mut checker = Checker {
-        args,
-        hashers: Hashers::new(&args.hash)?,
-        labels: label_table(),
-    };
+    let mut checker = Checker { args, hashers: Hashers::new(&args.hash)?, labels: label_table() };
     // Build the hasher most lines will use now, so a bad key or backend stops us early.
     checker.hashers.get(checker.default_algorithm())?;
 
@@ -95,18 +91,11 @@ struct Hashers<'a> {
 
 impl<'a> Hashers<'a> {
     fn new(args: &'a HashArgs) -> Result<Self, Failure> {
-        Ok(Hashers {
-            args,
-            opts: args.options()?,
-            built: Vec::new(),
-        })
+        Ok(Hashers { args, opts: args.options()?, built: Vec::new() })
     }
 
     fn get(&mut self, algorithm: &str) -> Result<&AnyHasher, Failure> {
-        let found = self
-            .built
-            .iter()
-            .position(|h| h.algorithm().eq_ignore_ascii_case(algorithm));
+        let found = self.built.iter().position(|h| h.algorithm().eq_ignore_ascii_case(algorithm));
         let index = match found {
             Some(i) => i,
             None => {
@@ -143,11 +132,7 @@ impl<'a> Checker<'a> {
     /// Verifies one manifest and prints its summary. `Ok(false)` when anything failed.
     fn check_manifest(&mut self, manifest: &Path, out: &mut Out) -> Result<bool, Failure> {
         let from_stdin = hashing::is_stdin(manifest);
-        let shown = if from_stdin {
-            "standard input".into()
-        } else {
-            manifest.to_string_lossy()
-        };
+        let shown = if from_stdin { "standard input".into() } else { manifest.to_string_lossy() };
         let mut reader: Box<dyn BufRead> = if from_stdin {
             Box::new(io::stdin().lock())
         } else {
@@ -206,8 +191,7 @@ impl<'a> Checker<'a> {
         };
         let hasher = self.hashers.get(algorithm)?;
         let len = entry.hex.len() / 2;
-        let len_ok =
-            len as u64 <= MAX_OUTPUT_LEN && (hasher.is_xof() || len == hasher.default_output_len());
+        let len_ok = len as u64 <= MAX_OUTPUT_LEN && (hasher.is_xof() || len == hasher.default_output_len());
         let path = match path_from_bytes(entry.name) {
             Some(path) if len_ok => path,
             _ => {
@@ -218,11 +202,9 @@ impl<'a> Checker<'a> {
         tally.properly_formatted += 1;
 
         let result = if stdin_is_manifest && hashing::is_stdin(&path) {
-            Err(io::Error::other(
-                "standard input is the manifest being read",
-            ))
+            Err(io::Error::other("standard input is the manifest being read"))
         } else {
-            hashing::hash_input(&path, hasher, Some(len))
+            hashing::hash_input(&path, hasher, Some(len), self.args.hash.no_mmap)
         };
         let name = display_name(&path);
         let (prefix, name) = (name.line_prefix(), name.text);
@@ -230,20 +212,12 @@ impl<'a> Checker<'a> {
         match result {
             Err(e) => {
                 tally.unreadable += 1;
-                out.warn(format_args!(
-                    "{}: {}",
-                    path.to_string_lossy(),
-                    io_error_text(&e)
-                ))?;
+                out.warn(format_args!("{}: {}", path.to_string_lossy(), io_error_text(&e)))?;
                 if !quiet {
                     out.record(&format!("{prefix}{name}: FAILED open or read\n"))?;
                 }
             }
-            Ok(digest)
-                if simdcrypt::to_hex(&digest)
-                    .as_bytes()
-                    .eq_ignore_ascii_case(entry.hex) =>
-            {
+            Ok(digest) if simdcrypt::to_hex(&digest).as_bytes().eq_ignore_ascii_case(entry.hex) => {
                 if !quiet && !self.args.quiet {
                     out.record(&format!("{prefix}{name}: OK\n"))?;
                 }
@@ -264,42 +238,26 @@ impl<'a> Checker<'a> {
         let wanted = self.default_algorithm();
         match entry.label {
             Some(label) => {
-                let (_, algorithm) = self
-                    .labels
-                    .iter()
-                    .find(|(l, _)| l.as_bytes().eq_ignore_ascii_case(label))?;
-                let agrees =
-                    self.args.algorithm.is_none() || algorithm.eq_ignore_ascii_case(wanted);
+                let (_, algorithm) = self.labels.iter().find(|(l, _)| l.as_bytes().eq_ignore_ascii_case(label))?;
+                let agrees = self.args.algorithm.is_none() || algorithm.eq_ignore_ascii_case(wanted);
                 agrees.then_some(*algorithm)
             }
-            None => simdcrypt::ALGORITHMS
-                .iter()
-                .find(|a| a.eq_ignore_ascii_case(wanted))
-                .copied(),
+            None => simdcrypt::ALGORITHMS.iter().find(|a| a.eq_ignore_ascii_case(wanted)).copied(),
         }
     }
 
     /// The coreutils-style warnings at the end of a manifest.
-    fn summarize(
-        &self,
-        manifest: &str,
-        tally: &Tally,
-        read_failed: bool,
-        out: &mut Out,
-    ) -> Result<(), Failure> {
+    fn summarize(&self, manifest: &str, tally: &Tally, read_failed: bool, out: &mut Out) -> Result<(), Failure> {
         if tally.properly_formatted == 0 {
             if !read_failed {
-                out.warn(format_args!(
-                    "{manifest}: no properly formatted checksum lines found"
-                ))?;
+                out.warn(format_args!("{manifest}: no properly formatted checksum lines found"))?;
             }
             return Ok(());
         }
         if self.args.status {
             return Ok(());
         }
-        let plural =
-            |n: u64, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+        let plural = |n: u64, one: &'static str, many: &'static str| if n == 1 { one } else { many };
         if tally.misformatted > 0 {
             let n = tally.misformatted;
             let what = plural(n, "line is", "lines are");
@@ -342,11 +300,7 @@ fn parse_line(line: &[u8]) -> Option<Entry<'_>> {
     if hex.is_empty() || hex.len() % 2 != 0 || raw_name.is_empty() {
         return None;
     }
-    let name = if escaped {
-        unescape(raw_name)?
-    } else {
-        raw_name.to_vec()
-    };
+    let name = if escaped { unescape(raw_name)? } else { raw_name.to_vec() };
     Some(Entry { label, hex, name })
 }
 
@@ -359,9 +313,7 @@ fn split_gnu(body: &[u8]) -> Option<Split<'_>> {
         return None;
     }
     let (hex, rest) = body.split_at(hex_len);
-    let name = rest
-        .strip_prefix(b"  ")
-        .or_else(|| rest.strip_prefix(b" *"))?;
+    let name = rest.strip_prefix(b"  ").or_else(|| rest.strip_prefix(b" *"))?;
     Some((None, hex, name))
 }
 
@@ -416,39 +368,18 @@ mod tests {
 
     #[test]
     fn gnu_lines() {
-        assert_eq!(
-            parse("abcd  file"),
-            Some((None, "abcd".into(), "file".into()))
-        );
-        assert_eq!(
-            parse("ABcd *file"),
-            Some((None, "ABcd".into(), "file".into()))
-        );
-        assert_eq!(
-            parse("abcd   sp"),
-            Some((None, "abcd".into(), " sp".into()))
-        );
+        assert_eq!(parse("abcd  file"), Some((None, "abcd".into(), "file".into())));
+        assert_eq!(parse("ABcd *file"), Some((None, "ABcd".into(), "file".into())));
+        assert_eq!(parse("abcd   sp"), Some((None, "abcd".into(), " sp".into())));
         assert_eq!(parse("ab  a  b"), Some((None, "ab".into(), "a  b".into())));
-        assert_eq!(
-            parse("\\ab  a\\nb\\\\"),
-            Some((None, "ab".into(), "a\nb\\".into()))
-        );
+        assert_eq!(parse("\\ab  a\\nb\\\\"), Some((None, "ab".into(), "a\nb\\".into())));
     }
 
     #[test]
     fn bsd_lines() {
-        assert_eq!(
-            parse("BLAKE3 (f) = abcd"),
-            Some((Some("BLAKE3".into()), "abcd".into(), "f".into()))
-        );
-        assert_eq!(
-            parse("BLAKE3 (a) = (b) = ab"),
-            Some((Some("BLAKE3".into()), "ab".into(), "a) = (b".into()))
-        );
-        assert_eq!(
-            parse("\\BLAKE3 (a\\rb) = ab"),
-            Some((Some("BLAKE3".into()), "ab".into(), "a\rb".into()))
-        );
+        assert_eq!(parse("BLAKE3 (f) = abcd"), Some((Some("BLAKE3".into()), "abcd".into(), "f".into())));
+        assert_eq!(parse("BLAKE3 (a) = (b) = ab"), Some((Some("BLAKE3".into()), "ab".into(), "a) = (b".into())));
+        assert_eq!(parse("\\BLAKE3 (a\\rb) = ab"), Some((Some("BLAKE3".into()), "ab".into(), "a\rb".into())));
     }
 
     #[test]

@@ -40,10 +40,7 @@ pub fn display_name(path: &Path) -> DisplayName {
 /// Escapes `\`, newline and carriage return, if there are any.
 pub fn escape(name: &str) -> DisplayName {
     if !name.contains(['\\', '\n', '\r']) {
-        return DisplayName {
-            text: name.to_string(),
-            escaped: false,
-        };
+        return DisplayName { text: name.to_string(), escaped: false };
     }
     let mut text = String::with_capacity(name.len() + 8);
     for c in name.chars() {
@@ -54,10 +51,7 @@ pub fn escape(name: &str) -> DisplayName {
             c => text.push(c),
         }
     }
-    DisplayName {
-        text,
-        escaped: true,
-    }
+    DisplayName { text, escaped: true }
 }
 
 /// Undoes [`escape`] on a name read from an escaped line. `None` when a backslash is

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::builder::PossibleValuesParser;
 use clap::Args;
-use simdcrypt::any::{hash_file, AnyHasher, HashOptions};
+use simdcrypt::any::{hash_file_with, AnyHasher, FileAccess, HashOptions};
 use simdcrypt::blake3::Threads;
 
 use crate::output::{io_error_text, Failure};
@@ -44,8 +44,15 @@ pub struct HashArgs {
     pub derive_key: Option<String>,
 
     /// Threads one large input may use: a number >= 1, or auto
-    #[arg(long, value_name = "N|auto", default_value = "1", value_parser = parse_threads)]
+    ///
+    /// With more than one thread, regular files of 16 MiB and more are memory-mapped (a
+    /// 64 MiB window at a time, so memory use stays bounded) unless --no-mmap is given.
+    #[arg(short = 'j', long, visible_alias = "num-threads", value_name = "N|auto", default_value = "1", value_parser = parse_threads)]
     pub threads: Threads,
+
+    /// Never memory-map files; read them sequentially
+    #[arg(long)]
+    pub no_mmap: bool,
 }
 
 fn parse_threads(s: &str) -> Result<Threads, String> {
@@ -74,13 +81,10 @@ impl HashArgs {
     pub fn options(&self) -> Result<HashOptions, Failure> {
         let key = match &self.key_file {
             None => None,
-            Some(path) => Some(read_key(path).map_err(|e| {
-                Failure::Fatal(format!(
-                    "key file {}: {}",
-                    path.display(),
-                    io_error_text(&e)
-                ))
-            })?),
+            Some(path) => Some(
+                read_key(path)
+                    .map_err(|e| Failure::Fatal(format!("key file {}: {}", path.display(), io_error_text(&e))))?,
+            ),
         };
         Ok(HashOptions {
             key,
@@ -113,13 +117,13 @@ fn read_key(path: &Path) -> io::Result<Vec<u8>> {
 }
 
 /// `len` bytes of digest (the default length for `None`) of a file, or of stdin for `-`.
-pub fn hash_input(path: &Path, hasher: &AnyHasher, len: Option<usize>) -> io::Result<Vec<u8>> {
+pub fn hash_input(path: &Path, hasher: &AnyHasher, len: Option<usize>, no_mmap: bool) -> io::Result<Vec<u8>> {
     if is_stdin(path) {
         let mut h = hasher.clone();
         h.update_reader(io::stdin().lock())?;
-        h.finalize(len)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+        h.finalize(len).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
     } else {
-        hash_file(path, hasher, len)
+        let access = if no_mmap { FileAccess::Read } else { FileAccess::Auto };
+        hash_file_with(path, hasher, len, access)
     }
 }

@@ -75,17 +75,12 @@ impl Out {
     pub fn new() -> Self {
         let stdout = io::stdout();
         let interactive = stdout.is_terminal();
-        Out {
-            writer: BufWriter::with_capacity(64 * 1024, stdout.lock()),
-            interactive,
-        }
+        Out { writer: BufWriter::with_capacity(64 * 1024, stdout.lock()), interactive }
     }
 
     /// Writes one complete output record (normally a line, newline included).
     pub fn record(&mut self, text: &str) -> Result<(), Failure> {
-        self.writer
-            .write_all(text.as_bytes())
-            .map_err(Failure::Stdout)?;
+        self.writer.write_all(text.as_bytes()).map_err(Failure::Stdout)?;
         if self.interactive {
             self.writer.flush().map_err(Failure::Stdout)?;
         }

@@ -48,11 +48,7 @@ pub struct SumArgs {
 /// Hashes every input and prints one line each. `Ok(false)` when some input failed.
 pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
     let stdin_name = [PathBuf::from("-")];
-    let files: &[PathBuf] = if args.files.is_empty() {
-        &stdin_name
-    } else {
-        &args.files
-    };
+    let files: &[PathBuf] = if args.files.is_empty() { &stdin_name } else { &args.files };
     if args.hash.key_from_stdin() && files.iter().any(|f| hashing::is_stdin(f)) {
         return Err(Failure::Usage(
             "--key-file - reads the key from standard input, so standard input cannot \
@@ -67,22 +63,16 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
     // Reject an unavailable length before reading any input. (Only fixed-length
     // algorithms can refuse one, and their digests are short.)
     if !hasher.is_xof() {
-        hasher
-            .finalize(len)
-            .map_err(|e| Failure::Fatal(e.to_string()))?;
+        hasher.finalize(len).map_err(|e| Failure::Fatal(e.to_string()))?;
     }
 
     let mut all_ok = true;
     for path in files {
-        match hashing::hash_input(path, &hasher, len) {
+        match hashing::hash_input(path, &hasher, len, args.hash.no_mmap) {
             Ok(digest) => out.record(&format_line(path, &hasher, &digest, args.tag))?,
             Err(e) => {
                 all_ok = false;
-                out.warn(format_args!(
-                    "{}: {}",
-                    path.to_string_lossy(),
-                    io_error_text(&e)
-                ))?;
+                out.warn(format_args!("{}: {}", path.to_string_lossy(), io_error_text(&e)))?;
             }
         }
     }

@@ -22,13 +22,8 @@ impl TempDir {
     fn new(tag: &str) -> Self {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = std::env::temp_dir().join(format!(
-            "simdcrypt-cli-test-{tag}-{}-{n}-{nanos}",
-            std::process::id()
-        ));
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let path = std::env::temp_dir().join(format!("simdcrypt-cli-test-{tag}-{}-{n}-{nanos}", std::process::id()));
         fs::create_dir_all(&path).unwrap();
         TempDir(path)
     }
@@ -60,12 +55,7 @@ fn simdcrypt(dir: &Path) -> Command {
 
 /// Runs `cmd` with `stdin` as its standard input.
 fn run_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut pipe = child.stdin.take().unwrap();
     let data = stdin.to_vec();
     // Write from another thread so a large input cannot deadlock against stdout.
@@ -141,10 +131,7 @@ fn reference(mode: Mode<'_>, input: &[u8], len: usize) -> String {
 /// line then starts with a backslash.
 fn line(hex: &str, name: &str, tag: bool) -> String {
     let needs_escape = name.contains(['\\', '\n', '\r']);
-    let shown = name
-        .replace('\\', "\\\\")
-        .replace('\n', "\\n")
-        .replace('\r', "\\r");
+    let shown = name.replace('\\', "\\\\").replace('\n', "\\n").replace('\r', "\\r");
     let lead = if needs_escape { "\\" } else { "" };
     if tag {
         format!("{lead}BLAKE3 ({shown}) = {hex}\n")
@@ -153,19 +140,7 @@ fn line(hex: &str, name: &str, tag: bool) -> String {
     }
 }
 
-const SIZES: &[usize] = &[
-    0,
-    1,
-    63,
-    64,
-    65,
-    1000,
-    1024,
-    1025,
-    4097,
-    31 * 1024 + 7,
-    (1 << 20) + 1,
-];
+const SIZES: &[usize] = &[0, 1, 63, 64, 65, 1000, 1024, 1025, 4097, 31 * 1024 + 7, (1 << 20) + 1];
 
 /// A directory holding one file per size in `SIZES`, named `f<size>`.
 fn sized_files(tag: &str) -> (TempDir, Vec<(String, Vec<u8>)>) {
@@ -183,10 +158,7 @@ fn sized_files(tag: &str) -> (TempDir, Vec<(String, Vec<u8>)>) {
 }
 
 fn expected_lines(files: &[(String, Vec<u8>)], mode: Mode<'_>, len: usize, tag: bool) -> String {
-    files
-        .iter()
-        .map(|(name, content)| line(&reference(mode, content, len), name, tag))
-        .collect()
+    files.iter().map(|(name, content)| line(&reference(mode, content, len), name, tag)).collect()
 }
 
 fn names(files: &[(String, Vec<u8>)]) -> Vec<&str> {
@@ -203,15 +175,11 @@ fn sum_matches_reference_for_many_sizes() {
     let out = ok(run(simdcrypt(dir.path()).arg("sum").args(names(&files))));
     assert_eq!(out, expected_lines(&files, Mode::Hash, 32, false));
 
-    let out = ok(run(simdcrypt(dir.path())
-        .args(["sum", "--tag"])
-        .args(names(&files))));
+    let out = ok(run(simdcrypt(dir.path()).args(["sum", "--tag"]).args(names(&files))));
     assert_eq!(out, expected_lines(&files, Mode::Hash, 32, true));
 
     // Explicit algorithm, any case.
-    let out = ok(run(simdcrypt(dir.path())
-        .args(["sum", "-a", "BLAKE3"])
-        .args(names(&files))));
+    let out = ok(run(simdcrypt(dir.path()).args(["sum", "-a", "BLAKE3"]).args(names(&files))));
     assert_eq!(out, expected_lines(&files, Mode::Hash, 32, false));
 }
 
@@ -221,17 +189,12 @@ fn sum_output_lengths() {
     for len in [0usize, 1, 31, 32, 33, 64, 100, 1000] {
         for tag in [false, true] {
             let mut cmd = simdcrypt(dir.path());
-            cmd.args(["sum", "-l", &len.to_string()])
-                .args(names(&files));
+            cmd.args(["sum", "-l", &len.to_string()]).args(names(&files));
             if tag {
                 cmd.arg("--tag");
             }
             let out = ok(run(&mut cmd));
-            assert_eq!(
-                out,
-                expected_lines(&files, Mode::Hash, len, tag),
-                "-l {len} tag {tag}"
-            );
+            assert_eq!(out, expected_lines(&files, Mode::Hash, len, tag), "-l {len} tag {tag}");
         }
     }
     // -l 0 prints an empty hash, as b3sum does.
@@ -246,23 +209,14 @@ fn sum_reads_stdin() {
     let digest = reference(Mode::Hash, &input, 32);
     let out = ok(run_with_stdin(simdcrypt(dir.path()).arg("sum"), &input));
     assert_eq!(out, line(&digest, "-", false));
-    let out = ok(run_with_stdin(
-        simdcrypt(dir.path()).args(["sum", "-"]),
-        &input,
-    ));
+    let out = ok(run_with_stdin(simdcrypt(dir.path()).args(["sum", "-"]), &input));
     assert_eq!(out, line(&digest, "-", false));
-    let out = ok(run_with_stdin(
-        simdcrypt(dir.path()).args(["sum", "--tag", "-l", "40", "-"]),
-        &input,
-    ));
+    let out = ok(run_with_stdin(simdcrypt(dir.path()).args(["sum", "--tag", "-l", "40", "-"]), &input));
     assert_eq!(out, line(&reference(Mode::Hash, &input, 40), "-", true));
 
     // `-` among files.
     dir.file("x", b"xyz");
-    let out = ok(run_with_stdin(
-        simdcrypt(dir.path()).args(["sum", "x", "-", "x"]),
-        &input,
-    ));
+    let out = ok(run_with_stdin(simdcrypt(dir.path()).args(["sum", "x", "-", "x"]), &input));
     let x = line(&reference(Mode::Hash, b"xyz", 32), "x", false);
     assert_eq!(out, format!("{x}{}{x}", line(&digest, "-", false)));
 }
@@ -273,46 +227,28 @@ fn sum_keyed_and_derive_key() {
     let key: [u8; 32] = data(32, 99).try_into().unwrap();
     dir.file("key", &key);
 
-    let out = ok(run(simdcrypt(dir.path())
-        .args(["sum", "--key-file", "key"])
-        .args(names(&files))));
+    let out = ok(run(simdcrypt(dir.path()).args(["sum", "--key-file", "key"]).args(names(&files))));
     assert_eq!(out, expected_lines(&files, Mode::Keyed(&key), 32, false));
     // Cross-check one against the reference one-shot function.
     let keyed = hex(blake3::keyed_hash(&key, &files[3].1).as_bytes());
     assert!(out.contains(&line(&keyed, &files[3].0, false)));
 
-    let out = ok(run(simdcrypt(dir.path())
-        .args(["sum", "--key-file", "key", "-l", "100", "--tag"])
-        .args(names(&files))));
+    let out =
+        ok(run(simdcrypt(dir.path()).args(["sum", "--key-file", "key", "-l", "100", "--tag"]).args(names(&files))));
     assert_eq!(out, expected_lines(&files, Mode::Keyed(&key), 100, true));
 
     // The key may come from stdin.
-    let out = ok(run_with_stdin(
-        simdcrypt(dir.path())
-            .args(["sum", "--key-file", "-"])
-            .args(names(&files)),
-        &key,
-    ));
+    let out = ok(run_with_stdin(simdcrypt(dir.path()).args(["sum", "--key-file", "-"]).args(names(&files)), &key));
     assert_eq!(out, expected_lines(&files, Mode::Keyed(&key), 32, false));
 
     let context = "simdcrypt-cli test 2024-01-01 derive key";
-    let out = ok(run(simdcrypt(dir.path())
-        .args(["sum", "--derive-key", context])
-        .args(names(&files))));
-    assert_eq!(
-        out,
-        expected_lines(&files, Mode::DeriveKey(context), 32, false)
-    );
+    let out = ok(run(simdcrypt(dir.path()).args(["sum", "--derive-key", context]).args(names(&files))));
+    assert_eq!(out, expected_lines(&files, Mode::DeriveKey(context), 32, false));
     let derived = hex(&blake3::derive_key(context, &files[4].1));
     assert!(out.contains(&line(&derived, &files[4].0, false)));
 
-    let out = ok(run(simdcrypt(dir.path())
-        .args(["sum", "--derive-key", context, "-l", "64"])
-        .args(names(&files))));
-    assert_eq!(
-        out,
-        expected_lines(&files, Mode::DeriveKey(context), 64, false)
-    );
+    let out = ok(run(simdcrypt(dir.path()).args(["sum", "--derive-key", context, "-l", "64"]).args(names(&files))));
+    assert_eq!(out, expected_lines(&files, Mode::DeriveKey(context), 64, false));
 }
 
 #[test]
@@ -321,10 +257,7 @@ fn every_backend_and_thread_setting_gives_the_same_output() {
     let expected = expected_lines(&files, Mode::Hash, 32, false);
     let expected_long = expected_lines(&files, Mode::Hash, 200, true);
     let report = simdcrypt::backend_report();
-    let blake3 = report
-        .iter()
-        .find(|r| r.algorithm == "blake3")
-        .expect("blake3 in backend_report");
+    let blake3 = report.iter().find(|r| r.algorithm == "blake3").expect("blake3 in backend_report");
     let mut ran = Vec::new();
     for backend in &blake3.supported {
         for threads in ["1", "2", "auto"] {
@@ -347,13 +280,7 @@ fn every_backend_and_thread_setting_gives_the_same_output() {
 #[test]
 fn sum_escapes_special_names() {
     let dir = TempDir::new("escape");
-    let names = [
-        "new\nline",
-        "back\\slash",
-        "both\\\nof\\them",
-        "cr\rname",
-        "plain name",
-    ];
+    let names = ["new\nline", "back\\slash", "both\\\nof\\them", "cr\rname", "plain name"];
     for (i, name) in names.iter().enumerate() {
         dir.file(name, &data(i * 10, i as u64));
     }
@@ -367,23 +294,12 @@ fn sum_escapes_special_names() {
         let expected: String = names
             .iter()
             .enumerate()
-            .map(|(i, name)| {
-                line(
-                    &reference(Mode::Hash, &data(i * 10, i as u64), 32),
-                    name,
-                    tag,
-                )
-            })
+            .map(|(i, name)| line(&reference(Mode::Hash, &data(i * 10, i as u64), 32), name, tag))
             .collect();
         assert_eq!(out, expected);
     }
     // Spot-check the exact bytes of one escaped line.
-    let out = ok(run(simdcrypt(dir.path()).args([
-        "sum",
-        "-l",
-        "1",
-        "back\\slash",
-    ])));
+    let out = ok(run(simdcrypt(dir.path()).args(["sum", "-l", "1", "back\\slash"])));
     let h = reference(Mode::Hash, &data(10, 1), 1);
     assert_eq!(out, format!("\\{h}  back\\\\slash\n"));
 }
@@ -399,10 +315,7 @@ fn sum_converts_non_utf8_names_lossily() {
         return;
     }
     let out = ok(run(simdcrypt(dir.path()).arg("sum").arg(name)));
-    assert_eq!(
-        out,
-        line(&reference(Mode::Hash, b"abc", 32), "bad\u{FFFD}name", false)
-    );
+    assert_eq!(out, line(&reference(Mode::Hash, b"abc", 32), "bad\u{FFFD}name", false));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -446,33 +359,21 @@ fn output_is_byte_identical_to_b3sum() {
     dir.file("the.key", &key);
     let stdin_data = data(70_000, 3);
 
-    let compare =
-        |b3_args: &[OsString], our_args: &[OsString], b3_stdin: &[u8], our_stdin: &[u8]| {
-            let theirs = run_with_stdin(
-                Command::new(&b3sum).current_dir(dir.path()).args(b3_args),
-                b3_stdin,
-            );
-            let ours = run_with_stdin(simdcrypt(dir.path()).arg("sum").args(our_args), our_stdin);
-            assert_eq!(
-                code(&theirs),
-                0,
-                "b3sum {b3_args:?} failed: {}",
-                stderr(&theirs)
-            );
-            assert_eq!(code(&ours), 0, "sum {our_args:?}: {}", stderr(&ours));
-            assert!(
-                ours.stdout == theirs.stdout,
-                "output differs for {our_args:?}\n--- b3sum:\n{}\n--- simdcrypt:\n{}",
-                String::from_utf8_lossy(&theirs.stdout),
-                String::from_utf8_lossy(&ours.stdout)
-            );
-        };
+    let compare = |b3_args: &[OsString], our_args: &[OsString], b3_stdin: &[u8], our_stdin: &[u8]| {
+        let theirs = run_with_stdin(Command::new(&b3sum).current_dir(dir.path()).args(b3_args), b3_stdin);
+        let ours = run_with_stdin(simdcrypt(dir.path()).arg("sum").args(our_args), our_stdin);
+        assert_eq!(code(&theirs), 0, "b3sum {b3_args:?} failed: {}", stderr(&theirs));
+        assert_eq!(code(&ours), 0, "sum {our_args:?}: {}", stderr(&ours));
+        assert!(
+            ours.stdout == theirs.stdout,
+            "output differs for {our_args:?}\n--- b3sum:\n{}\n--- simdcrypt:\n{}",
+            String::from_utf8_lossy(&theirs.stdout),
+            String::from_utf8_lossy(&ours.stdout)
+        );
+    };
     // Options, then names.
     let argv = |opts: &[&str], names: &[OsString]| -> Vec<OsString> {
-        opts.iter()
-            .map(OsString::from)
-            .chain(names.iter().cloned())
-            .collect()
+        opts.iter().map(OsString::from).chain(names.iter().cloned()).collect()
     };
 
     let option_sets: &[&[&str]] = &[
@@ -502,18 +403,11 @@ fn output_is_byte_identical_to_b3sum() {
     }
 
     // A missing file among good ones: same stdout and exit status.
-    let theirs = run(Command::new(&b3sum)
-        .current_dir(dir.path())
-        .args(["f0", "missing", "f1"]));
+    let theirs = run(Command::new(&b3sum).current_dir(dir.path()).args(["f0", "missing", "f1"]));
     let ours = run(simdcrypt(dir.path()).args(["sum", "f0", "missing", "f1"]));
     assert_eq!(ours.stdout, theirs.stdout);
     assert_eq!(code(&ours), code(&theirs));
-    println!(
-        "compared with {} on {} names and {} option sets",
-        b3sum.display(),
-        names.len(),
-        option_sets.len() + 3
-    );
+    println!("compared with {} on {} names and {} option sets", b3sum.display(), names.len(), option_sets.len() + 3);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -540,10 +434,7 @@ fn missing_file_and_directory_are_reported_and_skipped() {
 
     let o = run(simdcrypt(dir.path()).args(["sum", "subdir", "a"]));
     assert_eq!(code(&o), 1);
-    assert_eq!(
-        stdout(&o),
-        line(&reference(Mode::Hash, b"aaa", 32), "a", false)
-    );
+    assert_eq!(stdout(&o), line(&reference(Mode::Hash, b"aaa", 32), "a", false));
     if cfg!(unix) {
         assert_eq!(stderr(&o), "simdcrypt: subdir: Is a directory\n");
     } else {
@@ -578,18 +469,12 @@ fn bad_key_files_stop_before_hashing() {
         let o = run(simdcrypt(dir.path()).args(["sum", "--key-file", file, "a"]));
         assert_eq!(code(&o), 1);
         assert!(o.stdout.is_empty());
-        assert_eq!(
-            stderr(&o),
-            format!("simdcrypt: key file {file}: blake3 key must be 32 bytes, got {got}\n")
-        );
+        assert_eq!(stderr(&o), format!("simdcrypt: key file {file}: blake3 key must be 32 bytes, got {got}\n"));
     }
     let o = run(simdcrypt(dir.path()).args(["sum", "--key-file", "nokey", "a"]));
     assert_eq!(code(&o), 1);
     assert!(o.stdout.is_empty());
-    assert_eq!(
-        stderr(&o),
-        "simdcrypt: key file nokey: No such file or directory\n"
-    );
+    assert_eq!(stderr(&o), "simdcrypt: key file nokey: No such file or directory\n");
 
     // Key and derive-key together: usage error.
     dir.file("k32", &[7u8; 32]);
@@ -599,10 +484,7 @@ fn bad_key_files_stop_before_hashing() {
     assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
 
     // The key from stdin and stdin as input: usage error.
-    let o = run_with_stdin(
-        simdcrypt(dir.path()).args(["sum", "--key-file", "-"]),
-        &[7u8; 32],
-    );
+    let o = run_with_stdin(simdcrypt(dir.path()).args(["sum", "--key-file", "-"]), &[7u8; 32]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("standard input"), "{}", stderr(&o));
 }
@@ -632,12 +514,7 @@ fn unknown_backend_algorithm_and_bad_values() {
         assert!(err.contains(a), "{err} lacks {a}");
     }
 
-    for bad in [
-        &["--threads", "0"][..],
-        &["--threads", "many"],
-        &["-l", "-1"],
-        &["--bogus"],
-    ] {
+    for bad in [&["--threads", "0"][..], &["--threads", "many"], &["-l", "-1"], &["--bogus"]] {
         let o = run(simdcrypt(dir.path()).arg("sum").args(bad).arg("a"));
         assert_eq!(code(&o), 2, "{bad:?}");
         assert!(o.stdout.is_empty());
@@ -689,11 +566,7 @@ fn check_reports_ok_failed_missing_and_malformed() {
     let manifest = format!(
         "{}{}{}{}# a comment line\nnot a checksum line\n{}",
         line(&reference(Mode::Hash, b"one", 32), "good1", false),
-        line(
-            &reference(Mode::Hash, b"old contents", 32),
-            "changed",
-            false
-        ),
+        line(&reference(Mode::Hash, b"old contents", 32), "changed", false),
         line(&reference(Mode::Hash, b"x", 32), "missing", false),
         line(&reference(Mode::Hash, b"two", 32), "good2", true),
         "abc  odd-length-hash\n",
@@ -702,10 +575,7 @@ fn check_reports_ok_failed_missing_and_malformed() {
 
     let o = run(simdcrypt(dir.path()).args(["check", "MANIFEST"]));
     assert_eq!(code(&o), 1);
-    assert_eq!(
-        stdout(&o),
-        "good1: OK\nchanged: FAILED\nmissing: FAILED open or read\ngood2: OK\n"
-    );
+    assert_eq!(stdout(&o), "good1: OK\nchanged: FAILED\nmissing: FAILED open or read\ngood2: OK\n");
     assert_eq!(
         stderr(&o),
         "simdcrypt: missing: No such file or directory\n\
@@ -717,10 +587,7 @@ fn check_reports_ok_failed_missing_and_malformed() {
     // --quiet drops the OK lines; --status prints nothing on stdout.
     let o = run(simdcrypt(dir.path()).args(["check", "--quiet", "MANIFEST"]));
     assert_eq!(code(&o), 1);
-    assert_eq!(
-        stdout(&o),
-        "changed: FAILED\nmissing: FAILED open or read\n"
-    );
+    assert_eq!(stdout(&o), "changed: FAILED\nmissing: FAILED open or read\n");
     let o = run(simdcrypt(dir.path()).args(["check", "--status", "MANIFEST"]));
     assert_eq!(code(&o), 1);
     assert!(o.stdout.is_empty());
@@ -759,10 +626,7 @@ fn check_all_ok_exits_zero_and_malformed_alone_is_a_warning() {
     let o = run(simdcrypt(dir.path()).args(["check", "M2"]));
     assert_eq!(code(&o), 0);
     assert_eq!(stdout(&o), "a: OK\n");
-    assert_eq!(
-        stderr(&o),
-        "simdcrypt: WARNING: 1 line is improperly formatted\n"
-    );
+    assert_eq!(stderr(&o), "simdcrypt: WARNING: 1 line is improperly formatted\n");
     let o = run(simdcrypt(dir.path()).args(["check", "--strict", "M2"]));
     assert_eq!(code(&o), 1);
 }
@@ -776,10 +640,7 @@ fn check_without_valid_lines_or_manifest_fails() {
         let o = run(simdcrypt(dir.path()).args(["check", m]));
         assert_eq!(code(&o), 1);
         assert!(o.stdout.is_empty());
-        assert_eq!(
-            stderr(&o),
-            format!("simdcrypt: {m}: no properly formatted checksum lines found\n")
-        );
+        assert_eq!(stderr(&o), format!("simdcrypt: {m}: no properly formatted checksum lines found\n"));
     }
     let o = run(simdcrypt(dir.path()).args(["check", "absent"]));
     assert_eq!(code(&o), 1);
@@ -810,10 +671,7 @@ fn check_accepts_all_line_forms() {
     let o = run(simdcrypt(dir.path()).args(["check", "-a", "blake3", "M2"]));
     assert_eq!(code(&o), 0);
     assert_eq!(stdout(&o), "a: OK\n");
-    assert_eq!(
-        stderr(&o),
-        "simdcrypt: WARNING: 1 line is improperly formatted\n"
-    );
+    assert_eq!(stderr(&o), "simdcrypt: WARNING: 1 line is improperly formatted\n");
 }
 
 #[test]
@@ -821,10 +679,7 @@ fn sum_then_check_round_trip() {
     let (dir, files) = sized_files("roundtrip");
     let mut all: Vec<String> = names(&files).iter().map(|s| s.to_string()).collect();
     if cfg!(unix) {
-        for (i, name) in ["new\nline", "back\\slash", "c\rr", "x) = y"]
-            .iter()
-            .enumerate()
-        {
+        for (i, name) in ["new\nline", "back\\slash", "c\rr", "x) = y"].iter().enumerate() {
             dir.file(name, &data(i, 77));
             all.push(name.to_string());
         }
@@ -833,10 +688,7 @@ fn sum_then_check_round_trip() {
         .iter()
         .map(|n| {
             let escaped = n.contains(['\\', '\n', '\r']);
-            let shown = n
-                .replace('\\', "\\\\")
-                .replace('\n', "\\n")
-                .replace('\r', "\\r");
+            let shown = n.replace('\\', "\\\\").replace('\n', "\\n").replace('\r', "\\r");
             format!("{}{shown}: OK\n", if escaped { "\\" } else { "" })
         })
         .collect();
@@ -851,10 +703,7 @@ fn sum_then_check_round_trip() {
         (&["-l", "1", "--tag"], &[]),
         (&["-l", "100"], &["-a", "blake3"]),
         (&["--key-file", "k"], &["--key-file", "k"]),
-        (
-            &["--derive-key", "round trip", "--tag"],
-            &["--derive-key", "round trip"],
-        ),
+        (&["--derive-key", "round trip", "--tag"], &["--derive-key", "round trip"]),
     ];
     for (opts, mode) in option_sets {
         let manifest = ok(run(simdcrypt(dir.path()).arg("sum").args(*opts).args(&all)));
@@ -862,28 +711,19 @@ fn sum_then_check_round_trip() {
         let o = run(simdcrypt(dir.path()).arg("check").args(*mode).arg("SUMS"));
         assert_eq!(ok(o), expected_ok, "options {opts:?}");
         // From stdin too.
-        let o = run_with_stdin(
-            simdcrypt(dir.path()).arg("check").args(*mode).arg("-"),
-            manifest.as_bytes(),
-        );
+        let o = run_with_stdin(simdcrypt(dir.path()).arg("check").args(*mode).arg("-"), manifest.as_bytes());
         assert_eq!(ok(o), expected_ok, "options {opts:?}, stdin");
     }
 
     // Modify one file: exactly that one fails.
     fs::write(dir.path().join("f1"), b"changed").unwrap();
     let manifest = ok(run(simdcrypt(dir.path()).arg("sum").args(names(&files))));
-    let manifest = manifest.replace(
-        &reference(Mode::Hash, b"changed", 32),
-        &reference(Mode::Hash, &files[1].1, 32),
-    );
+    let manifest = manifest.replace(&reference(Mode::Hash, b"changed", 32), &reference(Mode::Hash, &files[1].1, 32));
     dir.file("SUMS", manifest.as_bytes());
     let o = run(simdcrypt(dir.path()).args(["check", "--quiet", "SUMS"]));
     assert_eq!(code(&o), 1);
     assert_eq!(stdout(&o), "f1: FAILED\n");
-    assert_eq!(
-        stderr(&o),
-        "simdcrypt: WARNING: 1 computed checksum did NOT match\n"
-    );
+    assert_eq!(stderr(&o), "simdcrypt: WARNING: 1 computed checksum did NOT match\n");
 }
 
 #[test]
@@ -892,12 +732,7 @@ fn check_with_wrong_key_fails() {
     dir.file("a", b"aaa");
     dir.file("k1", &[1u8; 32]);
     dir.file("k2", &[2u8; 32]);
-    let manifest = ok(run(simdcrypt(dir.path()).args([
-        "sum",
-        "--key-file",
-        "k1",
-        "a",
-    ])));
+    let manifest = ok(run(simdcrypt(dir.path()).args(["sum", "--key-file", "k1", "a"])));
     dir.file("M", manifest.as_bytes());
     let o = run(simdcrypt(dir.path()).args(["check", "--key-file", "k2", "M"]));
     assert_eq!(code(&o), 1);
@@ -915,20 +750,12 @@ fn check_with_wrong_key_fails() {
 #[test]
 fn backends_lists_features_and_backends() {
     let dir = TempDir::new("backendscmd");
-    let out = ok(run(simdcrypt(dir.path())
-        .arg("backends")
-        .env_remove("SIMDCRYPT_DISABLE")));
-    let hardware: Vec<&str> = simdcrypt::cpu::hardware_features()
-        .iter()
-        .map(|f| f.name())
-        .collect();
+    let out = ok(run(simdcrypt(dir.path()).arg("backends").env_remove("SIMDCRYPT_DISABLE")));
+    let hardware: Vec<&str> = simdcrypt::cpu::hardware_features().iter().map(|f| f.name()).collect();
     let first = out.lines().next().unwrap();
     assert!(first.starts_with("cpu features: "), "{out}");
     for f in &hardware {
-        assert!(
-            first.split(' ').any(|w| w == *f),
-            "{f} missing from {first}"
-        );
+        assert!(first.split(' ').any(|w| w == *f), "{f} missing from {first}");
     }
     assert!(!out.contains("SIMDCRYPT_DISABLE"), "{out}");
 
@@ -937,24 +764,14 @@ fn backends_lists_features_and_backends() {
     let out = ok(run(simdcrypt(dir.path()).arg("backends")));
     if env_disable.is_none() {
         for r in simdcrypt::backend_report() {
-            let expected = format!(
-                "{}: selected {} (supported: {})",
-                r.algorithm,
-                r.selected,
-                r.supported.join(", ")
-            );
-            assert!(
-                out.lines().any(|l| l == expected),
-                "{expected} not in {out}"
-            );
+            let expected = format!("{}: selected {} (supported: {})", r.algorithm, r.selected, r.supported.join(", "));
+            assert!(out.lines().any(|l| l == expected), "{expected} not in {out}");
         }
     }
 
     // Hiding a feature is reported.
     if let Some(f) = hardware.first() {
-        let out = ok(run(simdcrypt(dir.path())
-            .arg("backends")
-            .env("SIMDCRYPT_DISABLE", f)));
+        let out = ok(run(simdcrypt(dir.path()).arg("backends").env("SIMDCRYPT_DISABLE", f)));
         assert!(out.contains("SIMDCRYPT_DISABLE"), "{out}");
     }
 
@@ -967,12 +784,7 @@ fn backends_lists_features_and_backends() {
 #[test]
 fn help_and_version() {
     let dir = TempDir::new("help");
-    for args in [
-        &["--help"][..],
-        &["sum", "--help"],
-        &["check", "--help"],
-        &["backends", "--help"],
-    ] {
+    for args in [&["--help"][..], &["sum", "--help"], &["check", "--help"], &["backends", "--help"]] {
         let out = ok(run(simdcrypt(dir.path()).args(args)));
         assert!(out.contains("Usage: simdcrypt"), "{args:?}: {out}");
         assert!(out.contains("Exit status"), "{args:?}: {out}");
@@ -982,4 +794,20 @@ fn help_and_version() {
     // No subcommand: usage error.
     let o = run(&mut simdcrypt(dir.path()));
     assert_eq!(code(&o), 2);
+}
+
+/// Files large enough for the memory-mapped path, hashed mapped (threads) and read
+/// (`--no-mmap`, one thread), under every spelling of the thread option.
+#[test]
+fn mapped_and_read_paths_agree_on_large_files() {
+    let dir = TempDir::new("mmap");
+    let files = vec![("big1".to_string(), data((17 << 20) + 3, 41)), ("big2".to_string(), data(64 << 20, 42))];
+    for (name, bytes) in &files {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let expected = expected_lines(&files, Mode::Hash, 32, false);
+    for args in [&["-j", "2"][..], &["--num-threads", "auto"], &["--threads", "2", "--no-mmap"], &["--no-mmap"], &[]] {
+        let out = ok(run(simdcrypt(dir.path()).arg("sum").args(args).args(names(&files))));
+        assert_eq!(out, expected, "sum {args:?}");
+    }
 }

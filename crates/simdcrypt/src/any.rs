@@ -82,6 +82,13 @@ impl AnyHasher {
         }
     }
 
+    /// The thread setting.
+    pub fn threads(&self) -> Threads {
+        match self {
+            AnyHasher::Blake3(h) => h.max_threads(),
+        }
+    }
+
     /// Adds input.
     pub fn update(&mut self, data: &[u8]) -> &mut Self {
         match self {
@@ -130,19 +137,14 @@ impl AnyHasher {
 fn new_blake3(opts: &HashOptions) -> Result<blake3::Hasher, Error> {
     let mut hasher = match (&opts.key, &opts.derive_key_context) {
         (Some(_), Some(_)) => {
-            return Err(Error::InvalidArgument(
-                "blake3 takes a key or a derive_key_context, not both".to_string(),
-            ))
+            return Err(Error::InvalidArgument("blake3 takes a key or a derive_key_context, not both".to_string()))
         }
         (Some(key), None) => {
-            let key: &[u8; blake3::KEY_LEN] =
-                key.as_slice()
-                    .try_into()
-                    .map_err(|_| Error::InvalidLength {
-                        what: "blake3 key",
-                        expected: blake3::KEY_LEN,
-                        got: key.len(),
-                    })?;
+            let key: &[u8; blake3::KEY_LEN] = key.as_slice().try_into().map_err(|_| Error::InvalidLength {
+                what: "blake3 key",
+                expected: blake3::KEY_LEN,
+                got: key.len(),
+            })?;
             blake3::Hasher::new_keyed(key)
         }
         (None, Some(context)) => blake3::Hasher::new_derive_key(context),
@@ -155,12 +157,72 @@ fn new_blake3(opts: &HashOptions) -> Result<blake3::Hasher, Error> {
     Ok(hasher)
 }
 
+/// How [`hash_file`] gets at a file's bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum FileAccess {
+    /// Memory-map regular files of at least [`MMAP_MIN_LEN`] bytes when the hasher may use
+    /// more than one thread (threads need the whole input at hand); read otherwise.
+    #[default]
+    Auto,
+    /// Always read sequentially (by request: `--no-mmap`).
+    Read,
+    /// Memory-map every regular file (pipes and special files are still read).
+    Mmap,
+}
+
+/// Files smaller than this are read even when threads are allowed: mapping costs more
+/// than it saves.
+pub const MMAP_MIN_LEN: u64 = 16 << 20;
+
+/// Files are mapped this much at a time, so resident memory stays bounded however large the
+/// file (mapping a whole file grows the process's resident set to the file's size). A power
+/// of two, so each window is a whole subtree that threads can split evenly.
+pub const MMAP_WINDOW_LEN: u64 = 64 << 20;
+
 /// Hashes a whole file with a fresh copy of `hasher`; returns `len` bytes of digest (the
 /// default length for `None`). Errors opening or reading the file come back as `io::Error`;
 /// an unavailable length comes back as `io::ErrorKind::InvalidInput`.
 pub fn hash_file(path: &Path, hasher: &AnyHasher, len: Option<usize>) -> io::Result<Vec<u8>> {
+    hash_file_with(path, hasher, len, FileAccess::Auto)
+}
+
+/// [`hash_file`] with a choice of how the file is read.
+pub fn hash_file_with(path: &Path, hasher: &AnyHasher, len: Option<usize>, access: FileAccess) -> io::Result<Vec<u8>> {
     let mut h = hasher.clone();
-    h.update_reader(File::open(path)?)?;
-    h.finalize(len)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    let map = match access {
+        FileAccess::Read => false,
+        FileAccess::Mmap => meta.is_file(),
+        FileAccess::Auto => meta.is_file() && meta.len() >= MMAP_MIN_LEN && h.threads() != Threads::One,
+    };
+    if map {
+        update_mapped(&mut h, &file, meta.len())?;
+    } else {
+        h.update_reader(file)?;
+    }
+    h.finalize(len).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+}
+
+#[cfg(feature = "mmap")]
+fn update_mapped(h: &mut AnyHasher, file: &File, len: u64) -> io::Result<()> {
+    let mut offset = 0;
+    while offset < len {
+        let window = MMAP_WINDOW_LEN.min(len - offset) as usize;
+        // SAFETY: the map is read-only and lives only for this iteration. If another process
+        // truncates the file meanwhile, touching the missing pages raises SIGBUS: the risk
+        // every mmap-based hasher (b3sum, RHash) accepts. Concurrent writes can only change
+        // the digest, which reading the file would not prevent either.
+        let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(window).map(file)? };
+        // Only a hint: failure changes nothing.
+        let _ = map.advise(memmap2::Advice::Sequential);
+        h.update(&map);
+        offset += window as u64;
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "mmap"))]
+fn update_mapped(h: &mut AnyHasher, file: &File, _len: u64) -> io::Result<()> {
+    h.update_reader(file).map(|_| ())
 }

@@ -25,21 +25,13 @@ pub trait Backend: Copy + Eq + std::fmt::Debug + 'static {
 
     /// The backends this CPU can run, best first. Never empty: "portable" runs anywhere.
     fn all_supported() -> Vec<Self> {
-        Self::ALL
-            .iter()
-            .copied()
-            .filter(|b| b.is_supported())
-            .collect()
+        Self::ALL.iter().copied().filter(|b| b.is_supported()).collect()
     }
 
     /// The best backend for this CPU (cheap: feature detection is cached).
     fn detect() -> Self {
         let features = cpu::features();
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|b| b.runs_on(features))
-            .expect("a backend that runs anywhere is listed last")
+        Self::ALL.iter().copied().find(|b| b.runs_on(features)).expect("a backend that runs anywhere is listed last")
     }
 
     /// Parses a user-supplied name, checking that this CPU can run it.

@@ -193,16 +193,7 @@ fn detect_hardware() -> Features {
 
     let max_leaf = cpuid(0, 0).eax;
     let leaf1 = cpuid(1, 0);
-    let leaf7 = if max_leaf >= 7 {
-        cpuid(7, 0)
-    } else {
-        CpuidResult {
-            eax: 0,
-            ebx: 0,
-            ecx: 0,
-            edx: 0,
-        }
-    };
+    let leaf7 = if max_leaf >= 7 { cpuid(7, 0) } else { CpuidResult { eax: 0, ebx: 0, ecx: 0, edx: 0 } };
 
     // XCR0 says which register files the OS saves. Bit 1: XMM, bit 2: YMM upper halves,
     // bits 5-7: opmask, ZMM upper halves of 0-15, ZMM 16-31.
@@ -288,22 +279,10 @@ mod tests {
         assert_eq!(f.has(Feature::Avx), is_x86_feature_detected!("avx"));
         assert_eq!(f.has(Feature::Avx2), is_x86_feature_detected!("avx2"));
         assert_eq!(f.has(Feature::Avx512F), is_x86_feature_detected!("avx512f"));
-        assert_eq!(
-            f.has(Feature::Avx512Vl),
-            is_x86_feature_detected!("avx512vl")
-        );
-        assert_eq!(
-            f.has(Feature::Avx512Bw),
-            is_x86_feature_detected!("avx512bw")
-        );
-        assert_eq!(
-            f.has(Feature::Avx512Dq),
-            is_x86_feature_detected!("avx512dq")
-        );
-        assert_eq!(
-            f.has(Feature::Avx512Vbmi),
-            is_x86_feature_detected!("avx512vbmi")
-        );
+        assert_eq!(f.has(Feature::Avx512Vl), is_x86_feature_detected!("avx512vl"));
+        assert_eq!(f.has(Feature::Avx512Bw), is_x86_feature_detected!("avx512bw"));
+        assert_eq!(f.has(Feature::Avx512Dq), is_x86_feature_detected!("avx512dq"));
+        assert_eq!(f.has(Feature::Avx512Vbmi), is_x86_feature_detected!("avx512vbmi"));
         assert_eq!(f.has(Feature::Sha), is_x86_feature_detected!("sha"));
         assert_eq!(f.has(Feature::Gfni), is_x86_feature_detected!("gfni"));
         assert_eq!(f.has(Feature::Vaes), is_x86_feature_detected!("vaes"));
@@ -313,9 +292,7 @@ mod tests {
 
     #[test]
     fn disable_list_removes_named_features() {
-        let all = Feature::ALL
-            .iter()
-            .fold(Features::NONE, |acc, &f| acc.with(f));
+        let all = Feature::ALL.iter().fold(Features::NONE, |acc, &f| acc.with(f));
         let f = apply_disable_list(all, " AVX512 , sse41,bogus");
         assert!(!f.has(Feature::Avx512F) && !f.has(Feature::Avx512Vbmi));
         assert!(!f.has(Feature::Sse41));

@@ -40,29 +40,15 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::UnknownBackend {
-                algorithm,
-                requested,
-                supported,
-            } => write!(
-                f,
-                "unknown {algorithm} backend {requested:?}; supported on this CPU: {}",
-                supported.join(", ")
-            ),
-            Error::UnsupportedBackend {
-                algorithm,
-                requested,
-                supported,
-            } => write!(
+            Error::UnknownBackend { algorithm, requested, supported } => {
+                write!(f, "unknown {algorithm} backend {requested:?}; supported on this CPU: {}", supported.join(", "))
+            }
+            Error::UnsupportedBackend { algorithm, requested, supported } => write!(
                 f,
                 "{algorithm} backend {requested:?} is not supported by this CPU; supported: {}",
                 supported.join(", ")
             ),
-            Error::InvalidLength {
-                what,
-                expected,
-                got,
-            } => {
+            Error::InvalidLength { what, expected, got } => {
                 write!(f, "{what} must be {expected} bytes, got {got}")
             }
             Error::InvalidArgument(msg) => f.write_str(msg),

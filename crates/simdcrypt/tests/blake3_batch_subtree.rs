@@ -14,10 +14,7 @@ fn modes() -> [(Mode<'static>, blake3::Hasher); 3] {
     [
         (Mode::Hash, blake3::Hasher::new()),
         (Mode::KeyedHash(&KEY), blake3::Hasher::new_keyed(&KEY)),
-        (
-            Mode::DeriveKey(CONTEXT),
-            blake3::Hasher::new_derive_key(CONTEXT),
-        ),
+        (Mode::DeriveKey(CONTEXT), blake3::Hasher::new_derive_key(CONTEXT)),
     ]
 }
 
@@ -29,13 +26,7 @@ fn expected(reference: &blake3::Hasher, message: &[u8], out_len: usize) -> Vec<u
     out
 }
 
-fn check_batch(
-    batch: &Batch,
-    reference: &blake3::Hasher,
-    messages: &[&[u8]],
-    out_len: usize,
-    what: &str,
-) {
+fn check_batch(batch: &Batch, reference: &blake3::Hasher, messages: &[&[u8]], out_len: usize, what: &str) {
     let mut out = vec![0u8; messages.len() * out_len];
     batch.hash_into(messages, out_len, &mut out).unwrap();
     for (i, m) in messages.iter().enumerate() {
@@ -53,9 +44,7 @@ fn equal_length_batches_every_backend() {
     let data = common::random_bytes(10, 1000 * 2100);
     // Counts around every kernel width; lengths around block and chunk edges.
     let counts = [1usize, 3, 4, 5, 7, 8, 9, 15, 16, 17, 30, 31, 33, 300];
-    let lengths = [
-        0usize, 1, 31, 63, 64, 65, 127, 128, 500, 1023, 1024, 1025, 2048, 2100,
-    ];
+    let lengths = [0usize, 1, 31, 63, 64, 65, 127, 128, 500, 1023, 1024, 1025, 2048, 2100];
     for platform in common::supported_backends::<Platform>("equal_length_batches_every_backend") {
         for (mode, reference) in modes() {
             let mut batch = Batch::new(mode);
@@ -65,8 +54,7 @@ fn equal_length_batches_every_backend() {
                     if count * len > data.len() || (count > 33 && len > 128) {
                         continue;
                     }
-                    let messages: Vec<&[u8]> =
-                        (0..count).map(|i| &data[i * len..][..len]).collect();
+                    let messages: Vec<&[u8]> = (0..count).map(|i| &data[i * len..][..len]).collect();
                     check_batch(
                         &batch,
                         &reference,
@@ -90,21 +78,15 @@ fn ragged_batches_lengths_and_threads() {
                 let count = rng.random_range(1..200);
                 let messages: Vec<&[u8]> = (0..count)
                     .map(|_| {
-                        let len = if rng.random_bool(0.1) {
-                            rng.random_range(0..5000)
-                        } else {
-                            rng.random_range(0..=1024)
-                        };
+                        let len =
+                            if rng.random_bool(0.1) { rng.random_range(0..5000) } else { rng.random_range(0..=1024) };
                         let start = rng.random_range(0..data.len() - len);
                         &data[start..start + len]
                     })
                     .collect();
-                for (out_len, threads) in [
-                    (32, Threads::One),
-                    (16, Threads::Max(2)),
-                    (1, Threads::Auto),
-                    (100, Threads::Max(3)),
-                ] {
+                for (out_len, threads) in
+                    [(32, Threads::One), (16, Threads::Max(2)), (1, Threads::Auto), (100, Threads::Max(3))]
+                {
                     let mut batch = Batch::new(mode);
                     batch.set_platform(platform).set_max_threads(threads);
                     check_batch(
@@ -122,13 +104,8 @@ fn ragged_batches_lengths_and_threads() {
 
 #[test]
 fn batch_rejects_a_wrong_output_size() {
-    let err = Batch::new(Mode::Hash)
-        .hash_into(&[b"a", b"b"], 32, &mut [0u8; 63])
-        .unwrap_err();
-    assert!(
-        err.to_string().contains("2 messages x 32 bytes, got 63"),
-        "{err}"
-    );
+    let err = Batch::new(Mode::Hash).hash_into(&[b"a", b"b"], 32, &mut [0u8; 63]).unwrap_err();
+    assert!(err.to_string().contains("2 messages x 32 bytes, got 63"), "{err}");
     Batch::new(Mode::Hash).hash_into(&[], 32, &mut []).unwrap();
 }
 
@@ -147,16 +124,7 @@ fn tree_cv(input: &[u8], offset: u64, depth: u32, mode: Mode<'_>) -> [u8; 32] {
 #[test]
 fn subtrees_merge_to_the_plain_digest() {
     let data = common::random_bytes(13, 70 * 1024 + 5);
-    for len in [
-        1025usize,
-        2048,
-        2049,
-        3 * 1024,
-        4096 + 1,
-        16 * 1024,
-        31 * 1024 + 7,
-        70 * 1024 + 5,
-    ] {
+    for len in [1025usize, 2048, 2049, 3 * 1024, 4096 + 1, 16 * 1024, 31 * 1024 + 7, 70 * 1024 + 5] {
         let input = &data[..len];
         for (mode, reference) in modes() {
             let split = subtree::left_subtree_len(len as u64) as usize;
@@ -165,11 +133,7 @@ fn subtrees_merge_to_the_plain_digest() {
                 let right = tree_cv(&input[split..], split as u64, depth, mode);
                 let mut out = [0u8; 80];
                 subtree::merge_root(&left, &right, mode).fill(&mut out);
-                assert_eq!(
-                    out[..],
-                    expected(&reference, input, 80)[..],
-                    "{mode:?} len {len} depth {depth}"
-                );
+                assert_eq!(out[..], expected(&reference, input, 80)[..], "{mode:?} len {len} depth {depth}");
             }
         }
     }
@@ -179,29 +143,19 @@ fn subtrees_merge_to_the_plain_digest() {
 fn subtree_values_match_the_official_hazmat() {
     let data = common::random_bytes(14, 64 * 1024);
     let mut rng = common::rng(15);
-    for platform in
-        common::supported_backends::<Platform>("subtree_values_match_the_official_hazmat")
-    {
+    for platform in common::supported_backends::<Platform>("subtree_values_match_the_official_hazmat") {
         for _ in 0..60 {
             // A random chunk-aligned offset and a length its alignment allows.
             let offset_chunks: u64 = rng.random_range(0..64);
             let offset = offset_chunks * 1024;
-            let max = subtree::max_subtree_len(offset)
-                .unwrap_or(1 << 16)
-                .min(data.len() as u64);
+            let max = subtree::max_subtree_len(offset).unwrap_or(1 << 16).min(data.len() as u64);
             let len = rng.random_range(1..=max) as usize;
             let mut ours = Hasher::new_keyed(&KEY);
-            ours.set_platform(platform)
-                .set_input_offset(offset, len as u64)
-                .unwrap();
+            ours.set_platform(platform).set_input_offset(offset, len as u64).unwrap();
             ours.update(&data[..len]);
             let mut theirs = blake3::Hasher::new_keyed(&KEY);
             theirs.set_input_offset(offset).update(&data[..len]);
-            assert_eq!(
-                ours.finalize_non_root(),
-                theirs.finalize_non_root(),
-                "{platform:?} offset {offset} len {len}"
-            );
+            assert_eq!(ours.finalize_non_root(), theirs.finalize_non_root(), "{platform:?} offset {offset} len {len}");
         }
     }
     let (l, r) = ([1u8; 32], [2u8; 32]);
@@ -212,19 +166,13 @@ fn subtree_values_match_the_official_hazmat() {
     let mut ours = [0u8; 32];
     subtree::merge_root(&l, &r, Mode::DeriveKey(CONTEXT)).fill(&mut ours);
     let ctx_key = hazmat::hash_derive_key_context(CONTEXT);
-    assert_eq!(
-        ours,
-        *hazmat::merge_subtrees_root(&l, &r, hazmat::Mode::DeriveKeyMaterial(&ctx_key)).as_bytes()
-    );
+    assert_eq!(ours, *hazmat::merge_subtrees_root(&l, &r, hazmat::Mode::DeriveKeyMaterial(&ctx_key)).as_bytes());
 }
 
 #[test]
 fn subtree_rules_are_enforced_with_clear_errors() {
-    let msg = |offset: u64, len: usize| {
-        subtree::chaining_value(Mode::Hash, &vec![0u8; len], offset)
-            .unwrap_err()
-            .to_string()
-    };
+    let msg =
+        |offset: u64, len: usize| subtree::chaining_value(Mode::Hash, &vec![0u8; len], offset).unwrap_err().to_string();
     assert!(msg(1000, 10).contains("not a multiple of the chunk length 1024"));
     assert!(msg(3072, 2048).contains("at most 1024 bytes"));
     assert!(msg(2048, 0).contains("must not be empty"));

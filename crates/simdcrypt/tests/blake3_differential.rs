@@ -11,11 +11,7 @@ const CONTEXT: &str = "simdcrypt 2026-11-20 differential tests";
 
 /// Our hasher and the official one, in the same mode.
 fn hasher_pairs(platform: Platform) -> [(Hasher, blake3::Hasher, &'static str); 3] {
-    let mut ours = [
-        Hasher::new(),
-        Hasher::new_keyed(&KEY),
-        Hasher::new_derive_key(CONTEXT),
-    ];
+    let mut ours = [Hasher::new(), Hasher::new_keyed(&KEY), Hasher::new_derive_key(CONTEXT)];
     for h in &mut ours {
         h.set_platform(platform);
     }
@@ -38,11 +34,7 @@ fn edge_lengths_all_modes_every_backend() {
             for (mut ours, mut theirs, mode) in hasher_pairs(platform) {
                 ours.update(input);
                 theirs.update(input);
-                assert_eq!(
-                    ours.finalize(),
-                    *theirs.finalize().as_bytes(),
-                    "{platform:?} {mode} len {len}"
-                );
+                assert_eq!(ours.finalize(), *theirs.finalize().as_bytes(), "{platform:?} {mode} len {len}");
             }
         }
     }
@@ -56,9 +48,7 @@ fn random_splits_every_backend() {
         for trial in 0..40 {
             let len = rng.random_range(0..=data.len());
             let input = &data[..len];
-            let cuts: Vec<usize> = (0..rng.random_range(0..8))
-                .map(|_| rng.random_range(0..=len))
-                .collect();
+            let cuts: Vec<usize> = (0..rng.random_range(0..8)).map(|_| rng.random_range(0..=len)).collect();
             for (mut ours, mut theirs, mode) in hasher_pairs(platform) {
                 for piece in common::split_at_points(input, &cuts) {
                     ours.update(piece);
@@ -77,40 +67,22 @@ fn random_splits_every_backend() {
 #[test]
 fn extended_output_and_seek_every_backend() {
     let data = common::random_bytes(4, 5000);
-    for platform in common::supported_backends::<Platform>("extended_output_and_seek_every_backend")
-    {
+    for platform in common::supported_backends::<Platform>("extended_output_and_seek_every_backend") {
         for (mut ours, mut theirs, mode) in hasher_pairs(platform) {
             ours.update(&data);
             theirs.update(&data);
             let mut expected = vec![0u8; 2100];
             theirs.finalize_xof().fill(&mut expected);
-            for (seek, len) in [
-                (0, 0),
-                (0, 1),
-                (0, 2100),
-                (1, 63),
-                (63, 2),
-                (64, 64),
-                (100, 1000),
-                (2099, 1),
-            ] {
+            for (seek, len) in [(0, 0), (0, 1), (0, 2100), (1, 63), (63, 2), (64, 64), (100, 1000), (2099, 1)] {
                 let mut reader = ours.finalize_xof();
                 reader.set_position(seek as u64);
                 let mut out = vec![0u8; len];
                 reader.fill(&mut out);
-                assert_eq!(
-                    out,
-                    expected[seek..seek + len],
-                    "{platform:?} {mode} seek {seek} len {len}"
-                );
+                assert_eq!(out, expected[seek..seek + len], "{platform:?} {mode} seek {seek} len {len}");
                 assert_eq!(reader.position(), (seek + len) as u64);
             }
             // Positions far out in the stream, where the block counter exceeds 32 bits.
-            for seek in [
-                u64::from(u32::MAX) * 64 - 1,
-                (1u64 << 40) + 5,
-                u64::MAX - 63,
-            ] {
+            for seek in [u64::from(u32::MAX) * 64 - 1, (1u64 << 40) + 5, u64::MAX - 63] {
                 let mut mine = ours.finalize_xof();
                 mine.set_position(seek);
                 let mut theirs_reader = theirs.finalize_xof();
@@ -129,12 +101,7 @@ fn threads_give_the_same_digest() {
     let data = common::random_bytes(5, (9 << 20) + 3 * 1024 + 11);
     let expected = *blake3::hash(&data).as_bytes();
     for platform in common::supported_backends::<Platform>("threads_give_the_same_digest") {
-        for threads in [
-            Threads::Max(2),
-            Threads::Max(3),
-            Threads::Max(8),
-            Threads::Auto,
-        ] {
+        for threads in [Threads::Max(2), Threads::Max(3), Threads::Max(8), Threads::Auto] {
             let mut h = Hasher::new();
             h.set_platform(platform).set_max_threads(threads);
             // One big update and an unaligned start, so subtrees of every size occur.

@@ -36,11 +36,7 @@ fn input(len: usize) -> Vec<u8> {
 }
 
 fn check_extended(hasher: &Hasher, expected: &[u8], what: &str) {
-    assert_eq!(
-        hasher.finalize()[..],
-        expected[..32],
-        "{what}: 32-byte digest"
-    );
+    assert_eq!(hasher.finalize()[..], expected[..32], "{what}: 32-byte digest");
     let mut out = vec![0u8; expected.len()];
     hasher.finalize_xof().fill(&mut out);
     assert_eq!(out, expected, "{what}: extended output");
@@ -50,11 +46,7 @@ fn check_extended(hasher: &Hasher, expected: &[u8], what: &str) {
         reader.set_position(seek as u64);
         let mut tail = vec![0u8; expected.len() - seek];
         reader.fill(&mut tail);
-        assert_eq!(
-            tail,
-            expected[seek..],
-            "{what}: output from position {seek}"
-        );
+        assert_eq!(tail, expected[seek..], "{what}: output from position {seek}");
     }
 }
 
@@ -65,17 +57,12 @@ fn official_vectors_on_every_backend() {
     for platform in common::supported_backends::<Platform>("official_vectors_on_every_backend") {
         for case in &cases {
             let data = input(case.input_len);
-            let label =
-                |mode: &str| format!("{} {mode} len {}", platform_name(platform), case.input_len);
+            let label = |mode: &str| format!("{} {mode} len {}", platform_name(platform), case.input_len);
 
             let modes: [(Hasher, &[u8], &str); 3] = [
                 (Hasher::new(), &case.hash, "hash"),
                 (Hasher::new_keyed(&key), &case.keyed_hash, "keyed_hash"),
-                (
-                    Hasher::new_derive_key(&context),
-                    &case.derive_key,
-                    "derive_key",
-                ),
+                (Hasher::new_derive_key(&context), &case.derive_key, "derive_key"),
             ];
             for (mut hasher, expected, mode) in modes {
                 hasher.set_platform(platform);
@@ -87,12 +74,7 @@ fn official_vectors_on_every_backend() {
                 for piece in data.chunks(step) {
                     streamed.update(piece);
                 }
-                assert_eq!(
-                    streamed.finalize()[..],
-                    expected[..32],
-                    "{} streamed",
-                    label(mode)
-                );
+                assert_eq!(streamed.finalize()[..], expected[..32], "{} streamed", label(mode));
             }
         }
     }
@@ -102,10 +84,7 @@ fn official_vectors_on_every_backend() {
         let data = input(case.input_len);
         assert_eq!(blake3::hash(&data)[..], case.hash[..32]);
         assert_eq!(blake3::keyed_hash(&key, &data)[..], case.keyed_hash[..32]);
-        assert_eq!(
-            blake3::derive_key(&context, &data)[..],
-            case.derive_key[..32]
-        );
+        assert_eq!(blake3::derive_key(&context, &data)[..], case.derive_key[..32]);
     }
 }
 

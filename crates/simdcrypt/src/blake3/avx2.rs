@@ -14,8 +14,7 @@ fn rot16(x: __m256i) -> __m256i {
     _mm256_shuffle_epi8(
         x,
         _mm256_setr_epi8(
-            2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11,
-            8, 9, 14, 15, 12, 13,
+            2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
         ),
     )
 }
@@ -26,8 +25,7 @@ fn rot8(x: __m256i) -> __m256i {
     _mm256_shuffle_epi8(
         x,
         _mm256_setr_epi8(
-            1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12, 1, 2, 3, 0, 5, 6, 7, 4, 9, 10,
-            11, 8, 13, 14, 15, 12,
+            1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12, 1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12,
         ),
     )
 }
@@ -100,9 +98,7 @@ fn load_message(inputs: &[&[u8]], block_index: usize) -> [__m256i; 16] {
     let mut lo = [_mm256_setzero_si256(); 8];
     let mut hi = [_mm256_setzero_si256(); 8];
     for (lane, input) in inputs[..DEGREE].iter().enumerate() {
-        let block: &[u8; BLOCK_LEN] = input[block_index * BLOCK_LEN..][..BLOCK_LEN]
-            .try_into()
-            .expect("a whole block");
+        let block: &[u8; BLOCK_LEN] = input[block_index * BLOCK_LEN..][..BLOCK_LEN].try_into().expect("a whole block");
         let p = block.as_ptr().cast::<__m256i>();
         // SAFETY: `block` is 64 readable bytes; loadu has no alignment requirement.
         unsafe {
@@ -128,8 +124,7 @@ fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m256i, __m256i) {
         lo[lane] = c as u32 as i32;
         hi[lane] = (c >> 32) as u32 as i32;
     }
-    let load =
-        |a: &[i32; DEGREE]| _mm256_setr_epi32(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+    let load = |a: &[i32; DEGREE]| _mm256_setr_epi32(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
     (load(&lo), load(&hi))
 }
 
@@ -193,11 +188,7 @@ pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
         first += DEGREE;
     }
     if first < job.inputs.len() {
-        let rest = HashManyJob {
-            inputs: &job.inputs[first..],
-            counter: job.counter_for(first),
-            ..*job
-        };
+        let rest = HashManyJob { inputs: &job.inputs[first..], counter: job.counter_for(first), ..*job };
         sse41::hash_many(&rest, &mut out[first * OUT_LEN..]);
     }
 }

@@ -74,9 +74,7 @@ fn transpose16(r: &mut [__m512i; 16]) {
 fn load_message(inputs: &[&[u8]], block_index: usize) -> [__m512i; 16] {
     let mut m = [_mm512_setzero_si512(); 16];
     for (lane, input) in inputs[..DEGREE].iter().enumerate() {
-        let block: &[u8; BLOCK_LEN] = input[block_index * BLOCK_LEN..][..BLOCK_LEN]
-            .try_into()
-            .expect("a whole block");
+        let block: &[u8; BLOCK_LEN] = input[block_index * BLOCK_LEN..][..BLOCK_LEN].try_into().expect("a whole block");
         // SAFETY: `block` is 64 readable bytes; loadu has no alignment requirement.
         m[lane] = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
     }
@@ -94,15 +92,9 @@ fn hash16(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
         *hw = _mm512_set1_epi32(kw as i32);
     }
     let lo: [u32; DEGREE] = core::array::from_fn(|lane| job.counter_for(first + lane) as u32);
-    let hi: [u32; DEGREE] =
-        core::array::from_fn(|lane| (job.counter_for(first + lane) >> 32) as u32);
+    let hi: [u32; DEGREE] = core::array::from_fn(|lane| (job.counter_for(first + lane) >> 32) as u32);
     // SAFETY: each array is 64 readable bytes; loadu has no alignment requirement.
-    let (ctr_lo, ctr_hi) = unsafe {
-        (
-            _mm512_loadu_si512(lo.as_ptr().cast()),
-            _mm512_loadu_si512(hi.as_ptr().cast()),
-        )
-    };
+    let (ctr_lo, ctr_hi) = unsafe { (_mm512_loadu_si512(lo.as_ptr().cast()), _mm512_loadu_si512(hi.as_ptr().cast())) };
     for b in 0..blocks {
         let m = load_message(inputs, b);
         let flags = _mm512_set1_epi32(job.block_flags(b, blocks - 1) as i32);
@@ -157,11 +149,7 @@ pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
         first += DEGREE;
     }
     if first < job.inputs.len() {
-        let rest = HashManyJob {
-            inputs: &job.inputs[first..],
-            counter: job.counter_for(first),
-            ..*job
-        };
+        let rest = HashManyJob { inputs: &job.inputs[first..], counter: job.counter_for(first), ..*job };
         avx2::hash_many(&rest, &mut out[first * OUT_LEN..]);
     }
 }
@@ -184,28 +172,10 @@ fn g_rows(r: &mut [__m128i; 4], x: __m128i, y: __m128i) {
 /// Gathers words `s[i0]`, `s[i1]`, `s[i2]`, `s[i3]` of round `R`'s message into one row.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
-fn pick<const R: usize, const I0: usize, const I1: usize, const I2: usize, const I3: usize>(
-    m: __m512i,
-) -> __m128i {
+fn pick<const R: usize, const I0: usize, const I1: usize, const I2: usize, const I3: usize>(m: __m512i) -> __m128i {
     let s = &MSG_SCHEDULE[R];
-    let idx = _mm512_setr_epi32(
-        s[I0] as i32,
-        s[I1] as i32,
-        s[I2] as i32,
-        s[I3] as i32,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-    );
+    let idx =
+        _mm512_setr_epi32(s[I0] as i32, s[I1] as i32, s[I2] as i32, s[I3] as i32, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     _mm512_castsi512_si128(_mm512_permutexvar_epi32(idx, m))
 }
 
@@ -227,13 +197,7 @@ fn round_rows<const R: usize>(r: &mut [__m128i; 4], m: __m512i) {
 
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
-fn compress_rows(
-    cv: &CvWords,
-    block: &[u8; BLOCK_LEN],
-    block_len: u8,
-    counter: u64,
-    flags: u8,
-) -> [__m128i; 4] {
+fn compress_rows(cv: &CvWords, block: &[u8; BLOCK_LEN], block_len: u8, counter: u64, flags: u8) -> [__m128i; 4] {
     // SAFETY: `block` is 64 readable bytes and `cv` 32; loadu has no alignment requirement.
     let (m, cv_lo, cv_hi) = unsafe {
         (
@@ -246,12 +210,7 @@ fn compress_rows(
         cv_lo,
         cv_hi,
         _mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32),
-        _mm_setr_epi32(
-            counter as i32,
-            (counter >> 32) as i32,
-            block_len as i32,
-            flags as i32,
-        ),
+        _mm_setr_epi32(counter as i32, (counter >> 32) as i32, block_len as i32, flags as i32),
     ];
     round_rows::<0>(&mut r, m);
     round_rows::<1>(&mut r, m);
@@ -265,13 +224,7 @@ fn compress_rows(
 
 /// One compression keeping only the new chaining value.
 #[target_feature(enable = "avx512f,avx512vl")]
-pub(super) fn compress_in_place(
-    cv: &mut CvWords,
-    block: &[u8; BLOCK_LEN],
-    block_len: u8,
-    counter: u64,
-    flags: u8,
-) {
+pub(super) fn compress_in_place(cv: &mut CvWords, block: &[u8; BLOCK_LEN], block_len: u8, counter: u64, flags: u8) {
     let r = compress_rows(cv, block, block_len, counter, flags);
     let p = cv.as_mut_ptr().cast::<__m128i>();
     // SAFETY: `cv` is 32 writable bytes; storeu has no alignment requirement.
@@ -283,27 +236,12 @@ pub(super) fn compress_in_place(
 
 /// One compression with the full 64-byte output (root blocks of extendable output).
 #[target_feature(enable = "avx512f,avx512vl")]
-pub(super) fn compress_xof(
-    cv: &CvWords,
-    block: &[u8; BLOCK_LEN],
-    block_len: u8,
-    counter: u64,
-    flags: u8,
-) -> [u8; 64] {
+pub(super) fn compress_xof(cv: &CvWords, block: &[u8; BLOCK_LEN], block_len: u8, counter: u64, flags: u8) -> [u8; 64] {
     let r = compress_rows(cv, block, block_len, counter, flags);
     // SAFETY: `cv` is 32 readable bytes; loadu has no alignment requirement.
-    let (cv_lo, cv_hi) = unsafe {
-        (
-            _mm_loadu_si128(cv.as_ptr().cast()),
-            _mm_loadu_si128(cv.as_ptr().add(4).cast()),
-        )
-    };
-    let rows = [
-        _mm_xor_si128(r[0], r[2]),
-        _mm_xor_si128(r[1], r[3]),
-        _mm_xor_si128(r[2], cv_lo),
-        _mm_xor_si128(r[3], cv_hi),
-    ];
+    let (cv_lo, cv_hi) = unsafe { (_mm_loadu_si128(cv.as_ptr().cast()), _mm_loadu_si128(cv.as_ptr().add(4).cast())) };
+    let rows =
+        [_mm_xor_si128(r[0], r[2]), _mm_xor_si128(r[1], r[3]), _mm_xor_si128(r[2], cv_lo), _mm_xor_si128(r[3], cv_hi)];
     let mut out = [0u8; 64];
     for (chunk, row) in out.chunks_exact_mut(16).zip(rows) {
         // SAFETY: `chunk` is 16 writable bytes; storeu has no alignment requirement.

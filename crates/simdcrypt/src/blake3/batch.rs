@@ -8,8 +8,7 @@
 
 use super::platform::HashManyJob;
 use super::{
-    join, CvWords, Hasher, Mode, Platform, Threads, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START,
-    OUT_LEN, ROOT,
+    join, CvWords, Hasher, Mode, Platform, Threads, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, OUT_LEN, ROOT,
 };
 use crate::backend::Backend;
 use crate::Error;
@@ -40,12 +39,7 @@ impl Batch {
     /// A batch hasher for `mode`, with the detected platform and one thread.
     pub fn new(mode: Mode<'_>) -> Self {
         let (key, flags) = mode.key_and_flags();
-        Batch {
-            key,
-            flags,
-            platform: Platform::detect(),
-            threads: Threads::One,
-        }
+        Batch { key, flags, platform: Platform::detect(), threads: Threads::One }
     }
 
     /// Chooses the kernels.
@@ -63,12 +57,7 @@ impl Batch {
     /// Writes `out_len` bytes of digest for message `i` at `out[i * out_len..]`.
     ///
     /// `out` must be exactly `messages.len() * out_len` bytes long.
-    pub fn hash_into(
-        &self,
-        messages: &[&[u8]],
-        out_len: usize,
-        out: &mut [u8],
-    ) -> Result<(), Error> {
+    pub fn hash_into(&self, messages: &[&[u8]], out_len: usize, out: &mut [u8]) -> Result<(), Error> {
         let expected = messages.len().checked_mul(out_len);
         if expected != Some(out.len()) {
             return Err(Error::InvalidArgument(format!(
@@ -154,14 +143,7 @@ impl Batch {
 
     /// Hashes the messages `run` (all `len` <= CHUNK_LEN bytes long) side by side, writing
     /// their 32-byte digests to `cvs` in run order.
-    fn hash_short_run(
-        &self,
-        messages: &[&[u8]],
-        run: &[usize],
-        len: usize,
-        scratch: &mut Vec<u8>,
-        cvs: &mut [u8],
-    ) {
+    fn hash_short_run(&self, messages: &[&[u8]], run: &[usize], len: usize, scratch: &mut Vec<u8>, cvs: &mut [u8]) {
         let blocks = len.div_ceil(BLOCK_LEN).max(1);
         let last_block_len = len - (blocks - 1) * BLOCK_LEN;
         let mut inputs: Vec<&[u8]> = Vec::with_capacity(run.len());

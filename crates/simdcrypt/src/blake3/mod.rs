@@ -51,9 +51,7 @@ pub const CHUNK_LEN: usize = 1024;
 pub(crate) type CvWords = [u32; 8];
 type CvBytes = [u8; OUT_LEN];
 
-const IV: CvWords = [
-    0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19,
-];
+const IV: CvWords = [0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19];
 
 const MSG_PERMUTATION: [usize; 16] = [2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8];
 
@@ -89,11 +87,7 @@ const DERIVE_KEY_MATERIAL: u8 = 1 << 6;
 /// The widest kernel's lane count over all backends; sizes the stack buffers.
 const MAX_SIMD_DEGREE: usize = 16;
 /// A subtree call returns at most max(degree, 2) chaining values (see `compress_subtree_wide`).
-const MAX_SIMD_DEGREE_OR_2: usize = if MAX_SIMD_DEGREE > 2 {
-    MAX_SIMD_DEGREE
-} else {
-    2
-};
+const MAX_SIMD_DEGREE_OR_2: usize = if MAX_SIMD_DEGREE > 2 { MAX_SIMD_DEGREE } else { 2 };
 /// 2^64 bytes is 2^54 chunks; the lazy merge may hold one extra entry.
 const MAX_DEPTH: usize = 54;
 
@@ -182,45 +176,20 @@ struct Output {
 impl Output {
     fn chaining_value(&self) -> CvBytes {
         let mut cv = self.input_cv;
-        self.platform.compress_in_place(
-            &mut cv,
-            &self.block,
-            self.block_len,
-            self.counter,
-            self.flags,
-        );
+        self.platform.compress_in_place(&mut cv, &self.block, self.block_len, self.counter, self.flags);
         cv_bytes(&cv)
     }
 
     fn root_output_block(&self, block_counter: u64) -> [u8; 64] {
-        self.platform.compress_xof(
-            &self.input_cv,
-            &self.block,
-            self.block_len,
-            block_counter,
-            self.flags | ROOT,
-        )
+        self.platform.compress_xof(&self.input_cv, &self.block, self.block_len, block_counter, self.flags | ROOT)
     }
 }
 
-fn parent_output(
-    left: &CvBytes,
-    right: &CvBytes,
-    key: &CvWords,
-    flags: u8,
-    platform: Platform,
-) -> Output {
+fn parent_output(left: &CvBytes, right: &CvBytes, key: &CvWords, flags: u8, platform: Platform) -> Output {
     let mut block = [0u8; BLOCK_LEN];
     block[..OUT_LEN].copy_from_slice(left);
     block[OUT_LEN..].copy_from_slice(right);
-    Output {
-        input_cv: *key,
-        block,
-        block_len: BLOCK_LEN as u8,
-        counter: 0,
-        flags: flags | PARENT,
-        platform,
-    }
+    Output { input_cv: *key, block, block_len: BLOCK_LEN as u8, counter: 0, flags: flags | PARENT, platform }
 }
 
 /// The state of one chunk being filled. The last block is kept buffered, since it may turn
@@ -238,15 +207,7 @@ struct ChunkState {
 
 impl ChunkState {
     fn new(key: &CvWords, chunk_counter: u64, flags: u8, platform: Platform) -> Self {
-        ChunkState {
-            cv: *key,
-            chunk_counter,
-            buf: [0; BLOCK_LEN],
-            buf_len: 0,
-            blocks_compressed: 0,
-            flags,
-            platform,
-        }
+        ChunkState { cv: *key, chunk_counter, buf: [0; BLOCK_LEN], buf_len: 0, blocks_compressed: 0, flags, platform }
     }
 
     fn len(&self) -> usize {
@@ -270,13 +231,7 @@ impl ChunkState {
 
     fn compress_block(&mut self, block: &[u8; BLOCK_LEN]) {
         let flags = self.flags | self.start_flag();
-        self.platform.compress_in_place(
-            &mut self.cv,
-            block,
-            BLOCK_LEN as u8,
-            self.chunk_counter,
-            flags,
-        );
+        self.platform.compress_in_place(&mut self.cv, block, BLOCK_LEN as u8, self.chunk_counter, flags);
         self.blocks_compressed += 1;
     }
 
@@ -347,8 +302,7 @@ fn compress_chunks_parallel(
     }
     if !partial.is_empty() {
         let mut state = ChunkState::new(key, chunk_counter + n as u64, flags, platform);
-        out[n * OUT_LEN..][..OUT_LEN]
-            .copy_from_slice(&state.update(partial).output().chaining_value());
+        out[n * OUT_LEN..][..OUT_LEN].copy_from_slice(&state.update(partial).output().chaining_value());
         n += 1;
     }
     n
@@ -356,13 +310,7 @@ fn compress_chunks_parallel(
 
 /// Compresses pairs of child chaining values into parents, side by side; an odd last child
 /// is passed through. Returns the number of chaining values written to `out`.
-fn compress_parents_parallel(
-    child_cvs: &[u8],
-    key: &CvWords,
-    flags: u8,
-    platform: Platform,
-    out: &mut [u8],
-) -> usize {
+fn compress_parents_parallel(child_cvs: &[u8], key: &CvWords, flags: u8, platform: Platform, out: &mut [u8]) -> usize {
     let pairs = child_cvs.chunks_exact(2 * OUT_LEN);
     let odd = pairs.remainder();
     let mut parents: [&[u8]; MAX_SIMD_DEGREE_OR_2] = [&[]; MAX_SIMD_DEGREE_OR_2];
@@ -433,45 +381,17 @@ fn compress_subtree_wide(
 
     // Each side returns up to `degree` values; with a degree-1 kernel a side holding one
     // chunk returns exactly one.
-    let degree = if left.len() == CHUNK_LEN {
-        1
-    } else {
-        platform.simd_degree().max(2)
-    };
+    let degree = if left.len() == CHUNK_LEN { 1 } else { platform.simd_degree().max(2) };
     let mut cvs = [0u8; 2 * MAX_SIMD_DEGREE_OR_2 * OUT_LEN];
     let (left_out, right_out) = cvs.split_at_mut(degree * OUT_LEN);
 
     // Share the thread budget in proportion to the work on each side.
-    let left_threads = if threads > 1 {
-        (threads * left.len() / input.len()).clamp(1, threads - 1)
-    } else {
-        1
-    };
+    let left_threads = if threads > 1 { (threads * left.len() / input.len()).clamp(1, threads - 1) } else { 1 };
     let right_threads = threads.saturating_sub(left_threads).max(1);
     let (left_n, right_n) = join(
         threads,
-        || {
-            compress_subtree_wide(
-                left,
-                key,
-                chunk_counter,
-                flags,
-                platform,
-                left_threads,
-                left_out,
-            )
-        },
-        || {
-            compress_subtree_wide(
-                right,
-                key,
-                right_counter,
-                flags,
-                platform,
-                right_threads,
-                right_out,
-            )
-        },
+        || compress_subtree_wide(left, key, chunk_counter, flags, platform, left_threads, left_out),
+        || compress_subtree_wide(right, key, right_counter, flags, platform, right_threads, right_out),
     );
 
     debug_assert_eq!(left_n, degree);
@@ -480,13 +400,7 @@ fn compress_subtree_wide(
         out[..2 * OUT_LEN].copy_from_slice(&cvs[..2 * OUT_LEN]);
         return 2;
     }
-    compress_parents_parallel(
-        &cvs[..(left_n + right_n) * OUT_LEN],
-        key,
-        flags,
-        platform,
-        out,
-    )
+    compress_parents_parallel(&cvs[..(left_n + right_n) * OUT_LEN], key, flags, platform, out)
 }
 
 /// Hashes a subtree of more than one chunk down to its two children's chaining values
@@ -501,15 +415,7 @@ fn compress_subtree_to_parent_node(
 ) -> [u8; BLOCK_LEN] {
     debug_assert!(input.len() > CHUNK_LEN);
     let mut cvs = [0u8; MAX_SIMD_DEGREE_OR_2 * OUT_LEN];
-    let mut n = compress_subtree_wide(
-        input,
-        key,
-        chunk_counter,
-        flags,
-        platform,
-        threads,
-        &mut cvs,
-    );
+    let mut n = compress_subtree_wide(input, key, chunk_counter, flags, platform, threads, &mut cvs);
     debug_assert!(n >= 2);
     let mut parents = [0u8; MAX_SIMD_DEGREE_OR_2 / 2 * OUT_LEN + OUT_LEN];
     while n > 2 {
@@ -555,9 +461,7 @@ impl Hasher {
     /// [`subtree`].
     pub fn set_input_offset(&mut self, offset: u64, len: u64) -> Result<&mut Self, Error> {
         if self.count() != 0 || self.initial_chunk_counter != 0 {
-            return Err(Error::InvalidArgument(
-                "set_input_offset must come before any input".to_string(),
-            ));
+            return Err(Error::InvalidArgument("set_input_offset must come before any input".to_string()));
         }
         subtree::check_subtree(offset, len)?;
         self.initial_chunk_counter = offset / CHUNK_LEN as u64;
@@ -598,6 +502,11 @@ impl Hasher {
         self.chunk_state.platform
     }
 
+    /// The thread setting.
+    pub fn max_threads(&self) -> Threads {
+        self.threads
+    }
+
     /// How many threads `update` may use for large inputs (default [`Threads::One`]).
     pub fn set_max_threads(&mut self, threads: Threads) -> &mut Self {
         self.threads = threads;
@@ -606,12 +515,7 @@ impl Hasher {
 
     /// Forgets all input, keeping the mode, key, platform and thread setting.
     pub fn reset(&mut self) -> &mut Self {
-        self.chunk_state = ChunkState::new(
-            &self.key,
-            0,
-            self.chunk_state.flags,
-            self.chunk_state.platform,
-        );
+        self.chunk_state = ChunkState::new(&self.key, 0, self.chunk_state.flags, self.chunk_state.platform);
         self.cv_stack_len = 0;
         self.initial_chunk_counter = 0;
         self
@@ -619,8 +523,7 @@ impl Hasher {
 
     /// The number of input bytes hashed so far.
     pub fn count(&self) -> u64 {
-        (self.chunk_state.chunk_counter - self.initial_chunk_counter) * CHUNK_LEN as u64
-            + self.chunk_state.len() as u64
+        (self.chunk_state.chunk_counter - self.initial_chunk_counter) * CHUNK_LEN as u64 + self.chunk_state.len() as u64
     }
 
     fn push_cv(&mut self, cv: &CvBytes, chunk_counter: u64) {
@@ -677,22 +580,14 @@ impl Hasher {
             let subtree = &input[..subtree_len];
             let subtree_chunks = (subtree_len / CHUNK_LEN) as u64;
             if subtree_len == CHUNK_LEN {
-                let cv = ChunkState::new(&key, counter, flags, platform)
-                    .update(subtree)
-                    .output()
-                    .chaining_value();
+                let cv = ChunkState::new(&key, counter, flags, platform).update(subtree).output().chaining_value();
                 self.push_cv(&cv, counter);
             } else {
                 let threads = self.threads.budget(subtree_len);
-                let pair = compress_subtree_to_parent_node(
-                    subtree, &key, counter, flags, platform, threads,
-                );
+                let pair = compress_subtree_to_parent_node(subtree, &key, counter, flags, platform, threads);
                 let (left, right) = pair.split_at(OUT_LEN);
                 self.push_cv(left.try_into().expect("32 bytes"), counter);
-                self.push_cv(
-                    right.try_into().expect("32 bytes"),
-                    counter + subtree_chunks / 2,
-                );
+                self.push_cv(right.try_into().expect("32 bytes"), counter + subtree_chunks / 2);
             }
             self.chunk_state.chunk_counter += subtree_chunks;
             input = &input[subtree_len..];
@@ -715,26 +610,11 @@ impl Hasher {
             (self.chunk_state.output(), n)
         } else {
             // Input ended on a subtree boundary: the top two entries are siblings.
-            (
-                parent_output(
-                    &self.cv_stack[n - 2],
-                    &self.cv_stack[n - 1],
-                    key,
-                    flags,
-                    platform,
-                ),
-                n - 2,
-            )
+            (parent_output(&self.cv_stack[n - 2], &self.cv_stack[n - 1], key, flags, platform), n - 2)
         };
         while remaining > 0 {
             remaining -= 1;
-            output = parent_output(
-                &self.cv_stack[remaining],
-                &output.chaining_value(),
-                key,
-                flags,
-                platform,
-            );
+            output = parent_output(&self.cv_stack[remaining], &output.chaining_value(), key, flags, platform);
         }
         output
     }
@@ -747,10 +627,7 @@ impl Hasher {
 
     /// A reader of the extendable output (up to 2^64 bytes), starting at position 0.
     pub fn finalize_xof(&self) -> OutputReader {
-        OutputReader {
-            output: self.final_output(),
-            position: 0,
-        }
+        OutputReader { output: self.final_output(), position: 0 }
     }
 }
 
@@ -773,9 +650,7 @@ impl OutputReader {
     /// The output stream is 2^64 bytes long; reading past its end wraps to its start.
     pub fn fill(&mut self, mut buf: &mut [u8]) {
         while !buf.is_empty() {
-            let block = self
-                .output
-                .root_output_block(self.position / BLOCK_LEN as u64);
+            let block = self.output.root_output_block(self.position / BLOCK_LEN as u64);
             let offset = (self.position % BLOCK_LEN as u64) as usize;
             let take = (BLOCK_LEN - offset).min(buf.len());
             buf[..take].copy_from_slice(&block[offset..][..take]);
@@ -807,7 +682,5 @@ pub fn keyed_hash(key: &[u8; KEY_LEN], input: &[u8]) -> [u8; OUT_LEN] {
 
 /// A 32-byte key derived from `key_material` for the purpose named by `context`.
 pub fn derive_key(context: &str, key_material: &[u8]) -> [u8; OUT_LEN] {
-    Hasher::new_derive_key(context)
-        .update(key_material)
-        .finalize()
+    Hasher::new_derive_key(context).update(key_material).finalize()
 }

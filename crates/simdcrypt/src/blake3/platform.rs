@@ -59,13 +59,9 @@ impl Backend for Platform {
             Platform::Avx2 => f.has_all(&[Feature::Sse41, Feature::Avx, Feature::Avx2]),
             // And AVX-512 hands its remainder to AVX2.
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => f.has_all(&[
-                Feature::Sse41,
-                Feature::Avx,
-                Feature::Avx2,
-                Feature::Avx512F,
-                Feature::Avx512Vl,
-            ]),
+            Platform::Avx512 => {
+                f.has_all(&[Feature::Sse41, Feature::Avx, Feature::Avx2, Feature::Avx512F, Feature::Avx512Vl])
+            }
         }
     }
 }
@@ -130,18 +126,9 @@ impl Platform {
     /// `out` is shorter than 32 bytes per input: the kernels rely on both.
     pub(crate) fn hash_many(self, job: &HashManyJob<'_>, out: &mut [u8]) {
         let len = job.inputs.first().map_or(BLOCK_LEN, |i| i.len());
-        assert!(
-            len >= BLOCK_LEN && len % BLOCK_LEN == 0,
-            "hash_many inputs must be whole blocks"
-        );
-        assert!(
-            job.inputs.iter().all(|i| i.len() == len),
-            "hash_many inputs must have equal lengths"
-        );
-        assert!(
-            out.len() >= job.inputs.len() * OUT_LEN,
-            "hash_many output too short"
-        );
+        assert!(len >= BLOCK_LEN && len % BLOCK_LEN == 0, "hash_many inputs must be whole blocks");
+        assert!(job.inputs.iter().all(|i| i.len() == len), "hash_many inputs must have equal lengths");
+        assert!(out.len() >= job.inputs.len() * OUT_LEN, "hash_many output too short");
         match self {
             Platform::Portable => portable::hash_many(job, out),
             #[cfg(target_arch = "x86_64")]
@@ -247,12 +234,7 @@ mod tests {
             exercised.push(platform.name());
             for (blocks, increment) in [(16usize, true), (1, false), (3, true)] {
                 let len = blocks * BLOCK_LEN;
-                for counter in [
-                    0u64,
-                    u64::from(u32::MAX),
-                    i32::MAX as u64,
-                    u64::from(u32::MAX) - 5,
-                ] {
+                for counter in [0u64, u64::from(u32::MAX), i32::MAX as u64, u64::from(u32::MAX) - 5] {
                     for count in [1usize, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31] {
                         let inputs: Vec<&[u8]> = data.chunks_exact(len).take(count).collect();
                         if inputs.len() < count {
@@ -273,17 +255,11 @@ mod tests {
                         Platform::Portable.hash_many(&job, &mut expected);
                         let mut got = vec![0u8; count * OUT_LEN];
                         platform.hash_many(&job, &mut got);
-                        assert_eq!(
-                            got, expected,
-                            "{platform:?} blocks {blocks} counter {counter:#x} count {count}"
-                        );
+                        assert_eq!(got, expected, "{platform:?} blocks {blocks} counter {counter:#x} count {count}");
                     }
                 }
             }
         }
-        println!(
-            "hash_many_matches_portable: blake3 backends exercised: {}",
-            exercised.join(", ")
-        );
+        println!("hash_many_matches_portable: blake3 backends exercised: {}", exercised.join(", "));
     }
 }

@@ -40,13 +40,7 @@ pub(crate) fn words_from_le_bytes<const N: usize>(bytes: &[u8]) -> [u32; N] {
     words
 }
 
-fn compress_state(
-    cv: &CvWords,
-    block: &[u8; BLOCK_LEN],
-    block_len: u8,
-    counter: u64,
-    flags: u8,
-) -> [u32; 16] {
+fn compress_state(cv: &CvWords, block: &[u8; BLOCK_LEN], block_len: u8, counter: u64, flags: u8) -> [u32; 16] {
     let m: [u32; 16] = words_from_le_bytes(block);
     let mut s = [
         cv[0],
@@ -77,13 +71,7 @@ fn compress_state(
 }
 
 /// One compression that keeps only the new chaining value.
-pub(crate) fn compress_in_place(
-    cv: &mut CvWords,
-    block: &[u8; BLOCK_LEN],
-    block_len: u8,
-    counter: u64,
-    flags: u8,
-) {
+pub(crate) fn compress_in_place(cv: &mut CvWords, block: &[u8; BLOCK_LEN], block_len: u8, counter: u64, flags: u8) {
     let s = compress_state(cv, block, block_len, counter, flags);
     for i in 0..8 {
         cv[i] = s[i] ^ s[i + 8];
@@ -91,13 +79,7 @@ pub(crate) fn compress_in_place(
 }
 
 /// One compression with the full 64-byte output, for root blocks of extendable output.
-pub(crate) fn compress_xof(
-    cv: &CvWords,
-    block: &[u8; BLOCK_LEN],
-    block_len: u8,
-    counter: u64,
-    flags: u8,
-) -> [u8; 64] {
+pub(crate) fn compress_xof(cv: &CvWords, block: &[u8; BLOCK_LEN], block_len: u8, counter: u64, flags: u8) -> [u8; 64] {
     let mut s = compress_state(cv, block, block_len, counter, flags);
     for i in 0..8 {
         s[i] ^= s[i + 8];
@@ -112,26 +94,14 @@ pub(crate) fn compress_xof(
 
 /// Hashes each input of the job one after another (the reference for the SIMD versions).
 pub(crate) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
-    for (i, (input, cv_out)) in job
-        .inputs
-        .iter()
-        .zip(out.chunks_exact_mut(OUT_LEN))
-        .enumerate()
-    {
+    for (i, (input, cv_out)) in job.inputs.iter().zip(out.chunks_exact_mut(OUT_LEN)).enumerate() {
         let mut cv = *job.key;
         let counter = job.counter_for(i);
         let blocks = input.chunks_exact(BLOCK_LEN);
         let last = blocks.len() - 1;
         for (b, block) in blocks.enumerate() {
-            let block: &[u8; BLOCK_LEN] =
-                block.try_into().expect("chunks_exact yields whole blocks");
-            compress_in_place(
-                &mut cv,
-                block,
-                job.block_len(b, last),
-                counter,
-                job.block_flags(b, last),
-            );
+            let block: &[u8; BLOCK_LEN] = block.try_into().expect("chunks_exact yields whole blocks");
+            compress_in_place(&mut cv, block, job.block_len(b, last), counter, job.block_flags(b, last));
         }
         for (chunk, w) in cv_out.chunks_exact_mut(4).zip(cv) {
             chunk.copy_from_slice(&w.to_le_bytes());

@@ -11,19 +11,13 @@ const DEGREE: usize = 4;
 #[inline]
 #[target_feature(enable = "sse4.1")]
 fn rot16(x: __m128i) -> __m128i {
-    _mm_shuffle_epi8(
-        x,
-        _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13),
-    )
+    _mm_shuffle_epi8(x, _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13))
 }
 
 #[inline]
 #[target_feature(enable = "sse4.1")]
 fn rot8(x: __m128i) -> __m128i {
-    _mm_shuffle_epi8(
-        x,
-        _mm_setr_epi8(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12),
-    )
+    _mm_shuffle_epi8(x, _mm_setr_epi8(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12))
 }
 
 #[inline]
@@ -76,9 +70,7 @@ fn transpose4(r: &mut [__m128i]) {
 fn load_message(inputs: &[&[u8]], block_index: usize) -> [__m128i; 16] {
     let mut m = [_mm_setzero_si128(); 16];
     for (lane, input) in inputs[..DEGREE].iter().enumerate() {
-        let block: &[u8; BLOCK_LEN] = input[block_index * BLOCK_LEN..][..BLOCK_LEN]
-            .try_into()
-            .expect("a whole block");
+        let block: &[u8; BLOCK_LEN] = input[block_index * BLOCK_LEN..][..BLOCK_LEN].try_into().expect("a whole block");
         let p = block.as_ptr().cast::<__m128i>();
         for quarter in 0..4 {
             // SAFETY: `block` is 64 readable bytes, so 16 at offset 16*quarter are in
@@ -103,12 +95,7 @@ fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     }
     let c: [u64; DEGREE] = core::array::from_fn(|lane| job.counter_for(first + lane));
     let ctr_lo = _mm_setr_epi32(c[0] as i32, c[1] as i32, c[2] as i32, c[3] as i32);
-    let ctr_hi = _mm_setr_epi32(
-        (c[0] >> 32) as i32,
-        (c[1] >> 32) as i32,
-        (c[2] >> 32) as i32,
-        (c[3] >> 32) as i32,
-    );
+    let ctr_hi = _mm_setr_epi32((c[0] >> 32) as i32, (c[1] >> 32) as i32, (c[2] >> 32) as i32, (c[3] >> 32) as i32);
     for b in 0..blocks {
         let m = load_message(inputs, b);
         let flags = _mm_set1_epi32(job.block_flags(b, blocks - 1) as i32);
@@ -165,11 +152,7 @@ pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
         first += DEGREE;
     }
     if first < job.inputs.len() {
-        let rest = HashManyJob {
-            inputs: &job.inputs[first..],
-            counter: job.counter_for(first),
-            ..*job
-        };
+        let rest = HashManyJob { inputs: &job.inputs[first..], counter: job.counter_for(first), ..*job };
         portable::hash_many(&rest, &mut out[first * OUT_LEN..]);
     }
 }

@@ -34,10 +34,7 @@ pub fn max_subtree_len(offset: u64) -> Option<u64> {
 /// The length of the left child of a parent node covering `input_len` bytes (more than one
 /// chunk): the largest power-of-two number of chunks that leaves at least one byte over.
 pub fn left_subtree_len(input_len: u64) -> u64 {
-    assert!(
-        input_len > CHUNK_LEN as u64,
-        "a parent node covers more than one chunk"
-    );
+    assert!(input_len > CHUNK_LEN as u64, "a parent node covers more than one chunk");
     let full_chunks = (input_len - 1) / CHUNK_LEN as u64;
     (1u64 << (63 - full_chunks.leading_zeros())) * CHUNK_LEN as u64
 }
@@ -51,9 +48,7 @@ pub fn check_subtree(offset: u64, len: u64) -> Result<(), Error> {
     }
     if let Some(max) = max_subtree_len(offset) {
         if len == 0 {
-            return Err(Error::InvalidArgument(format!(
-                "a subtree at offset {offset} must not be empty"
-            )));
+            return Err(Error::InvalidArgument(format!("a subtree at offset {offset} must not be empty")));
         }
         if len > max {
             return Err(Error::InvalidArgument(format!(
@@ -74,11 +69,7 @@ pub fn chaining_value(mode: Mode<'_>, data: &[u8], offset: u64) -> Result<Chaini
 }
 
 /// The chaining value of the parent of two subtrees (not the root).
-pub fn merge_non_root(
-    left: &ChainingValue,
-    right: &ChainingValue,
-    mode: Mode<'_>,
-) -> ChainingValue {
+pub fn merge_non_root(left: &ChainingValue, right: &ChainingValue, mode: Mode<'_>) -> ChainingValue {
     let (key, flags) = mode.key_and_flags();
     parent_output(left, right, &key, flags, Hasher::for_mode(mode).platform()).chaining_value()
 }
@@ -88,8 +79,5 @@ pub fn merge_non_root(
 pub fn merge_root(left: &ChainingValue, right: &ChainingValue, mode: Mode<'_>) -> OutputReader {
     let (key, flags) = mode.key_and_flags();
     let output = parent_output(left, right, &key, flags, Hasher::for_mode(mode).platform());
-    OutputReader {
-        output,
-        position: 0,
-    }
+    OutputReader { output, position: 0 }
 }

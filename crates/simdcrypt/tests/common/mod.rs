@@ -16,8 +16,7 @@ pub fn vectors_dir() -> PathBuf {
 /// A vector file, parsed.
 pub fn load_json(name: &str) -> serde_json::Value {
     let path = vectors_dir().join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()))
 }
 
@@ -59,11 +58,7 @@ pub fn edge_lengths(block: usize, chunk: usize) -> Vec<usize> {
 pub fn supported_backends<B: Backend>(test: &str) -> Vec<B> {
     let all = B::all_supported();
     let names: Vec<&str> = all.iter().map(|b| b.name()).collect();
-    println!(
-        "{test}: {} backends exercised: {}",
-        B::ALGORITHM,
-        names.join(", ")
-    );
+    println!("{test}: {} backends exercised: {}", B::ALGORITHM, names.join(", "));
     all
 }
 
