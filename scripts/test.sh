@@ -30,6 +30,9 @@ cargo test --workspace --exclude simdcrypt-py --no-fail-fast -- --show-output 2>
 SIMDCRYPT_DISABLE=avx512,avx2,sse4.1 cargo test -p simdcrypt --test blake3_kat -- --show-output 2>&1 \
     | grep -E 'exercised|test result'
 
+step "aarch64 (NEON) under qemu"
+./scripts/test-aarch64.sh
+
 step "Benchmarks compile"
 cargo check --quiet -p simdcrypt-bench --benches
 

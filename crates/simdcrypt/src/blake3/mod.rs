@@ -26,6 +26,8 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod batch;
+#[cfg(target_arch = "aarch64")]
+mod neon;
 mod platform;
 mod portable;
 #[cfg(target_arch = "x86_64")]

@@ -4,6 +4,8 @@ use super::{portable, CvWords, BLOCK_LEN, OUT_LEN};
 use crate::backend::Backend;
 use crate::cpu::{Feature, Features};
 
+#[cfg(target_arch = "aarch64")]
+use super::neon;
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512, sse41};
 
@@ -23,6 +25,9 @@ pub enum Platform {
     /// x86-64 AVX-512 (F and VL): 16 inputs at a time.
     #[cfg(target_arch = "x86_64")]
     Avx512,
+    /// aarch64 NEON: 4 inputs at a time.
+    #[cfg(target_arch = "aarch64")]
+    Neon,
 }
 
 impl Backend for Platform {
@@ -34,6 +39,8 @@ impl Backend for Platform {
         Platform::Avx2,
         #[cfg(target_arch = "x86_64")]
         Platform::Sse41,
+        #[cfg(target_arch = "aarch64")]
+        Platform::Neon,
         Platform::Portable,
     ];
 
@@ -46,6 +53,8 @@ impl Backend for Platform {
             Platform::Avx2 => "avx2",
             #[cfg(target_arch = "x86_64")]
             Platform::Avx512 => "avx512",
+            #[cfg(target_arch = "aarch64")]
+            Platform::Neon => "neon",
         }
     }
 
@@ -62,6 +71,8 @@ impl Backend for Platform {
             Platform::Avx512 => {
                 f.has_all(&[Feature::Sse41, Feature::Avx, Feature::Avx2, Feature::Avx512F, Feature::Avx512Vl])
             }
+            #[cfg(target_arch = "aarch64")]
+            Platform::Neon => f.has(Feature::Neon),
         }
     }
 }
@@ -77,6 +88,8 @@ impl Platform {
             Platform::Avx2 => 8,
             #[cfg(target_arch = "x86_64")]
             Platform::Avx512 => 16,
+            #[cfg(target_arch = "aarch64")]
+            Platform::Neon => 4,
         }
     }
 
@@ -149,6 +162,12 @@ impl Platform {
                 debug_assert!(self.is_supported());
                 // SAFETY: as above: support checked at construction, lengths checked here.
                 unsafe { avx512::hash_many(job, out) }
+            }
+            #[cfg(target_arch = "aarch64")]
+            Platform::Neon => {
+                debug_assert!(self.is_supported());
+                // SAFETY: as above: support checked at construction, lengths checked here.
+                unsafe { neon::hash_many(job, out) }
             }
         }
     }
