@@ -1,0 +1,57 @@
+"""simdcrypt: fast, verified cryptographic primitives with SIMD kernels chosen at run time.
+
+The hash objects follow hashlib's interface::
+
+    >>> import simdcrypt
+    >>> simdcrypt.blake3(b"abc").hexdigest()
+    '6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85'
+    >>> simdcrypt.new("blake3", b"abc").digest(8, seek=0).hex()
+    '6437b3ac38465133'
+
+``simdcrypt.hash_file(path)`` hashes a file without holding the GIL, and
+``simdcrypt.backends()`` says which kernels this CPU can run (any of them may be
+forced with ``backend=``; every backend gives the same result).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._native import ALGORITHMS as _ALGORITHMS
+from ._native import __version__, backends, blake3, hash_file
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
+
+__all__ = [
+    "__version__",
+    "algorithms_available",
+    "backends",
+    "blake3",
+    "hash_file",
+    "new",
+]
+
+# One constructor per algorithm of the native library; a name missing here is left out
+# of algorithms_available (and the test suite flags it).
+_CONSTRUCTORS: dict[str, type[blake3]] = {"blake3": blake3}
+
+algorithms_available: frozenset[str] = frozenset(
+    name for name in _ALGORITHMS if name in _CONSTRUCTORS
+)
+"""The names ``new()`` and ``hash_file()`` accept."""
+
+
+def new(name: str, data: Buffer = b"", **kwargs: Any) -> blake3:
+    """A new hash object for the algorithm ``name`` (case-insensitive), like ``hashlib.new``.
+
+    ``data`` is hashed first; ``kwargs`` go to the algorithm's constructor (for BLAKE3:
+    key, derive_key_context, max_threads, usedforsecurity, backend).
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be str, not {type(name).__name__}")
+    constructor = _CONSTRUCTORS.get(name.lower())
+    if constructor is None or name.lower() not in algorithms_available:
+        available = ", ".join(sorted(algorithms_available))
+        raise ValueError(f"unsupported hash type {name!r}; available: {available}")
+    return constructor(data, **kwargs)

@@ -1,0 +1,58 @@
+# Type stubs of the native module (crates/simdcrypt-py/src). Hand-written: keep them in
+# step with the Rust signatures; `python -m mypy.stubtest simdcrypt._native` compares them.
+
+from os import PathLike
+from typing import ClassVar, Final, TypedDict, final
+
+from typing_extensions import Buffer, Self
+
+__all__ = ["ALGORITHMS", "__version__", "backends", "blake3", "hash_file"]
+
+__version__: Final[str]
+ALGORITHMS: Final[tuple[str, ...]]
+
+class _BackendInfo(TypedDict):
+    selected: str
+    supported: list[str]
+
+@final
+class blake3:
+    """An incremental BLAKE3 hasher with extendable output, like hashlib's objects."""
+
+    name: ClassVar[str]
+    digest_size: ClassVar[int]
+    block_size: ClassVar[int]
+    key_size: ClassVar[int]
+    AUTO: ClassVar[int]
+
+    def __new__(
+        cls,
+        data: Buffer = b"",
+        /,
+        *,
+        key: Buffer | None = None,
+        derive_key_context: str | None = None,
+        max_threads: int = 1,
+        usedforsecurity: bool = True,
+        backend: str | None = None,
+    ) -> Self: ...
+    @property
+    def backend(self) -> str: ...
+    def update(self, data: Buffer, /) -> Self: ...
+    def digest(self, length: int = 32, *, seek: int = 0) -> bytes: ...
+    def hexdigest(self, length: int = 32, *, seek: int = 0) -> str: ...
+    def copy(self) -> Self: ...
+    def reset(self) -> None: ...
+
+def backends() -> dict[str, _BackendInfo]: ...
+def hash_file(
+    path: str | bytes | PathLike[str] | PathLike[bytes],
+    algorithm: str = "blake3",
+    *,
+    length: int | None = None,
+    max_threads: int = 1,
+    key: Buffer | None = None,
+    derive_key_context: str | None = None,
+    backend: str | None = None,
+    usedforsecurity: bool = True,
+) -> bytes: ...

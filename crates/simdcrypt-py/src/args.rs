@@ -1,0 +1,106 @@
+//! Argument checks and error conversions shared by the classes and functions, so that
+//! every entry point validates the same way and no invalid value reaches the library.
+
+use std::io;
+
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyOverflowError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::Borrowed;
+use simdcrypt::blake3::Threads;
+
+/// Inputs at least this long are hashed with the GIL released (hashlib's threshold).
+/// Shorter ones finish faster than releasing and re-taking the GIL would.
+pub(crate) const GIL_RELEASE_MIN: usize = 2048;
+
+/// `max_threads=AUTO`.
+pub(crate) const AUTO_THREADS: isize = -1;
+
+/// The length of an extendable output stream: BLAKE3 defines 2**64 bytes.
+const XOF_STREAM_LEN: i128 = 1 << 64;
+
+/// Library errors are all about arguments: the message says which and why.
+pub(crate) fn value_error(err: simdcrypt::Error) -> PyErr {
+    PyValueError::new_err(err.to_string())
+}
+
+/// `max_threads`: a positive count or AUTO (-1).
+pub(crate) fn threads(max_threads: isize) -> PyResult<Threads> {
+    match max_threads {
+        AUTO_THREADS => Ok(Threads::Auto),
+        1 => Ok(Threads::One),
+        n if n > 1 => Ok(Threads::Max(n as usize)),
+        n => Err(PyValueError::new_err(format!("max_threads must be a positive integer or AUTO (-1), got {n}"))),
+    }
+}
+
+/// An integer argument (anything with `__index__`) clamped to the i128 range: ints too
+/// large for it are out of range for every use here anyway, and clamping lets them fail
+/// with the same ValueError as other out-of-range values instead of an OverflowError.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BigIndex(pub(crate) i128);
+
+impl<'py> FromPyObject<'_, 'py> for BigIndex {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        // i64 covers nearly every call; its conversion honours __index__ and refuses floats.
+        match obj.extract::<i64>() {
+            Ok(v) => return Ok(BigIndex(v.into())),
+            Err(e) if !e.is_instance_of::<PyOverflowError>(obj.py()) => return Err(e),
+            Err(_) => {}
+        }
+        let index = obj.py().import("operator")?.call_method1("index", (obj,))?;
+        match index.extract::<i128>() {
+            Ok(v) => Ok(BigIndex(v)),
+            Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
+                let negative = index.lt(0)?;
+                Ok(BigIndex(if negative { i128::MIN } else { i128::MAX }))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Checks a request for `length` output bytes starting at byte `seek` of a 2**64-byte
+/// output stream; returns them as a buffer length and a stream position.
+pub(crate) fn output_range(length: BigIndex, seek: BigIndex) -> PyResult<(usize, u64)> {
+    let (length, seek) = (length.0, seek.0);
+    if length < 0 {
+        return Err(PyValueError::new_err("length must be non-negative"));
+    }
+    if seek < 0 {
+        return Err(PyValueError::new_err("seek must be non-negative"));
+    }
+    // Both are non-negative i128 values, so neither subtraction can overflow.
+    if length > XOF_STREAM_LEN || seek > XOF_STREAM_LEN - length {
+        return Err(PyValueError::new_err("seek + length must not exceed 2**64, the length of the output stream"));
+    }
+    let len = usize::try_from(length)
+        .ok()
+        .filter(|&n| n <= isize::MAX as usize)
+        .ok_or_else(|| PyMemoryError::new_err(format!("cannot allocate a digest of {length} bytes")))?;
+    // With length 0, seek may be 2**64 itself; nothing is read then.
+    let position = if len == 0 { 0 } else { seek as u64 };
+    Ok((len, position))
+}
+
+/// An error of `hash_file` on `filename`: an OS error becomes the OSError subclass
+/// `open()` would raise for it (FileNotFoundError, IsADirectoryError, PermissionError, ...)
+/// with errno, strerror and filename set; an invalid argument becomes ValueError.
+pub(crate) fn io_error(py: Python<'_>, err: io::Error, filename: &Bound<'_, PyAny>) -> PyErr {
+    #[cfg(unix)]
+    if let Some(errno) = err.raw_os_error() {
+        let strerror = py
+            .import("os")
+            .and_then(|os| os.call_method1("strerror", (errno,)))
+            .and_then(|s| s.extract::<String>())
+            .unwrap_or_else(|_| err.to_string());
+        // OSError(errno, ...) constructs the subclass matching errno, as open() does.
+        return PyOSError::new_err((errno, strerror, filename.clone().unbind()));
+    }
+    let _ = (py, filename);
+    if err.kind() == io::ErrorKind::InvalidInput {
+        return PyValueError::new_err(err.to_string());
+    }
+    PyErr::from(err)
+}

@@ -1,0 +1,103 @@
+//! Python bindings of simdcrypt: the `simdcrypt._native` extension module.
+//!
+//! The pure-Python package `simdcrypt` (python/simdcrypt) re-exports this module and adds
+//! `new()` and `algorithms_available`. Everything here is driven by the library's
+//! `ALGORITHMS`, `backend_report()` and `any` module, so a new algorithm needs only its
+//! class here.
+
+use std::path::PathBuf;
+
+use pyo3::exceptions::{PyMemoryError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use simdcrypt::any::{self, AnyHasher};
+
+mod args;
+mod blake3_class;
+mod buffer;
+
+use blake3_class::Blake3;
+
+/// `{algorithm: {"selected": backend, "supported": [backends, best first]}}` for this CPU.
+#[pyfunction]
+#[pyo3(text_signature = "()")]
+fn backends(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let out = PyDict::new(py);
+    for report in simdcrypt::backend_report() {
+        let entry = PyDict::new(py);
+        entry.set_item("selected", report.selected)?;
+        entry.set_item("supported", PyList::new(py, &report.supported)?)?;
+        out.set_item(report.algorithm, entry)?;
+    }
+    Ok(out)
+}
+
+/// `os.fspath(path)` as a Rust path, plus the fspath result for error messages.
+fn fs_path<'py>(path: &Bound<'py, PyAny>) -> PyResult<(PathBuf, Bound<'py, PyAny>)> {
+    let fspath = path.py().import("os")?.call_method1("fspath", (path,))?;
+    if let Ok(s) = fspath.extract::<PathBuf>() {
+        return Ok((s, fspath));
+    }
+    #[cfg(unix)]
+    if let Ok(b) = fspath.cast::<PyBytes>() {
+        use std::os::unix::ffi::OsStrExt;
+        let p = PathBuf::from(std::ffi::OsStr::from_bytes(b.as_bytes()));
+        return Ok((p, fspath));
+    }
+    Err(PyTypeError::new_err("path must be str, bytes or os.PathLike"))
+}
+
+/// Hashes the file at `path` (str, bytes or os.PathLike) without holding the GIL and
+/// returns the digest: `length` bytes (default: the algorithm's digest size).
+/// Keyword options are those of the algorithm's constructor. I/O errors raise the
+/// OSError subclass `open()` would (FileNotFoundError, IsADirectoryError, ...).
+#[pyfunction]
+#[pyo3(
+    signature = (path, algorithm="blake3", *, length=None, max_threads=1, key=None, derive_key_context=None, backend=None, usedforsecurity=None),
+    text_signature = "(path, algorithm='blake3', *, length=None, max_threads=1, key=None, derive_key_context=None, backend=None, usedforsecurity=True)"
+)]
+#[allow(clippy::too_many_arguments)]
+fn hash_file<'py>(
+    py: Python<'py>,
+    path: &Bound<'py, PyAny>,
+    algorithm: &str,
+    length: Option<args::BigIndex>,
+    max_threads: isize,
+    key: Option<&Bound<'py, PyAny>>,
+    derive_key_context: Option<String>,
+    backend: Option<String>,
+    usedforsecurity: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let _ = usedforsecurity;
+    let (path_buf, fspath) = fs_path(path)?;
+    let opts = blake3_class::options(key, derive_key_context, max_threads, backend)?;
+    let hasher = AnyHasher::new(algorithm, &opts).map_err(args::value_error)?;
+    // Check the length before reading what may be a large file.
+    let len = match length {
+        Some(l) => Some(args::output_range(l, args::BigIndex(0))?.0),
+        None => None,
+    };
+    if !hasher.is_xof() {
+        hasher.finalize(len).map_err(args::value_error)?;
+    }
+    if let Some(n) = len {
+        // The library allocates the digest itself, and a failed allocation in Rust aborts
+        // the process: try the size first so that an impossible one is a MemoryError.
+        Vec::<u8>::new()
+            .try_reserve_exact(n)
+            .map_err(|_| PyMemoryError::new_err(format!("cannot allocate a digest of {n} bytes")))?;
+    }
+    // The library's reader (it may memory-map large files when threads are allowed).
+    let digest = py.detach(|| any::hash_file(&path_buf, &hasher, len)).map_err(|e| args::io_error(py, e, &fspath))?;
+    Ok(PyBytes::new(py, &digest))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("ALGORITHMS", PyTuple::new(m.py(), simdcrypt::ALGORITHMS)?)?;
+    m.add_class::<Blake3>()?;
+    m.add_function(wrap_pyfunction!(backends, m)?)?;
+    m.add_function(wrap_pyfunction!(hash_file, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,128 @@
+"""Every kind of C-contiguous buffer is hashed as its raw bytes; others are refused."""
+
+from __future__ import annotations
+
+import array
+import mmap
+from pathlib import Path
+from typing import Any, Callable
+
+import blake3 as official
+import numpy as np
+import pytest
+
+import simdcrypt
+
+# Both sides of the 2048-byte threshold above which hashing releases the GIL.
+SIZES = [0, 100, 5000]
+
+
+def _payload(n: int) -> bytes:
+    return bytes((i * 7 + 3) % 256 for i in range(n))
+
+
+BUFFER_KINDS: dict[str, Callable[[bytes], Any]] = {
+    "bytes": bytes,
+    "bytearray": bytearray,
+    "memoryview": memoryview,
+    "memoryview_slice": lambda b: memoryview(b"xyz" + b + b"xyz")[3 : 3 + len(b)],
+    "readonly_memoryview_of_bytearray": lambda b: memoryview(bytearray(b)).toreadonly(),
+    "array_B": lambda b: array.array("B", b),
+    "numpy_uint8": lambda b: np.frombuffer(b, dtype=np.uint8).copy(),
+    "numpy_uint8_readonly": lambda b: np.frombuffer(b, dtype=np.uint8),
+}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("kind", list(BUFFER_KINDS))
+def test_byte_buffers(
+    kind: str, size: int, make_hasher: Callable[..., simdcrypt.blake3]
+) -> None:
+    data = _payload(size)
+    expected = official.blake3(data).digest()
+    obj = BUFFER_KINDS[kind](data)
+    assert make_hasher(obj).digest() == expected
+    assert make_hasher().update(obj).digest() == expected
+    assert make_hasher(key=BUFFER_KINDS[kind](bytes(32))).update(data).digest() == (
+        official.blake3(data, key=bytes(32)).digest()
+    )
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_wide_item_types_hash_raw_bytes(size: int, backend: str, make_hasher: Callable[..., simdcrypt.blake3]) -> None:
+    words = array.array("I", range(size))
+    assert make_hasher(words).digest() == official.blake3(words.tobytes()).digest()
+    arr = np.arange(size, dtype=np.uint32)
+    assert make_hasher(arr).digest() == official.blake3(arr.tobytes()).digest()
+    doubles = memoryview(array.array("d", [0.5] * size))
+    assert make_hasher(doubles).digest() == official.blake3(doubles.tobytes()).digest()
+
+
+def test_numpy_multidimensional_c_contiguous(make_hasher: Callable[..., simdcrypt.blake3]) -> None:
+    grid = np.arange(64 * 100, dtype=np.uint8).reshape(64, 100)
+    assert make_hasher(grid).digest() == official.blake3(grid.tobytes()).digest()
+    # A slice of whole rows is still C-contiguous.
+    rows = grid[10:50]
+    assert make_hasher(rows).digest() == official.blake3(rows.tobytes()).digest()
+    # Zero-dimensional arrays are one item.
+    scalar = np.array(200, dtype=np.uint8)
+    assert make_hasher(scalar).digest() == official.blake3(b"\xc8").digest()
+    # Memoryview casts to several dimensions.
+    shaped = memoryview(bytearray(range(240))).cast("B", (4, 6, 10))
+    assert make_hasher(shaped).digest() == official.blake3(bytes(range(240))).digest()
+
+
+def test_mmap(tmp_path: Path, make_hasher: Callable[..., simdcrypt.blake3]) -> None:
+    data = _payload(300_000)
+    path = tmp_path / "mapped.bin"
+    path.write_bytes(data)
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        assert make_hasher(m).digest() == official.blake3(data).digest()
+        # The export is released afterwards: the map can be closed (no BufferError).
+    assert m.closed
+
+
+@pytest.mark.parametrize("bad", ["abc", "", 123, 1.5, None, [1, 2], object()])
+def test_non_buffers_raise_type_error(bad: Any) -> None:
+    h = simdcrypt.blake3()
+    with pytest.raises(TypeError):
+        h.update(bad)
+    if bad is not None:  # blake3(None) is the same as blake3(), as in the blake3 package
+        with pytest.raises(TypeError):
+            simdcrypt.blake3(bad)
+    with pytest.raises(TypeError):
+        simdcrypt.blake3(key=bad if bad is not None else "k" * 32)
+    # A failed update leaves the state untouched.
+    assert h.digest() == official.blake3().digest()
+
+
+NON_CONTIGUOUS: dict[str, Callable[[], Any]] = {
+    "memoryview_step": lambda: memoryview(bytes(range(100)))[::2],
+    "memoryview_negative_step": lambda: memoryview(bytes(range(100)))[::-1],
+    "memoryview_of_strided_numpy": lambda: memoryview(np.zeros((10, 10), dtype=np.uint8)[:, ::3]),
+    "numpy_step": lambda: np.arange(100, dtype=np.uint8)[::2],
+    "numpy_column_slice": lambda: np.zeros((10, 10), dtype=np.uint8)[:, :5],
+    "numpy_fortran": lambda: np.asfortranarray(np.zeros((10, 10), dtype=np.uint8)),
+    "numpy_transpose": lambda: np.arange(100, dtype=np.uint8).reshape(10, 10).T,
+}
+
+
+@pytest.mark.parametrize("kind", list(NON_CONTIGUOUS))
+def test_non_contiguous_buffers_raise_buffer_error(kind: str) -> None:
+    obj = NON_CONTIGUOUS[kind]()
+    h = simdcrypt.blake3()
+    with pytest.raises(BufferError):
+        h.update(obj)
+    with pytest.raises(BufferError):
+        simdcrypt.blake3(obj)
+    with pytest.raises(BufferError):
+        simdcrypt.blake3(key=obj)
+    assert h.digest() == official.blake3().digest()
+
+
+def test_bytearray_cannot_resize_while_exported_and_can_after() -> None:
+    data = bytearray(_payload(10_000))
+    h = simdcrypt.blake3(data)
+    data.extend(b"more")  # the export was released when update() returned
+    h.update(data)
+    assert h.digest() == official.blake3(bytes(data[:10_000]) + bytes(data)).digest()
