@@ -433,8 +433,10 @@ fn compress_subtree_to_parent_node(
 pub struct Hasher {
     key: CvWords,
     chunk_state: ChunkState,
-    cv_stack: [CvBytes; MAX_DEPTH + 1],
-    cv_stack_len: u8,
+    /// Chaining values of completed subtrees, largest first. A Vec rather than an inline
+    /// array of MAX_DEPTH + 1 entries: inputs of one chunk never allocate, and the hasher
+    /// stays small to create and move (what per-call overhead on short inputs is made of).
+    cv_stack: Vec<CvBytes>,
     threads: Threads,
     /// The first chunk's index: nonzero only for a subtree (see [`subtree`]).
     initial_chunk_counter: u64,
@@ -445,8 +447,7 @@ impl Hasher {
         Hasher {
             key: *key,
             chunk_state: ChunkState::new(key, 0, flags, Platform::detect()),
-            cv_stack: [[0; OUT_LEN]; MAX_DEPTH + 1],
-            cv_stack_len: 0,
+            cv_stack: Vec::new(),
             threads: Threads::One,
             initial_chunk_counter: 0,
         }
@@ -518,7 +519,7 @@ impl Hasher {
     /// Forgets all input, keeping the mode, key, platform and thread setting.
     pub fn reset(&mut self) -> &mut Self {
         self.chunk_state = ChunkState::new(&self.key, 0, self.chunk_state.flags, self.chunk_state.platform);
-        self.cv_stack_len = 0;
+        self.cv_stack.clear();
         self.initial_chunk_counter = 0;
         self
     }
@@ -530,8 +531,10 @@ impl Hasher {
 
     fn push_cv(&mut self, cv: &CvBytes, chunk_counter: u64) {
         self.merge_cv_stack(chunk_counter);
-        self.cv_stack[self.cv_stack_len as usize] = *cv;
-        self.cv_stack_len += 1;
+        if self.cv_stack.capacity() == 0 {
+            self.cv_stack.reserve_exact(MAX_DEPTH + 1);
+        }
+        self.cv_stack.push(*cv);
     }
 
     /// Merges completed subtrees: after `total_chunks` chunks the stack holds one entry per
@@ -540,8 +543,8 @@ impl Hasher {
     fn merge_cv_stack(&mut self, total_chunks: u64) {
         // Subtrees count from their own first chunk.
         let post_merge_len = (total_chunks - self.initial_chunk_counter).count_ones() as u8;
-        while self.cv_stack_len > post_merge_len {
-            let n = self.cv_stack_len as usize;
+        while self.cv_stack.len() > post_merge_len as usize {
+            let n = self.cv_stack.len();
             let parent = parent_output(
                 &self.cv_stack[n - 2],
                 &self.cv_stack[n - 1],
@@ -550,7 +553,7 @@ impl Hasher {
                 self.platform(),
             );
             self.cv_stack[n - 2] = parent.chaining_value();
-            self.cv_stack_len -= 1;
+            self.cv_stack.pop();
         }
     }
 
@@ -603,7 +606,7 @@ impl Hasher {
     }
 
     fn final_output(&self) -> Output {
-        let n = self.cv_stack_len as usize;
+        let n = self.cv_stack.len();
         if n == 0 {
             return self.chunk_state.output();
         }
