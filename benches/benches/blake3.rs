@@ -6,7 +6,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use simdcrypt::backend::Backend;
-use simdcrypt::blake3::{Hasher, Platform, Threads};
+use simdcrypt::blake3::{Batch, Hasher, Mode, Platform, Threads};
 use std::hint::black_box;
 
 const SIZES: [usize; 7] = [64, 1024, 8 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20];
@@ -58,5 +58,81 @@ fn threads(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, one_thread, threads);
+/// BLAKE3's IV: the key words of the default hash mode (the crate does not export them).
+const IV: [u32; 8] = [0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19];
+
+/// Many independent messages: simdcrypt's batch API against the official crate's hidden
+/// batch kernel (`blake3::platform`, whole blocks only, so 64 B and 1 KiB messages) and a
+/// loop of `blake3::hash` calls.
+fn batches(c: &mut Criterion) {
+    const COUNT: usize = 1024;
+    let mut group = c.benchmark_group("blake3/batch");
+    for len in [64usize, 1024] {
+        let data = input(COUNT * len);
+        let messages: Vec<&[u8]> = data.chunks_exact(len).collect();
+        let mut out = vec![0u8; COUNT * 32];
+        group.throughput(Throughput::Elements(COUNT as u64));
+        group.bench_function(BenchmarkId::new("simdcrypt-batch", len), |b| {
+            let batch = Batch::new(Mode::Hash);
+            b.iter(|| batch.hash_into(black_box(&messages), 32, &mut out).unwrap())
+        });
+        group.bench_function(BenchmarkId::new("blake3-crate-hash-loop", len), |b| {
+            b.iter(|| {
+                for (m, o) in messages.iter().zip(out.chunks_exact_mut(32)) {
+                    o.copy_from_slice(blake3::hash(black_box(m)).as_bytes());
+                }
+            })
+        });
+        // CHUNK_START | CHUNK_END | ROOT on each one-chunk message makes its chaining value
+        // its digest.
+        let (start, end_root) = (1u8, 2u8 | 8u8);
+        let platform = blake3::platform::Platform::detect();
+        // Same work on both sides: the kernel's outputs must be the messages' digests.
+        Batch::new(Mode::Hash).hash_into(&messages, 32, &mut out).unwrap();
+        let ours = out.clone();
+        match len {
+            64 => {
+                let arrays: Vec<&[u8; 64]> = messages.iter().map(|m| (*m).try_into().unwrap()).collect();
+                platform.hash_many(&arrays, &IV, 0, blake3::IncrementCounter::No, 0, start, end_root, &mut out);
+                assert_eq!(out, ours);
+                group.bench_function(BenchmarkId::new("blake3-crate-hidden-kernel", len), |b| {
+                    b.iter(|| {
+                        platform.hash_many(
+                            black_box(&arrays),
+                            &IV,
+                            0,
+                            blake3::IncrementCounter::No,
+                            0,
+                            start,
+                            end_root,
+                            &mut out,
+                        )
+                    })
+                });
+            }
+            _ => {
+                let arrays: Vec<&[u8; 1024]> = messages.iter().map(|m| (*m).try_into().unwrap()).collect();
+                platform.hash_many(&arrays, &IV, 0, blake3::IncrementCounter::No, 0, start, end_root, &mut out);
+                assert_eq!(out, ours);
+                group.bench_function(BenchmarkId::new("blake3-crate-hidden-kernel", len), |b| {
+                    b.iter(|| {
+                        platform.hash_many(
+                            black_box(&arrays),
+                            &IV,
+                            0,
+                            blake3::IncrementCounter::No,
+                            0,
+                            start,
+                            end_root,
+                            &mut out,
+                        )
+                    })
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, one_thread, threads, batches);
 criterion_main!(benches);

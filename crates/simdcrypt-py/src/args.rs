@@ -6,7 +6,10 @@ use std::io;
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::Borrowed;
-use simdcrypt::blake3::Threads;
+use simdcrypt::backend::Backend;
+use simdcrypt::blake3::{Mode, Platform, Threads, KEY_LEN};
+
+use crate::buffer;
 
 /// Inputs at least this long are hashed with the GIL released (hashlib's threshold).
 /// Shorter ones finish faster than releasing and re-taking the GIL would.
@@ -30,6 +33,53 @@ pub(crate) fn threads(max_threads: isize) -> PyResult<Threads> {
         1 => Ok(Threads::One),
         n if n > 1 => Ok(Threads::Max(n as usize)),
         n => Err(PyValueError::new_err(format!("max_threads must be a positive integer or AUTO (-1), got {n}"))),
+    }
+}
+
+/// `backend=`: a name from `backends()["blake3"]["supported"]` (case-insensitive), or
+/// `None` for the best this CPU supports.
+pub(crate) fn platform(backend: Option<&str>) -> PyResult<Platform> {
+    match backend {
+        Some(name) => Platform::from_name(name).map_err(value_error),
+        None => Ok(Platform::detect()),
+    }
+}
+
+/// The BLAKE3 mode that `key=` and `derive_key_context=` select, owning the key or context
+/// that [`Mode`] borrows.
+#[derive(Clone, Debug)]
+pub(crate) enum ModeArgs {
+    Hash,
+    Keyed([u8; KEY_LEN]),
+    DeriveKey(String),
+}
+
+impl ModeArgs {
+    /// Checks the two arguments as the library does for `blake3(...)` (same messages): a
+    /// key is any buffer of exactly 32 bytes, and the two exclude each other.
+    pub(crate) fn new(key: Option<&Bound<'_, PyAny>>, derive_key_context: Option<String>) -> PyResult<Self> {
+        // The key's bytes first, so that a key of the wrong type is a TypeError whatever
+        // else is wrong, as in the blake3 class.
+        let key =
+            key.map(|k| buffer::with_bytes(k, |b| <[u8; KEY_LEN]>::try_from(b).map_err(|_| b.len()))).transpose()?;
+        match (key, derive_key_context) {
+            (None, None) => Ok(ModeArgs::Hash),
+            (Some(_), Some(_)) => Err(PyValueError::new_err("blake3 takes a key or a derive_key_context, not both")),
+            (Some(Ok(key)), None) => Ok(ModeArgs::Keyed(key)),
+            (Some(Err(got)), None) => {
+                Err(value_error(simdcrypt::Error::InvalidLength { what: "blake3 key", expected: KEY_LEN, got }))
+            }
+            (None, Some(context)) => Ok(ModeArgs::DeriveKey(context)),
+        }
+    }
+
+    /// The mode, borrowing the key or context.
+    pub(crate) fn mode(&self) -> Mode<'_> {
+        match self {
+            ModeArgs::Hash => Mode::Hash,
+            ModeArgs::Keyed(key) => Mode::KeyedHash(key),
+            ModeArgs::DeriveKey(context) => Mode::DeriveKey(context),
+        }
     }
 }
 

@@ -91,7 +91,7 @@ impl Blake3 {
 
 /// `len` bytes of extendable output as a new `bytes` (allocated by Python, so an
 /// impossible size is a MemoryError), computed without the GIL when long.
-fn xof_bytes(py: Python<'_>, mut reader: OutputReader, len: usize) -> PyResult<Bound<'_, PyBytes>> {
+pub(crate) fn xof_bytes(py: Python<'_>, mut reader: OutputReader, len: usize) -> PyResult<Bound<'_, PyBytes>> {
     PyBytes::new_with(py, len, |out| {
         if out.len() >= GIL_RELEASE_MIN {
             // `out` belongs to a bytes object no other code can see yet.
@@ -132,21 +132,34 @@ impl Blake3 {
         backend: Option<String>,
     ) -> PyResult<Self> {
         let _ = usedforsecurity;
-        let opts = options(key, derive_key_context, max_threads, backend)?;
-        let hasher = match AnyHasher::new("blake3", &opts).map_err(args::value_error)? {
-            AnyHasher::Blake3(h) => h,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "internal error: blake3 options built a {} hasher",
-                    other.algorithm()
-                )))
+        let mut hasher = if key.is_none() && derive_key_context.is_none() && backend.is_none() && max_threads == 1 {
+            // blake3(data), the one-shot call: nothing to check, and the default hasher is
+            // what the options below would build.
+            Hasher::new()
+        } else {
+            let opts = options(key, derive_key_context, max_threads, backend)?;
+            match AnyHasher::new("blake3", &opts).map_err(args::value_error)? {
+                AnyHasher::Blake3(h) => h,
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "internal error: blake3 options built a {} hasher",
+                        other.algorithm()
+                    )))
+                }
             }
         };
-        let this = Blake3 { state: Mutex::new(hasher) };
         if let Some(data) = data {
-            this.absorb(data)?;
+            // The new object is not shared yet: no lock to take.
+            let py = data.py();
+            buffer::with_bytes(data, |bytes| {
+                if bytes.len() >= GIL_RELEASE_MIN {
+                    py.detach(|| hasher.update(bytes));
+                } else {
+                    hasher.update(bytes);
+                }
+            })?;
         }
-        Ok(this)
+        Ok(Blake3 { state: Mutex::new(hasher) })
     }
 
     /// The hash's name, "blake3".
@@ -197,12 +210,22 @@ impl Blake3 {
     /// at byte `seek`. The object can keep being updated.
     #[pyo3(signature = (length=BigIndex(32), *, seek=BigIndex(0)), text_signature = "($self, length=32, *, seek=0)")]
     fn digest<'py>(&self, py: Python<'py>, length: BigIndex, seek: BigIndex) -> PyResult<Bound<'py, PyBytes>> {
+        if length.0 == OUT_LEN as i128 && seek.0 == 0 {
+            // The common call, digest(): one compression straight to the 32 bytes, without
+            // an output reader or a zero-filled buffer to fill.
+            let digest = self.locked(py, |h| h.finalize())?;
+            return Ok(PyBytes::new(py, &digest));
+        }
         self.output(py, length, seek)
     }
 
     /// Like digest(), as a string of hexadecimal digits (two per byte).
     #[pyo3(signature = (length=BigIndex(32), *, seek=BigIndex(0)), text_signature = "($self, length=32, *, seek=0)")]
     fn hexdigest<'py>(&self, py: Python<'py>, length: BigIndex, seek: BigIndex) -> PyResult<Bound<'py, PyAny>> {
+        if length.0 == OUT_LEN as i128 && seek.0 == 0 {
+            let digest = self.locked(py, |h| h.finalize())?;
+            return Ok(PyString::new(py, &simdcrypt::to_hex(&digest)).into_any());
+        }
         let (len, position) = args::output_range(length, seek)?;
         if len <= HEX_IN_RUST_MAX {
             let mut reader = self.locked(py, |h| h.finalize_xof())?;

@@ -19,12 +19,21 @@
 //! `BufferError`, so this module asks for `PyBUF_STRIDES` (shape and strides, no format,
 //! read-only is fine) and checks C-contiguity itself, raising `BufferError` uniformly.
 //! Any item type is hashed as its raw bytes, as hashlib does.
+//!
+//! # Holding many exports
+//!
+//! `with_bytes` borrows one object's bytes for the length of a closure. `HeldBuffer` and
+//! `HeldBuffers` keep exports open for as long as the caller holds them (batch hashing
+//! collects every message first, then hashes them all with the GIL released), and expose
+//! the shape for callers that read a 2-D array as rows.
 
 use std::ffi::{c_char, c_int, c_void};
+use std::ops::DerefMut;
 
-use pyo3::exceptions::{PyBufferError, PySystemError};
+use pyo3::exceptions::{PyBufferError, PySystemError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 /// CPython's `Py_buffer` (Include/pybuffer.h), unchanged since 3.3.
 #[repr(C)]
@@ -71,21 +80,27 @@ extern "C" {
 /// A buffer export held open; released (with the GIL, which the token proves) on drop.
 /// While it is held, the exporter keeps the memory in place: a bytearray refuses to
 /// resize, an mmap to close.
-struct Export<'a, 'py> {
-    view: &'a mut RawBuffer,
+///
+/// `V` is where the `Py_buffer` lives: a caller's stack slot (`&mut RawBuffer`, no
+/// allocation, for one export used within a call) or a `Box` (for exports that are
+/// collected and moved around while held). Either way the struct stays at one address from
+/// `PyObject_GetBuffer` to `PyBuffer_Release`, as some exporters expect.
+struct Export<'py, V: DerefMut<Target = RawBuffer>> {
+    view: V,
     _py: Python<'py>,
 }
 
-impl Drop for Export<'_, '_> {
+impl<V: DerefMut<Target = RawBuffer>> Drop for Export<'_, V> {
     fn drop(&mut self) {
-        // SAFETY: `view` was filled by a successful PyObject_GetBuffer and is released exactly
-        // once, here; it has not moved since (it is borrowed for the guard's whole life), and
-        // the `Python` token shows the GIL is held.
-        unsafe { PyBuffer_Release(self.view) }
+        // SAFETY: an `Export` only exists for a view filled by a successful PyObject_GetBuffer
+        // (see `export`), released exactly once, here; the view has not moved since (`V` is a
+        // borrow or a box, which moving the guard does not move), and the `Python` token
+        // shows the GIL is held.
+        unsafe { PyBuffer_Release(&mut *self.view) }
     }
 }
 
-impl Export<'_, '_> {
+impl<V: DerefMut<Target = RawBuffer>> Export<'_, V> {
     /// Whether the exported memory is one C-ordered run of `len` bytes
     /// (the rule of CPython's `PyBuffer_IsContiguous(view, 'C')`).
     fn is_c_contiguous(&self) -> bool {
@@ -99,14 +114,12 @@ impl Export<'_, '_> {
         if v.strides.is_null() || v.ndim <= 0 {
             return true;
         }
-        if v.shape.is_null() {
+        let Some(shape) = self.shape() else {
             return false;
-        }
-        let ndim = v.ndim as usize;
-        // SAFETY: the exporter filled `shape` and `strides` (we asked for PyBUF_STRIDES) with
-        // `ndim` entries each, valid while the export is held.
-        let (shape, strides) =
-            unsafe { (std::slice::from_raw_parts(v.shape, ndim), std::slice::from_raw_parts(v.strides, ndim)) };
+        };
+        // SAFETY: the exporter filled `strides` (we asked for PyBUF_STRIDES) with `ndim`
+        // entries, valid while the export is held; `shape()` checked that ndim > 0.
+        let strides = unsafe { std::slice::from_raw_parts(v.strides, shape.len()) };
         let mut expected = v.itemsize;
         for (&dim, &stride) in shape.iter().zip(strides).rev() {
             if dim > 1 && stride != expected {
@@ -117,12 +130,28 @@ impl Export<'_, '_> {
         true
     }
 
+    /// The exporter's shape: `ndim` extents (empty for a 0-D buffer), or `None` if it gave
+    /// none for a buffer of one or more dimensions.
+    fn shape(&self) -> Option<&[ffi::Py_ssize_t]> {
+        let v = &*self.view;
+        if v.ndim <= 0 {
+            return Some(&[]);
+        }
+        if v.shape.is_null() {
+            return None;
+        }
+        // SAFETY: the exporter filled `shape` (we asked for PyBUF_ND) with `ndim` entries,
+        // valid while the export is held; the slice borrows `self`, so it cannot outlive it.
+        Some(unsafe { std::slice::from_raw_parts(v.shape, v.ndim as usize) })
+    }
+
+    /// The exported memory. Only called on exports `export` found C-contiguous.
     fn bytes(&self) -> &[u8] {
         let v = &*self.view;
         if v.len <= 0 || v.buf.is_null() {
             return &[];
         }
-        // SAFETY: a successful export of contiguous data (checked by the caller) points `buf`
+        // SAFETY: a successful export of contiguous data (checked by `export`) points `buf`
         // at `len` readable bytes that stay in place until PyBuffer_Release, which happens
         // only when `self` drops; the returned slice borrows `self`, so it cannot outlive it.
         // Python code on another thread may still write to a writable buffer while we hash
@@ -133,26 +162,167 @@ impl Export<'_, '_> {
     }
 }
 
+/// Why an object's bytes could not be borrowed.
+#[derive(Debug)]
+pub(crate) enum ExportError {
+    /// The object does not support the buffer protocol (`str` included): the TypeError
+    /// CPython raised, for callers that want to say which argument it was.
+    NotABuffer(PyErr),
+    /// The exporter refused for another reason; its own exception.
+    Refused(PyErr),
+    /// The memory is not one C-contiguous run.
+    NotContiguous,
+}
+
+impl From<ExportError> for PyErr {
+    fn from(err: ExportError) -> PyErr {
+        match err {
+            ExportError::NotABuffer(e) | ExportError::Refused(e) => e,
+            ExportError::NotContiguous => PyBufferError::new_err("buffer is not C-contiguous"),
+        }
+    }
+}
+
+/// Exports `obj`'s buffer into `view`, checking that it is C-contiguous (so `bytes()` is
+/// valid on the result).
+fn export<'py, V: DerefMut<Target = RawBuffer>>(
+    obj: &Bound<'py, PyAny>,
+    mut view: V,
+) -> Result<Export<'py, V>, ExportError> {
+    let py = obj.py();
+    // SAFETY: `obj` is a live object (a Bound holds a reference) and the GIL is held; `view`
+    // is a properly laid out, writable Py_buffer that holds no export (an `Export` owns the
+    // only handle to a filled one and releases it on drop). On failure the exporter leaves
+    // nothing to release and sets a Python exception.
+    let rc = unsafe { PyObject_GetBuffer(obj.as_ptr(), &mut *view, PYBUF_STRIDES) };
+    if rc != 0 {
+        let err =
+            PyErr::take(py).unwrap_or_else(|| PySystemError::new_err("PyObject_GetBuffer failed without an exception"));
+        return Err(if err.is_instance_of::<PyTypeError>(py) {
+            ExportError::NotABuffer(err)
+        } else {
+            ExportError::Refused(err)
+        });
+    }
+    let export = Export { view, _py: py };
+    if !export.is_c_contiguous() {
+        return Err(ExportError::NotContiguous);
+    }
+    Ok(export)
+}
+
 /// Calls `f` with the bytes of `obj`, holding the buffer export (and so pinning the memory)
 /// until `f` returns. `f` may release the GIL.
 ///
 /// Errors: `TypeError` for objects without the buffer protocol (`str` included), the
 /// exporter's own error if it refuses, `BufferError` for non-contiguous data.
 pub(crate) fn with_bytes<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
-    let py = obj.py();
+    // On the stack: one-shot hashing of short inputs is dominated by per-call costs.
     let mut view = RawBuffer::empty();
-    // SAFETY: `obj` is a live object (a Bound holds a reference) and the GIL is held; `view`
-    // is a properly laid out, writable Py_buffer. On failure the exporter leaves nothing to
-    // release and sets a Python exception.
-    let rc = unsafe { PyObject_GetBuffer(obj.as_ptr(), &mut view, PYBUF_STRIDES) };
-    if rc != 0 {
-        return Err(
-            PyErr::take(py).unwrap_or_else(|| PySystemError::new_err("PyObject_GetBuffer failed without an exception"))
-        );
-    }
-    let export = Export { view: &mut view, _py: py };
-    if !export.is_c_contiguous() {
-        return Err(PyBufferError::new_err("buffer is not C-contiguous"));
-    }
+    let export = export(obj, &mut view)?;
     Ok(f(export.bytes()))
+}
+
+/// A C-contiguous buffer export held open until this drops, with its shape: for callers
+/// that interpret the dimensions (a 2-D array of messages, one per row).
+pub(crate) struct HeldBuffer<'py> {
+    export: Export<'py, Box<RawBuffer>>,
+}
+
+impl std::fmt::Debug for HeldBuffer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeldBuffer")
+            .field("len", &self.export.view.len)
+            .field("itemsize", &self.export.view.itemsize)
+            .field("shape", &self.export.shape())
+            .finish()
+    }
+}
+
+impl<'py> HeldBuffer<'py> {
+    /// Exports `obj`'s buffer (any C-contiguous one) and keeps it.
+    pub(crate) fn new(obj: &Bound<'py, PyAny>) -> Result<Self, ExportError> {
+        Ok(HeldBuffer { export: export(obj, Box::new(RawBuffer::empty()))? })
+    }
+
+    /// The number of dimensions (0 for a scalar).
+    pub(crate) fn ndim(&self) -> usize {
+        self.export.view.ndim.max(0) as usize
+    }
+
+    /// The size of one item in bytes (1 for bytes, numpy uint8, array('B'), ...).
+    pub(crate) fn itemsize(&self) -> usize {
+        self.export.view.itemsize.max(0) as usize
+    }
+
+    /// The extent of each dimension (`ndim` of them), or `None` if the exporter gave none.
+    pub(crate) fn shape(&self) -> Option<Vec<usize>> {
+        self.export.shape().map(|s| s.iter().map(|&d| d.max(0) as usize).collect())
+    }
+
+    /// All the exported bytes, in C order.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        self.export.bytes()
+    }
+}
+
+/// One held input of [`HeldBuffers`].
+enum Held<'py> {
+    /// An exact `bytes`: immutable, so a reference pins its contents (and costs less than
+    /// a buffer export).
+    Bytes(Bound<'py, PyBytes>),
+    /// Anything else with the buffer protocol.
+    Export(HeldBuffer<'py>),
+}
+
+/// The bytes of many objects (e.g. one per message), each pinned until this drops.
+#[derive(Default)]
+pub(crate) struct HeldBuffers<'py> {
+    items: Vec<Held<'py>>,
+}
+
+impl std::fmt::Debug for HeldBuffers<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeldBuffers").field("len", &self.items.len()).finish()
+    }
+}
+
+impl<'py> HeldBuffers<'py> {
+    /// Room for `n` objects without reallocating.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        HeldBuffers { items: Vec::with_capacity(n) }
+    }
+
+    /// Holds the bytes of `obj` (any C-contiguous buffer) after the others. On error, `obj`
+    /// comes back with the reason.
+    pub(crate) fn push(&mut self, obj: Bound<'py, PyAny>) -> Result<(), (Bound<'py, PyAny>, ExportError)> {
+        let held = match obj.cast_into_exact::<PyBytes>() {
+            Ok(bytes) => Held::Bytes(bytes),
+            Err(err) => {
+                let obj = err.into_inner();
+                match HeldBuffer::new(&obj) {
+                    Ok(export) => Held::Export(export),
+                    Err(err) => return Err((obj, err)),
+                }
+            }
+        };
+        self.items.push(held);
+        Ok(())
+    }
+
+    /// The number of objects held.
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// The held bytes, in the order they were pushed.
+    pub(crate) fn slices(&self) -> Vec<&[u8]> {
+        self.items
+            .iter()
+            .map(|held| match held {
+                Held::Bytes(b) => b.as_bytes(),
+                Held::Export(e) => e.bytes(),
+            })
+            .collect()
+    }
 }

@@ -3,7 +3,9 @@
 //! The pure-Python package `simdcrypt` (python/simdcrypt) re-exports this module and adds
 //! `new()` and `algorithms_available`. Everything here is driven by the library's
 //! `ALGORITHMS`, `backend_report()` and `any` module, so a new algorithm needs only its
-//! class here.
+//! class here. BLAKE3 also has module functions: `blake3_many` (batches of messages,
+//! batch.rs) and `blake3_subtree` / `blake3_merge` (hashing an input in pieces,
+//! subtree.rs).
 
 use std::path::PathBuf;
 
@@ -13,8 +15,10 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use simdcrypt::any::{self, AnyHasher};
 
 mod args;
+mod batch;
 mod blake3_class;
 mod buffer;
+mod subtree;
 
 use blake3_class::Blake3;
 
@@ -99,5 +103,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Blake3>()?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(hash_file, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::blake3_many, m)?)?;
+    m.add_function(wrap_pyfunction!(subtree::blake3_subtree, m)?)?;
+    m.add_function(wrap_pyfunction!(subtree::blake3_merge, m)?)?;
     Ok(())
 }

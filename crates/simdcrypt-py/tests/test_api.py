@@ -294,7 +294,17 @@ def test_version() -> None:
 
 def test_all() -> None:
     assert sorted(simdcrypt.__all__) == sorted(
-        ["__version__", "algorithms_available", "backends", "blake3", "hash_file", "new"]
+        [
+            "__version__",
+            "algorithms_available",
+            "backends",
+            "blake3",
+            "blake3_many",
+            "blake3_merge",
+            "blake3_subtree",
+            "hash_file",
+            "new",
+        ]
     )
     for name in simdcrypt.__all__:
         assert hasattr(simdcrypt, name)

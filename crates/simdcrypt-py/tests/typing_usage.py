@@ -10,6 +10,10 @@ import os
 import pathlib
 import sys
 import tempfile
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
 
 import simdcrypt
 from simdcrypt import blake3
@@ -57,3 +61,25 @@ with tempfile.TemporaryDirectory() as tmp:
             # self (as in the `blake3` package), so mypy rejects what works at run time.
             via_hashlib = hashlib.file_digest(f, blake3)  # type: ignore[arg-type]
             assert via_hashlib.digest() == file_digest[:0] + blake3(b"hello").digest()
+
+# Batches: any sequence of buffers, or a 2-D array (one message per row).
+messages: list[bytes] = [b"a", b"bc", b""]
+digests: bytes = simdcrypt.blake3_many(messages)
+digests = simdcrypt.blake3_many((b"a", bytearray(b"b"), memoryview(b"c"), array.array("B", b"d")))
+mixed: Sequence[bytes | bytearray] = [b"x", bytearray(b"y")]
+digests = simdcrypt.blake3_many(mixed, length=64, key=bytes(32), max_threads=blake3.AUTO, backend="portable")
+digests = simdcrypt.blake3_many(messages, derive_key_context="app 2026-01-01 v1", length=1)
+rows: npt.NDArray[np.uint8] = np.zeros((100, 64), dtype=np.uint8)
+digests = simdcrypt.blake3_many(rows)
+digests = simdcrypt.blake3_many(np.arange(64, dtype=np.uint8).reshape(4, 16), max_threads=2)
+digests = simdcrypt.blake3_many(memoryview(bytes(64)).cast("B", (4, 16)))
+assert len(digests) == 4 * 32
+
+# An input hashed in pieces: subtree chaining values merged into the digest.
+whole = bytes(5000)
+left_cv: bytes = simdcrypt.blake3_subtree(whole[:4096], offset=0)
+right_cv: bytes = simdcrypt.blake3_subtree(memoryview(whole)[4096:], offset=4096, key=None)
+root: bytes = simdcrypt.blake3_merge(left_cv, right_cv, root=True, length=64)
+parent: bytes = simdcrypt.blake3_merge(left_cv, bytearray(right_cv), derive_key_context=None)
+keyed_cv: bytes = simdcrypt.blake3_subtree(whole[:1024], offset=1024, key=bytes(32), derive_key_context=None)
+assert root == blake3(whole).digest(64)

@@ -11,6 +11,17 @@ The hash objects follow hashlib's interface::
 ``simdcrypt.hash_file(path)`` hashes a file without holding the GIL, and
 ``simdcrypt.backends()`` says which kernels this CPU can run (any of them may be
 forced with ``backend=``; every backend gives the same result).
+
+BLAKE3 also has functions for many messages and for inputs hashed in pieces::
+
+    >>> digests = simdcrypt.blake3_many([b"abc", b"xyz"])  # 2 x 32 bytes, SIMD across messages
+    >>> digests[:32] == simdcrypt.blake3(b"abc").digest()
+    True
+    >>> data = bytes(5000)
+    >>> left = simdcrypt.blake3_subtree(data[:4096], offset=0)
+    >>> right = simdcrypt.blake3_subtree(data[4096:], offset=4096)
+    >>> simdcrypt.blake3_merge(left, right, root=True) == simdcrypt.blake3(data).digest()
+    True
 """
 
 from __future__ import annotations
@@ -18,7 +29,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._native import ALGORITHMS as _ALGORITHMS
-from ._native import __version__, backends, blake3, hash_file
+from ._native import (
+    __version__,
+    backends,
+    blake3,
+    blake3_many,
+    blake3_merge,
+    blake3_subtree,
+    hash_file,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
@@ -28,6 +47,9 @@ __all__ = [
     "algorithms_available",
     "backends",
     "blake3",
+    "blake3_many",
+    "blake3_merge",
+    "blake3_subtree",
     "hash_file",
     "new",
 ]

@@ -1,12 +1,22 @@
 # Type stubs of the native module (crates/simdcrypt-py/src). Hand-written: keep them in
 # step with the Rust signatures; `python -m mypy.stubtest simdcrypt._native` compares them.
 
+from collections.abc import Sequence
 from os import PathLike
-from typing import ClassVar, Final, TypedDict, final
+from typing import ClassVar, Final, Protocol, TypedDict, final, type_check_only
 
 from typing_extensions import Buffer, Self
 
-__all__ = ["ALGORITHMS", "__version__", "backends", "blake3", "hash_file"]
+__all__ = [
+    "ALGORITHMS",
+    "__version__",
+    "backends",
+    "blake3",
+    "blake3_many",
+    "blake3_merge",
+    "blake3_subtree",
+    "hash_file",
+]
 
 __version__: Final[str]
 ALGORITHMS: Final[tuple[str, ...]]
@@ -14,6 +24,18 @@ ALGORITHMS: Final[tuple[str, ...]]
 class _BackendInfo(TypedDict):
     selected: str
     supported: list[str]
+
+@type_check_only
+class _MessageArray(Protocol):
+    """An array-like buffer: a numpy array or a memoryview. blake3_many reads one as
+    messages when it is 2-D and C-contiguous with 1-byte items, one message per row
+    (checked at run time). Not a ``Buffer`` subclass: numpy declares ``__buffer__`` in its
+    stubs for Python 3.12 and newer only."""
+
+    @property
+    def ndim(self) -> int: ...
+    @property
+    def itemsize(self) -> int: ...
 
 @final
 class blake3:
@@ -55,4 +77,32 @@ def hash_file(
     derive_key_context: str | None = None,
     backend: str | None = None,
     usedforsecurity: bool = True,
+) -> bytes: ...
+def blake3_many(
+    messages: Sequence[Buffer] | _MessageArray,
+    /,
+    *,
+    length: int = 32,
+    key: Buffer | None = None,
+    derive_key_context: str | None = None,
+    max_threads: int = 1,
+    backend: str | None = None,
+) -> bytes: ...
+def blake3_subtree(
+    data: Buffer,
+    /,
+    *,
+    offset: int,
+    key: Buffer | None = None,
+    derive_key_context: str | None = None,
+) -> bytes: ...
+def blake3_merge(
+    left: Buffer,
+    right: Buffer,
+    /,
+    *,
+    root: bool = False,
+    length: int = 32,
+    key: Buffer | None = None,
+    derive_key_context: str | None = None,
 ) -> bytes: ...
