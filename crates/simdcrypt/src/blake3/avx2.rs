@@ -3,8 +3,8 @@
 
 use core::arch::x86_64::*;
 
-use super::platform::HashManyJob;
-use super::{sse41, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
+use super::platform::{HashManyJob, Lanes};
+use super::{sse41, IV, MSG_SCHEDULE, OUT_LEN};
 
 const DEGREE: usize = 8;
 
@@ -94,13 +94,15 @@ fn transpose8(r: &mut [__m256i; 8]) {
 /// message word `w` of every input.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn load_message(inputs: &[&[u8]], block_index: usize) -> [__m256i; 16] {
+fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize) -> [__m256i; 16] {
     let mut lo = [_mm256_setzero_si256(); 8];
     let mut hi = [_mm256_setzero_si256(); 8];
-    for (lane, input) in inputs[..DEGREE].iter().enumerate() {
-        let block: &[u8; BLOCK_LEN] = input[block_index * BLOCK_LEN..][..BLOCK_LEN].try_into().expect("a whole block");
-        let p = block.as_ptr().cast::<__m256i>();
-        // SAFETY: `block` is 64 readable bytes; loadu has no alignment requirement.
+    for lane in 0..DEGREE {
+        let block = lanes.block(lane, block_index);
+        sse41::prefetch_ahead(block);
+        let p = block.cast::<__m256i>();
+        // SAFETY: `block_index < lanes.blocks()` (the caller's loop bound), so `block` is 64
+        // readable bytes (`Lanes`); loadu has no alignment requirement.
         unsafe {
             lo[lane] = _mm256_loadu_si256(p);
             hi[lane] = _mm256_loadu_si256(p.add(1));
@@ -131,15 +133,15 @@ fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m256i, __m256i) {
 /// Hashes inputs `first..first + 8` of the job into 8 chaining values at `out[..256]`.
 #[target_feature(enable = "avx2")]
 fn hash8(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
-    let inputs = &job.inputs[first..first + DEGREE];
-    let blocks = inputs[0].len() / BLOCK_LEN;
+    let lanes = Lanes::<DEGREE>::new(&job.inputs[first..]);
+    let blocks = lanes.blocks();
     let mut h = [_mm256_setzero_si256(); 8];
     for (hw, &kw) in h.iter_mut().zip(job.key) {
         *hw = _mm256_set1_epi32(kw as i32);
     }
     let (ctr_lo, ctr_hi) = lane_counters(job, first);
     for b in 0..blocks {
-        let m = load_message(inputs, b);
+        let m = load_message(&lanes, b);
         let flags = _mm256_set1_epi32(job.block_flags(b, blocks - 1) as i32);
         let block_len = _mm256_set1_epi32(job.block_len(b, blocks - 1) as i32);
         let mut v = [

@@ -3,8 +3,8 @@
 
 use core::arch::x86_64::*;
 
-use super::platform::HashManyJob;
-use super::{avx2, CvWords, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
+use super::platform::{HashManyJob, Lanes};
+use super::{avx2, sse41, CvWords, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
 
 const DEGREE: usize = 16;
 
@@ -71,12 +71,14 @@ fn transpose16(r: &mut [__m512i; 16]) {
 /// message word `w` of every input.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn load_message(inputs: &[&[u8]], block_index: usize) -> [__m512i; 16] {
+fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize) -> [__m512i; 16] {
     let mut m = [_mm512_setzero_si512(); 16];
-    for (lane, input) in inputs[..DEGREE].iter().enumerate() {
-        let block: &[u8; BLOCK_LEN] = input[block_index * BLOCK_LEN..][..BLOCK_LEN].try_into().expect("a whole block");
-        // SAFETY: `block` is 64 readable bytes; loadu has no alignment requirement.
-        m[lane] = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+    for lane in 0..DEGREE {
+        let block = lanes.block(lane, block_index);
+        sse41::prefetch_ahead(block);
+        // SAFETY: `block_index < lanes.blocks()` (the caller's loop bound), so `block` is 64
+        // readable bytes (`Lanes`); loadu has no alignment requirement.
+        m[lane] = unsafe { _mm512_loadu_si512(block.cast()) };
     }
     transpose16(&mut m);
     m
@@ -85,8 +87,8 @@ fn load_message(inputs: &[&[u8]], block_index: usize) -> [__m512i; 16] {
 /// Hashes inputs `first..first + 16` of the job into 16 chaining values at `out[..512]`.
 #[target_feature(enable = "avx512f")]
 fn hash16(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
-    let inputs = &job.inputs[first..first + DEGREE];
-    let blocks = inputs[0].len() / BLOCK_LEN;
+    let lanes = Lanes::<DEGREE>::new(&job.inputs[first..]);
+    let blocks = lanes.blocks();
     let mut h = [_mm512_setzero_si512(); 8];
     for (hw, &kw) in h.iter_mut().zip(job.key) {
         *hw = _mm512_set1_epi32(kw as i32);
@@ -96,7 +98,7 @@ fn hash16(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     // SAFETY: each array is 64 readable bytes; loadu has no alignment requirement.
     let (ctr_lo, ctr_hi) = unsafe { (_mm512_loadu_si512(lo.as_ptr().cast()), _mm512_loadu_si512(hi.as_ptr().cast())) };
     for b in 0..blocks {
-        let m = load_message(inputs, b);
+        let m = load_message(&lanes, b);
         let flags = _mm512_set1_epi32(job.block_flags(b, blocks - 1) as i32);
         let block_len = _mm512_set1_epi32(job.block_len(b, blocks - 1) as i32);
         let mut v = [

@@ -131,6 +131,26 @@ impl Mode<'_> {
     }
 }
 
+/// `Threads::Auto` gives each thread at least this much input, so it splits only subtrees
+/// of 32 MiB and more. Measured on a 2-core VM (BENCHMARKS.md, "Thread policy"): with the
+/// pool's workers awake a second thread pays from 128 KiB, but a worker that has slept for
+/// a few milliseconds takes on the order of a millisecond to start, and then two threads
+/// are slower than one up to 16 MiB. AUTO must never be slower than one thread, so it
+/// waits until each half outlasts that start-up; `Threads::Max(n)` splits much smaller
+/// inputs for callers that keep the pool busy.
+pub const AUTO_MIN_BYTES_PER_THREAD: usize = 16 << 20;
+
+/// Even an explicit `Threads::Max(n)` leaves subtrees smaller than twice this to one
+/// thread: below 128 KiB a second thread measured slower than none.
+pub const MIN_BYTES_PER_THREAD: usize = 64 * 1024;
+
+/// The number of CPUs this process may run on, read once: the standard library's answer
+/// costs about 12 µs per call on Linux (it reads the cgroup limits).
+fn available_cpus() -> usize {
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// How many threads may hash one input.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum Threads {
@@ -148,13 +168,8 @@ impl Threads {
     fn budget(self, len: usize) -> usize {
         let n = match self {
             Threads::One => 1,
-            Threads::Max(n) => n.max(1),
-            Threads::Auto => {
-                // Below this size the cost of waking worker threads exceeds the gain.
-                const AUTO_MIN_PER_THREAD: usize = 128 * 1024;
-                let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-                cpus.min(len / AUTO_MIN_PER_THREAD).max(1)
-            }
+            Threads::Max(n) => (len / MIN_BYTES_PER_THREAD).clamp(1, n.max(1)),
+            Threads::Auto => (len / AUTO_MIN_BYTES_PER_THREAD).clamp(1, available_cpus()),
         };
         if cfg!(feature = "rayon") {
             n
@@ -345,6 +360,66 @@ fn left_subtree_len(len: usize) -> usize {
     debug_assert!(len > CHUNK_LEN);
     let full_chunks = (len - 1) / CHUNK_LEN;
     (1usize << (usize::BITS - 1 - full_chunks.leading_zeros())) * CHUNK_LEN
+}
+
+/// A whole subtree of one update's input: `len` bytes from `start`, its first chunk's index.
+#[derive(Clone, Copy)]
+struct Subtree {
+    start: usize,
+    len: usize,
+    counter: u64,
+}
+
+/// One update splits into at most this many whole subtrees: sizes rise to the alignment of
+/// the position, then fall, one power of two each at most, over a 64-bit length.
+const MAX_SUBTREES: usize = 2 * 64;
+
+/// Hashes the whole subtrees `parts` of `input`: a one-chunk subtree to its chaining value
+/// (the first half of its `nodes` entry), a larger one to its two children's (the whole
+/// entry). All of them run in one join tree, the first part against the rest with threads
+/// shared by size, so that no sequential part is left to the caller's thread while pool
+/// workers spin for work (measured: a 768 KiB update ran at 0.74x one thread on 2 cores
+/// when its 256 KiB tail was hashed after the parallel 512 KiB head).
+fn hash_subtrees(
+    input: &[u8],
+    parts: &[Subtree],
+    key: &CvWords,
+    flags: u8,
+    platform: Platform,
+    threads: usize,
+    nodes: &mut [[u8; BLOCK_LEN]],
+) {
+    if let [part] = parts {
+        let data = &input[part.start..][..part.len];
+        nodes[0] = if part.len == CHUNK_LEN {
+            let mut node = [0u8; BLOCK_LEN];
+            node[..OUT_LEN].copy_from_slice(
+                &ChunkState::new(key, part.counter, flags, platform).update(data).output().chaining_value(),
+            );
+            node
+        } else {
+            compress_subtree_to_parent_node(data, key, part.counter, flags, platform, threads)
+        };
+        return;
+    }
+    let total: usize = parts.iter().map(|p| p.len).sum();
+    let head_threads = if threads > 1 { (threads * parts[0].len / total).clamp(1, threads - 1) } else { 1 };
+    let (head_nodes, tail_nodes) = nodes.split_at_mut(1);
+    join(
+        threads,
+        || hash_subtrees(input, &parts[..1], key, flags, platform, head_threads, head_nodes),
+        || {
+            hash_subtrees(
+                input,
+                &parts[1..],
+                key,
+                flags,
+                platform,
+                threads.saturating_sub(head_threads).max(1),
+                tail_nodes,
+            )
+        },
+    );
 }
 
 /// Runs `a` and `b`, on two threads when `threads` > 1.
@@ -576,26 +651,33 @@ impl Hasher {
 
         // Whole subtrees, as large as the input and the alignment of the position allow.
         // The last chunk always stays in chunk_state: it may be the root.
-        while input.len() > CHUNK_LEN {
-            let counter = self.chunk_state.chunk_counter;
-            let mut subtree_len = 1usize << (usize::BITS - 1 - input.len().leading_zeros());
-            while (subtree_len as u64 - 1) & (counter * CHUNK_LEN as u64) != 0 {
-                subtree_len /= 2;
+        let mut parts = [Subtree { start: 0, len: 0, counter: 0 }; MAX_SUBTREES];
+        let mut count = 0;
+        let mut start = 0;
+        let mut counter = self.chunk_state.chunk_counter;
+        while input.len() - start > CHUNK_LEN {
+            let mut len = 1usize << (usize::BITS - 1 - (input.len() - start).leading_zeros());
+            while (len as u64 - 1) & (counter * CHUNK_LEN as u64) != 0 {
+                len /= 2;
             }
-            let subtree = &input[..subtree_len];
-            let subtree_chunks = (subtree_len / CHUNK_LEN) as u64;
-            if subtree_len == CHUNK_LEN {
-                let cv = ChunkState::new(&key, counter, flags, platform).update(subtree).output().chaining_value();
-                self.push_cv(&cv, counter);
-            } else {
-                let threads = self.threads.budget(subtree_len);
-                let pair = compress_subtree_to_parent_node(subtree, &key, counter, flags, platform, threads);
-                let (left, right) = pair.split_at(OUT_LEN);
-                self.push_cv(left.try_into().expect("32 bytes"), counter);
-                self.push_cv(right.try_into().expect("32 bytes"), counter + subtree_chunks / 2);
+            parts[count] = Subtree { start, len, counter };
+            count += 1;
+            start += len;
+            counter += (len / CHUNK_LEN) as u64;
+        }
+        if count > 0 {
+            let mut nodes = [[0u8; BLOCK_LEN]; MAX_SUBTREES];
+            let threads = self.threads.budget(start);
+            hash_subtrees(input, &parts[..count], &key, flags, platform, threads, &mut nodes[..count]);
+            for (part, node) in parts[..count].iter().zip(&nodes) {
+                let (left, right) = node.split_at(OUT_LEN);
+                self.push_cv(left.try_into().expect("32 bytes"), part.counter);
+                if part.len > CHUNK_LEN {
+                    self.push_cv(right.try_into().expect("32 bytes"), part.counter + (part.len / CHUNK_LEN / 2) as u64);
+                }
             }
-            self.chunk_state.chunk_counter += subtree_chunks;
-            input = &input[subtree_len..];
+            self.chunk_state.chunk_counter = counter;
+            input = &input[start..];
         }
 
         if !input.is_empty() {

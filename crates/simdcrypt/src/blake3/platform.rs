@@ -173,6 +173,41 @@ impl Platform {
     }
 }
 
+/// The `N` inputs of one kernel call, as pointers to their blocks, after a single length
+/// check: block `b` of any lane is readable for every `b < blocks()`. Kernels index blocks
+/// through this rather than slicing per block, which kept bounds checks (scalar work on the
+/// same ports as the vector math) inside the hot loop.
+#[derive(Clone, Copy)]
+pub(crate) struct Lanes<'a, const N: usize> {
+    ptrs: [*const u8; N],
+    blocks: usize,
+    _inputs: core::marker::PhantomData<&'a [u8]>,
+}
+
+impl<'a, const N: usize> Lanes<'a, N> {
+    /// The first `N` of `inputs`, which must all be the same whole number of blocks.
+    #[inline(always)]
+    pub fn new(inputs: &[&'a [u8]]) -> Self {
+        let inputs = &inputs[..N];
+        let blocks = inputs[0].len() / BLOCK_LEN;
+        assert!(inputs.iter().all(|i| i.len() == blocks * BLOCK_LEN), "kernel inputs must be equal whole blocks");
+        Lanes { ptrs: core::array::from_fn(|lane| inputs[lane].as_ptr()), blocks, _inputs: core::marker::PhantomData }
+    }
+
+    /// The number of blocks in each input.
+    #[inline(always)]
+    pub fn blocks(&self) -> usize {
+        self.blocks
+    }
+
+    /// The start of block `b` of `lane`: 64 readable bytes when `b < self.blocks()`.
+    #[inline(always)]
+    pub fn block(&self, lane: usize, b: usize) -> *const u8 {
+        debug_assert!(b < self.blocks);
+        self.ptrs[lane].wrapping_add(b * BLOCK_LEN)
+    }
+}
+
 /// Many equal-length inputs to hash side by side: chunks of one tree (counter incrementing)
 /// or parent nodes (counter fixed at 0).
 pub(crate) struct HashManyJob<'a> {

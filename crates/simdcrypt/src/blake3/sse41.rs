@@ -3,10 +3,23 @@
 
 use core::arch::x86_64::*;
 
-use super::platform::HashManyJob;
+use super::platform::{HashManyJob, Lanes};
 use super::{portable, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
 
 const DEGREE: usize = 4;
+
+/// How far ahead of the block being hashed each lane's input is prefetched. Every lane reads
+/// its own 1 KiB chunk, too short a stream for the hardware prefetcher to pick up on its
+/// own, so data coming from DRAM would otherwise stall each lane in turn.
+const PREFETCH_AHEAD: usize = 4 * BLOCK_LEN;
+
+/// Asks for the memory `PREFETCH_AHEAD` bytes past `block`.
+#[inline(always)]
+pub(super) fn prefetch_ahead(block: *const u8) {
+    // SAFETY: a prefetch is only a hint: it never faults, even past the end of the input,
+    // and has no visible effect. The address is formed with wrapping arithmetic.
+    unsafe { _mm_prefetch::<_MM_HINT_T0>(block.wrapping_add(PREFETCH_AHEAD).cast()) };
+}
 
 #[inline]
 #[target_feature(enable = "sse4.1")]
@@ -67,14 +80,15 @@ fn transpose4(r: &mut [__m128i]) {
 /// message word `w` of every input.
 #[inline]
 #[target_feature(enable = "sse4.1")]
-fn load_message(inputs: &[&[u8]], block_index: usize) -> [__m128i; 16] {
+fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize) -> [__m128i; 16] {
     let mut m = [_mm_setzero_si128(); 16];
-    for (lane, input) in inputs[..DEGREE].iter().enumerate() {
-        let block: &[u8; BLOCK_LEN] = input[block_index * BLOCK_LEN..][..BLOCK_LEN].try_into().expect("a whole block");
-        let p = block.as_ptr().cast::<__m128i>();
+    for lane in 0..DEGREE {
+        let block = lanes.block(lane, block_index);
+        prefetch_ahead(block);
+        let p = block.cast::<__m128i>();
         for quarter in 0..4 {
-            // SAFETY: `block` is 64 readable bytes, so 16 at offset 16*quarter are in
-            // bounds; loadu has no alignment requirement.
+            // SAFETY: `block_index < lanes.blocks()` (the caller's loop bound), so `block` is
+            // 64 readable bytes (`Lanes`); loadu has no alignment requirement.
             m[4 * quarter + lane] = unsafe { _mm_loadu_si128(p.add(quarter)) };
         }
     }
@@ -87,8 +101,8 @@ fn load_message(inputs: &[&[u8]], block_index: usize) -> [__m128i; 16] {
 /// Hashes inputs `first..first + 4` of the job into 4 chaining values at `out[..128]`.
 #[target_feature(enable = "sse4.1")]
 fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
-    let inputs = &job.inputs[first..first + DEGREE];
-    let blocks = inputs[0].len() / BLOCK_LEN;
+    let lanes = Lanes::<DEGREE>::new(&job.inputs[first..]);
+    let blocks = lanes.blocks();
     let mut h = [_mm_setzero_si128(); 8];
     for (hw, &kw) in h.iter_mut().zip(job.key) {
         *hw = _mm_set1_epi32(kw as i32);
@@ -97,7 +111,7 @@ fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     let ctr_lo = _mm_setr_epi32(c[0] as i32, c[1] as i32, c[2] as i32, c[3] as i32);
     let ctr_hi = _mm_setr_epi32((c[0] >> 32) as i32, (c[1] >> 32) as i32, (c[2] >> 32) as i32, (c[3] >> 32) as i32);
     for b in 0..blocks {
-        let m = load_message(inputs, b);
+        let m = load_message(&lanes, b);
         let flags = _mm_set1_epi32(job.block_flags(b, blocks - 1) as i32);
         let block_len = _mm_set1_epi32(job.block_len(b, blocks - 1) as i32);
         let mut v = [
