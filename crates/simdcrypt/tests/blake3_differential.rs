@@ -98,15 +98,21 @@ fn extended_output_and_seek_every_backend() {
 
 #[test]
 fn threads_give_the_same_digest() {
-    let data = common::random_bytes(5, (9 << 20) + 3 * 1024 + 11);
+    // Larger than 2 x AUTO_MIN_BYTES_PER_THREAD, so AUTO splits too; unaligned, so subtrees of
+    // every size occur; fed as one byte and then the rest, so the position is unaligned.
+    let len = 2 * simdcrypt::blake3::AUTO_MIN_BYTES_PER_THREAD + 3 * 1024 + 11;
+    let data = common::random_bytes(5, len);
     let expected = *blake3::hash(&data).as_bytes();
     for platform in common::supported_backends::<Platform>("threads_give_the_same_digest") {
         for threads in [Threads::Max(2), Threads::Max(3), Threads::Max(8), Threads::Auto] {
             let mut h = Hasher::new();
             h.set_platform(platform).set_max_threads(threads);
-            // One big update and an unaligned start, so subtrees of every size occur.
             h.update(&data[..1]).update(&data[1..]);
             assert_eq!(h.finalize(), expected, "{platform:?} {threads:?}");
+            // A 9 MiB piece: Max(n) splits it, AUTO does not.
+            let mut h = Hasher::new();
+            h.set_platform(platform).set_max_threads(threads).update(&data[..9 << 20]);
+            assert_eq!(h.finalize(), *blake3::hash(&data[..9 << 20]).as_bytes(), "{platform:?} {threads:?} 9 MiB");
         }
     }
 }
