@@ -112,9 +112,17 @@ impl Batch {
             }
             return;
         }
+        // Equal whole blocks and 32-byte digests: the kernels read the messages in place and
+        // write the digests straight to `out`.
+        let len = messages[0].len();
+        let equal = messages.iter().all(|m| m.len() == len);
+        if equal && out_len == OUT_LEN && len % BLOCK_LEN == 0 && len > 0 && len <= CHUNK_LEN {
+            self.platform.hash_many(&self.one_chunk_job(messages, BLOCK_LEN), out);
+            return;
+        }
         // Short messages in runs of equal length (one run when all lengths are equal).
         let mut order: Vec<usize> = (0..messages.len()).collect();
-        if messages.windows(2).any(|w| w[0].len() != w[1].len()) {
+        if !equal {
             order.sort_by_key(|&i| messages[i].len());
         }
         let mut cvs = vec![0u8; GROUP * OUT_LEN];
@@ -159,8 +167,14 @@ impl Batch {
             }
             inputs.extend(scratch.chunks_exact(slot));
         }
-        let job = HashManyJob {
-            inputs: &inputs,
+        self.platform.hash_many(&self.one_chunk_job(&inputs, last_block_len), cvs);
+    }
+
+    /// Each input a whole one-chunk tree: its chaining value, with ROOT on its last block,
+    /// is its digest.
+    fn one_chunk_job<'a>(&'a self, inputs: &'a [&'a [u8]], last_block_len: usize) -> HashManyJob<'a> {
+        HashManyJob {
+            inputs,
             key: &self.key,
             counter: 0,
             increment_counter: false,
@@ -168,7 +182,6 @@ impl Batch {
             flags_start: CHUNK_START,
             flags_end: CHUNK_END | ROOT,
             last_block_len: last_block_len as u8,
-        };
-        self.platform.hash_many(&job, cvs);
+        }
     }
 }
