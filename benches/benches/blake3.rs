@@ -134,5 +134,31 @@ fn batches(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, one_thread, threads, batches);
+/// 1 GiB in memory, one thread and two (the sizes the performance targets name).
+fn one_gib(c: &mut Criterion) {
+    let data = input(1 << 30);
+    let mut group = c.benchmark_group("blake3/1GiB");
+    group.sample_size(10).throughput(Throughput::Bytes(data.len() as u64));
+    group.bench_function("simdcrypt-1-thread", |b| b.iter(|| Hasher::new().update(black_box(&data)).finalize()));
+    group.bench_function("blake3-crate-1-thread", |b| b.iter(|| blake3::hash(black_box(&data))));
+    group.bench_function("simdcrypt-max2", |b| {
+        b.iter(|| Hasher::new().set_max_threads(Threads::Max(2)).update(black_box(&data)).finalize())
+    });
+    group.bench_function("blake3-crate-rayon", |b| {
+        b.iter(|| blake3::Hasher::new().update_rayon(black_box(&data)).finalize())
+    });
+    group.finish();
+}
+
+/// 100 MB (10^8 bytes) on one thread: the native figure that
+/// `benches/python/bench_blake3.py --native-reference` compares the Python binding with.
+fn python_reference(c: &mut Criterion) {
+    let data = input(100_000_000);
+    let mut group = c.benchmark_group("blake3/100MB");
+    group.sample_size(20).throughput(Throughput::Bytes(data.len() as u64));
+    group.bench_function("simdcrypt-1-thread", |b| b.iter(|| Hasher::new().update(black_box(&data)).finalize()));
+    group.finish();
+}
+
+criterion_group!(benches, one_thread, threads, batches, one_gib, python_reference);
 criterion_main!(benches);

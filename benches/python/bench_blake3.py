@@ -12,6 +12,9 @@ ratio simdcrypt / peer (above 1: simdcrypt is faster).
 
 Usage (from the repository root, after `maturin develop --release -m crates/simdcrypt-py/Cargo.toml`):
     python benches/python/bench_blake3.py [--quick] [--backend NAME]
+    python benches/python/bench_blake3.py --native-reference
+        (only simdcrypt.blake3 on 10**8 bytes, one thread: compare with
+         `cargo bench -p simdcrypt-bench --bench blake3 -- blake3/100MB`)
 """
 
 from __future__ import annotations
@@ -138,8 +141,18 @@ def main() -> None:
         choices=simdcrypt.backends()["blake3"]["supported"],
         help="force simdcrypt's backend (default: the best this CPU supports)",
     )
+    parser.add_argument(
+        "--native-reference",
+        action="store_true",
+        help="measure only simdcrypt.blake3 on 10**8 bytes, one thread (binding overhead vs Rust)",
+    )
     args = parser.parse_args()
     settings = Settings(0.02, 3) if args.quick else Settings(0.2, 5)
+    if args.native_reference:
+        data = os.urandom(100_000_000)
+        seconds = best_time_per_call(simdcrypt_fn(1, args.backend), data, Settings(0.5, 20))
+        print(f"simdcrypt.blake3, 10**8 bytes, one thread: {seconds * 1e3:.3f} ms ({len(data) / seconds / 1e9:.3f} GB/s)")
+        return
     backend = args.backend or simdcrypt.backends()["blake3"]["selected"]
 
     print(f"- Python {platform.python_version()} ({sys.executable})")

@@ -8,7 +8,8 @@
 
 use super::platform::HashManyJob;
 use super::{
-    join, CvWords, Hasher, Mode, Platform, Threads, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, OUT_LEN, ROOT,
+    join, with_pool, CvWords, Hasher, Mode, Platform, Threads, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, OUT_LEN,
+    ROOT,
 };
 use crate::backend::Backend;
 use crate::Error;
@@ -70,7 +71,8 @@ impl Batch {
             return Ok(());
         }
         let total: usize = messages.iter().map(|m| m.len().max(BLOCK_LEN)).sum();
-        self.hash_split(messages, out_len, out, self.threads.budget(total));
+        let pool_size = self.threads.pool_size(total);
+        with_pool(pool_size, || self.hash_split(messages, out_len, out, pool_size));
         Ok(())
     }
 
@@ -91,7 +93,7 @@ impl Batch {
         let mid = mid.max(1);
         let (left_out, right_out) = out.split_at_mut(mid * out_len);
         join(
-            threads,
+            true,
             || self.hash_split(&messages[..mid], out_len, left_out, left_threads),
             || self.hash_split(&messages[mid..], out_len, right_out, threads - left_threads),
         );

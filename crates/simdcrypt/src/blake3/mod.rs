@@ -133,16 +133,17 @@ impl Mode<'_> {
 
 /// `Threads::Auto` gives each thread at least this much input, so it splits only subtrees
 /// of 32 MiB and more. Measured on a 2-core VM (BENCHMARKS.md, "Thread policy"): with the
-/// pool's workers awake a second thread pays from 128 KiB, but a worker that has slept for
+/// pool's workers awake a second thread pays from 256 KiB, but a worker that has slept for
 /// a few milliseconds takes on the order of a millisecond to start, and then two threads
 /// are slower than one up to 16 MiB. AUTO must never be slower than one thread, so it
 /// waits until each half outlasts that start-up; `Threads::Max(n)` splits much smaller
 /// inputs for callers that keep the pool busy.
 pub const AUTO_MIN_BYTES_PER_THREAD: usize = 16 << 20;
 
-/// Even an explicit `Threads::Max(n)` leaves subtrees smaller than twice this to one
-/// thread: below 128 KiB a second thread measured slower than none.
-pub const MIN_BYTES_PER_THREAD: usize = 64 * 1024;
+/// Even an explicit `Threads::Max(n)` leaves inputs smaller than twice this to one thread,
+/// and joins never split off less: below 256 KiB a second thread measured slower than none
+/// about as often as faster (BENCHMARKS.md, "Thread policy").
+pub const MIN_BYTES_PER_THREAD: usize = 128 * 1024;
 
 /// The number of CPUs this process may run on, read once: the standard library's answer
 /// costs about 12 µs per call on Linux (it reads the cgroup limits).
@@ -164,19 +165,50 @@ pub enum Threads {
 }
 
 impl Threads {
-    /// The thread budget for hashing `len` bytes.
-    fn budget(self, len: usize) -> usize {
+    /// How many threads hashing `len` bytes may use: 1 (the caller's thread only) below the
+    /// policy's threshold, otherwise the size of the pool that runs it.
+    fn pool_size(self, len: usize) -> usize {
         let n = match self {
             Threads::One => 1,
-            Threads::Max(n) => (len / MIN_BYTES_PER_THREAD).clamp(1, n.max(1)),
-            Threads::Auto => (len / AUTO_MIN_BYTES_PER_THREAD).clamp(1, available_cpus()),
+            Threads::Max(n) if len >= 2 * MIN_BYTES_PER_THREAD => n,
+            Threads::Max(_) => 1,
+            Threads::Auto if len >= 2 * AUTO_MIN_BYTES_PER_THREAD => available_cpus(),
+            Threads::Auto => 1,
         };
         if cfg!(feature = "rayon") {
-            n
+            n.max(1)
         } else {
             1
         }
     }
+}
+
+/// Runs `f`, whose joins may then use up to `pool_size` threads: rayon's global pool when
+/// that has enough threads, else a pool of exactly `pool_size` threads, created the first
+/// time that size is asked for and kept for the life of the process (never one per call).
+fn with_pool<R: Send>(pool_size: usize, f: impl FnOnce() -> R + Send) -> R {
+    #[cfg(feature = "rayon")]
+    if pool_size > 1 && pool_size < rayon::current_num_threads() {
+        if let Some(pool) = sized_pool(pool_size) {
+            return pool.install(f);
+        }
+    }
+    f()
+}
+
+#[cfg(feature = "rayon")]
+fn sized_pool(threads: usize) -> Option<&'static rayon::ThreadPool> {
+    use std::sync::Mutex;
+    static POOLS: Mutex<Vec<(usize, &'static rayon::ThreadPool)>> = Mutex::new(Vec::new());
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&(_, pool)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Some(pool);
+    }
+    // A pool that cannot be built (the OS refuses threads) means hashing on one thread.
+    let pool: &'static rayon::ThreadPool =
+        Box::leak(Box::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok()?));
+    pools.push((threads, pool));
+    Some(pool)
 }
 
 /// The input and state of the final compression, from which any output length is drawn.
@@ -376,9 +408,8 @@ const MAX_SUBTREES: usize = 2 * 64;
 
 /// Hashes the whole subtrees `parts` of `input`: a one-chunk subtree to its chaining value
 /// (the first half of its `nodes` entry), a larger one to its two children's (the whole
-/// entry). All of them run in one join tree, the first part against the rest with threads
-/// shared by size, so that no sequential part is left to the caller's thread while pool
-/// workers spin for work (measured: a 768 KiB update ran at 0.74x one thread on 2 cores
+/// entry). With `par`, all of them run in one join tree, the first part against the rest,
+/// so that no sequential part is left to the caller's thread while pool workers spin for work (measured: a 768 KiB update ran at 0.74x one thread on 2 cores
 /// when its 256 KiB tail was hashed after the parallel 512 KiB head).
 fn hash_subtrees(
     input: &[u8],
@@ -386,7 +417,7 @@ fn hash_subtrees(
     key: &CvWords,
     flags: u8,
     platform: Platform,
-    threads: usize,
+    par: bool,
     nodes: &mut [[u8; BLOCK_LEN]],
 ) {
     if let [part] = parts {
@@ -398,32 +429,22 @@ fn hash_subtrees(
             );
             node
         } else {
-            compress_subtree_to_parent_node(data, key, part.counter, flags, platform, threads)
+            compress_subtree_to_parent_node(data, key, part.counter, flags, platform, par)
         };
         return;
     }
-    let total: usize = parts.iter().map(|p| p.len).sum();
-    let head_threads = if threads > 1 { (threads * parts[0].len / total).clamp(1, threads - 1) } else { 1 };
     let (head_nodes, tail_nodes) = nodes.split_at_mut(1);
     join(
-        threads,
-        || hash_subtrees(input, &parts[..1], key, flags, platform, head_threads, head_nodes),
-        || {
-            hash_subtrees(
-                input,
-                &parts[1..],
-                key,
-                flags,
-                platform,
-                threads.saturating_sub(head_threads).max(1),
-                tail_nodes,
-            )
-        },
+        par,
+        || hash_subtrees(input, &parts[..1], key, flags, platform, par, head_nodes),
+        || hash_subtrees(input, &parts[1..], key, flags, platform, par, tail_nodes),
     );
 }
 
-/// Runs `a` and `b`, on two threads when `threads` > 1.
-fn join<A, B, RA, RB>(threads: usize, a: A, b: B) -> (RA, RB)
+/// Runs `a` and `b`, offering `b` to another thread of the current pool when `par` is set.
+/// rayon runs `b` on the caller's thread after `a` if no other thread has taken it by
+/// then, so a late-waking pool costs little.
+fn join<A, B, RA, RB>(par: bool, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -431,10 +452,10 @@ where
     RB: Send,
 {
     #[cfg(feature = "rayon")]
-    if threads > 1 {
+    if par {
         return rayon::join(a, b);
     }
-    let _ = threads;
+    let _ = par;
     (a(), b())
 }
 
@@ -447,7 +468,7 @@ fn compress_subtree_wide(
     chunk_counter: u64,
     flags: u8,
     platform: Platform,
-    threads: usize,
+    par: bool,
     out: &mut [u8],
 ) -> usize {
     if input.len() <= platform.simd_degree() * CHUNK_LEN {
@@ -462,13 +483,14 @@ fn compress_subtree_wide(
     let mut cvs = [0u8; 2 * MAX_SIMD_DEGREE_OR_2 * OUT_LEN];
     let (left_out, right_out) = cvs.split_at_mut(degree * OUT_LEN);
 
-    // Share the thread budget in proportion to the work on each side.
-    let left_threads = if threads > 1 { (threads * left.len() / input.len()).clamp(1, threads - 1) } else { 1 };
-    let right_threads = threads.saturating_sub(left_threads).max(1);
+    // Offer the right half to other threads at every level down to MIN_BYTES_PER_THREAD, so
+    // that threads that start late still find work to take (the pool's size bounds how many
+    // run at once).
+    let par = par && right.len() >= MIN_BYTES_PER_THREAD;
     let (left_n, right_n) = join(
-        threads,
-        || compress_subtree_wide(left, key, chunk_counter, flags, platform, left_threads, left_out),
-        || compress_subtree_wide(right, key, right_counter, flags, platform, right_threads, right_out),
+        par,
+        || compress_subtree_wide(left, key, chunk_counter, flags, platform, par, left_out),
+        || compress_subtree_wide(right, key, right_counter, flags, platform, par, right_out),
     );
 
     debug_assert_eq!(left_n, degree);
@@ -488,11 +510,11 @@ fn compress_subtree_to_parent_node(
     chunk_counter: u64,
     flags: u8,
     platform: Platform,
-    threads: usize,
+    par: bool,
 ) -> [u8; BLOCK_LEN] {
     debug_assert!(input.len() > CHUNK_LEN);
     let mut cvs = [0u8; MAX_SIMD_DEGREE_OR_2 * OUT_LEN];
-    let mut n = compress_subtree_wide(input, key, chunk_counter, flags, platform, threads, &mut cvs);
+    let mut n = compress_subtree_wide(input, key, chunk_counter, flags, platform, par, &mut cvs);
     debug_assert!(n >= 2);
     let mut parents = [0u8; MAX_SIMD_DEGREE_OR_2 / 2 * OUT_LEN + OUT_LEN];
     while n > 2 {
@@ -667,8 +689,11 @@ impl Hasher {
         }
         if count > 0 {
             let mut nodes = [[0u8; BLOCK_LEN]; MAX_SUBTREES];
-            let threads = self.threads.budget(start);
-            hash_subtrees(input, &parts[..count], &key, flags, platform, threads, &mut nodes[..count]);
+            let pool_size = self.threads.pool_size(start);
+            let whole = &input[..start];
+            with_pool(pool_size, || {
+                hash_subtrees(whole, &parts[..count], &key, flags, platform, pool_size > 1, &mut nodes[..count])
+            });
             for (part, node) in parts[..count].iter().zip(&nodes) {
                 let (left, right) = node.split_at(OUT_LEN);
                 self.push_cv(left.try_into().expect("32 bytes"), part.counter);
