@@ -61,6 +61,25 @@ fn threads(c: &mut Criterion) {
 /// BLAKE3's IV: the key words of the default hash mode (the crate does not export them).
 const IV: [u32; 8] = [0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19];
 
+/// The crate's hidden kernel on `N`-byte messages, after checking it computes our digests.
+fn bench_hidden_kernel<const N: usize>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    platform: blake3::platform::Platform,
+    messages: &[&[u8]],
+    out: &mut [u8],
+    ours: &[u8],
+) {
+    // CHUNK_START | CHUNK_END | ROOT on each one-chunk message makes its chaining value
+    // its digest.
+    let (start, end_root) = (1u8, 2u8 | 8u8);
+    let arrays: Vec<&[u8; N]> = messages.iter().map(|m| (*m).try_into().unwrap()).collect();
+    platform.hash_many(&arrays, &IV, 0, blake3::IncrementCounter::No, 0, start, end_root, out);
+    assert_eq!(out, ours, "the hidden kernel must compute the same digests");
+    group.bench_function(BenchmarkId::new("blake3-crate-hidden-kernel", N), |b| {
+        b.iter(|| platform.hash_many(black_box(&arrays), &IV, 0, blake3::IncrementCounter::No, 0, start, end_root, out))
+    });
+}
+
 /// Many independent messages: simdcrypt's batch API against the official crate's hidden
 /// batch kernel (`blake3::platform`, whole blocks only, so 64 B and 1 KiB messages) and a
 /// loop of `blake3::hash` calls.
@@ -83,52 +102,13 @@ fn batches(c: &mut Criterion) {
                 }
             })
         });
-        // CHUNK_START | CHUNK_END | ROOT on each one-chunk message makes its chaining value
-        // its digest.
-        let (start, end_root) = (1u8, 2u8 | 8u8);
         let platform = blake3::platform::Platform::detect();
         // Same work on both sides: the kernel's outputs must be the messages' digests.
         Batch::new(Mode::Hash).hash_into(&messages, 32, &mut out).unwrap();
         let ours = out.clone();
         match len {
-            64 => {
-                let arrays: Vec<&[u8; 64]> = messages.iter().map(|m| (*m).try_into().unwrap()).collect();
-                platform.hash_many(&arrays, &IV, 0, blake3::IncrementCounter::No, 0, start, end_root, &mut out);
-                assert_eq!(out, ours);
-                group.bench_function(BenchmarkId::new("blake3-crate-hidden-kernel", len), |b| {
-                    b.iter(|| {
-                        platform.hash_many(
-                            black_box(&arrays),
-                            &IV,
-                            0,
-                            blake3::IncrementCounter::No,
-                            0,
-                            start,
-                            end_root,
-                            &mut out,
-                        )
-                    })
-                });
-            }
-            _ => {
-                let arrays: Vec<&[u8; 1024]> = messages.iter().map(|m| (*m).try_into().unwrap()).collect();
-                platform.hash_many(&arrays, &IV, 0, blake3::IncrementCounter::No, 0, start, end_root, &mut out);
-                assert_eq!(out, ours);
-                group.bench_function(BenchmarkId::new("blake3-crate-hidden-kernel", len), |b| {
-                    b.iter(|| {
-                        platform.hash_many(
-                            black_box(&arrays),
-                            &IV,
-                            0,
-                            blake3::IncrementCounter::No,
-                            0,
-                            start,
-                            end_root,
-                            &mut out,
-                        )
-                    })
-                });
-            }
+            64 => bench_hidden_kernel::<64>(&mut group, platform, &messages, &mut out, &ours),
+            _ => bench_hidden_kernel::<1024>(&mut group, platform, &messages, &mut out, &ours),
         }
     }
     group.finish();

@@ -34,7 +34,7 @@ from types import ModuleType
 from typing import Any, Callable, Optional
 
 import simdcrypt
-from bench_blake3 import Settings, cpu_model
+from bench_blake3 import Settings, best_time, cpu_model
 
 np: Optional[ModuleType]
 try:
@@ -51,28 +51,6 @@ except ImportError:
 AUTO = simdcrypt.blake3.AUTO
 # (message length, number of messages)
 BATCHES = [(64, 100_000), (1024, 10_000)]
-
-
-def best_time(fn: Callable[[], object], settings: Settings) -> float:
-    """The best, over `settings.reps` repetitions, of the mean time of one call of `fn`."""
-    fn()  # warm up
-    calls = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        elapsed = time.perf_counter() - start
-        if elapsed >= settings.seconds_per_rep / 4 or calls >= 1 << 24:
-            break
-        calls *= 4
-    calls = max(1, int(calls * settings.seconds_per_rep / max(elapsed, 1e-9)))
-    best = float("inf")
-    for _ in range(settings.reps):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, (time.perf_counter() - start) / calls)
-    return best
 
 
 def rate(count: int, seconds: float) -> str:

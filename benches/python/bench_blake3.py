@@ -55,15 +55,15 @@ class Settings:
     reps: int
 
 
-def best_time_per_call(fn: HashFn, data: bytes, settings: Settings) -> float:
-    """The best, over `settings.reps` repetitions, of the mean time of one call."""
-    fn(data)  # warm up (allocations, thread pool start-up, lazy CPU detection)
+def best_time(fn: Callable[[], object], settings: Settings) -> float:
+    """The best, over `settings.reps` repetitions, of the mean time of one call of `fn`."""
+    fn()  # warm up (allocations, thread pool start-up, lazy CPU detection)
     # Calibrate: how many calls fill one repetition.
     calls = 1
     while True:
         start = time.perf_counter()
         for _ in range(calls):
-            fn(data)
+            fn()
         elapsed = time.perf_counter() - start
         if elapsed >= settings.seconds_per_rep / 4 or calls >= 1 << 24:
             break
@@ -73,9 +73,14 @@ def best_time_per_call(fn: HashFn, data: bytes, settings: Settings) -> float:
     for _ in range(settings.reps):
         start = time.perf_counter()
         for _ in range(calls):
-            fn(data)
+            fn()
         best = min(best, (time.perf_counter() - start) / calls)
     return best
+
+
+def best_time_per_call(fn: HashFn, data: bytes, settings: Settings) -> float:
+    """best_time of hashing `data` with `fn`."""
+    return best_time(lambda: fn(data), settings)
 
 
 def simdcrypt_fn(threads: int, backend: Optional[str]) -> HashFn:

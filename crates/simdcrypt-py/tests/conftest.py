@@ -100,6 +100,42 @@ def gil_held_fraction(work: Callable[[], object]) -> float:
     return (resumed - times["start"]) / (times["end"] - times["start"])
 
 
+def resize_while(data: bytearray, work: Callable[[], object]) -> tuple[int, object]:
+    """Runs ``work`` on another thread while this one keeps growing ``data`` by a byte and
+    shrinking it back; returns how many resizes were refused with BufferError (because
+    ``work`` held a buffer export), and what ``work`` returned. ``data`` ends as it began,
+    but ``work`` may have seen it one byte longer if its export began mid-resize.
+    """
+    started = threading.Event()
+    finished = threading.Event()
+    result: list[object] = []
+
+    def run() -> None:
+        started.set()
+        result.append(work())
+        finished.set()
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    started.wait()
+    refused = 0
+    grown = False
+    while not finished.is_set():
+        try:
+            if grown:
+                data.pop()  # undo a growth that happened outside the export
+                grown = False
+            else:
+                data.append(0)
+                grown = True
+        except BufferError:
+            refused += 1
+    worker.join()
+    if grown:
+        data.pop()
+    return refused, result[0]
+
+
 @pytest.fixture(scope="session")
 def vectors() -> dict[str, Any]:
     with open(VECTORS_PATH, encoding="utf-8") as f:
