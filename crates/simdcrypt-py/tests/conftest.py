@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import threading
 import time
 from pathlib import Path
@@ -75,29 +76,37 @@ def record_backend(name: str) -> None:
     _EXERCISED.add(name)
 
 
-def gil_held_fraction(work: Callable[[], object]) -> float:
-    """Runs ``work`` on another thread, and returns how far into it (0 = its start,
-    1 = its end) this thread first got to run Python code again.
+def releases_gil(work: Callable[[], object]) -> bool:
+    """Whether ``work`` lets other Python threads run while it is still inside the call.
 
-    A call that releases the GIL lets this thread resume at once (near 0); one that holds
-    it keeps this thread waiting until it returns (near 1). ``work`` should take tens of
-    milliseconds at least.
+    ``work`` runs on a worker thread that marks when it is inside the call; this thread
+    polls the mark. The switch interval is raised meanwhile, so the interpreter never
+    forces the GIL from one thread to the other: this thread can run (and see the mark set)
+    only if ``work`` released the GIL itself. No clock is read, so a slow or busy machine
+    cannot turn one answer into the other. ``work`` should take some milliseconds at least.
     """
-    started = threading.Event()
-    times: dict[str, float] = {}
+    in_call = False
+    seen_inside = False
 
     def run() -> None:
-        times["start"] = time.perf_counter()
-        started.set()
+        nonlocal in_call
+        in_call = True
         work()
-        times["end"] = time.perf_counter()
+        in_call = False
 
-    worker = threading.Thread(target=run)
-    worker.start()
-    started.wait()
-    resumed = time.perf_counter()
-    worker.join()
-    return (resumed - times["start"]) / (times["end"] - times["start"])
+    old_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
+    try:
+        worker = threading.Thread(target=run)
+        worker.start()
+        while worker.is_alive():
+            if in_call:
+                seen_inside = True
+            time.sleep(0.0005)  # releases the GIL, so the worker can enter the call
+        worker.join()
+    finally:
+        sys.setswitchinterval(old_interval)
+    return seen_inside
 
 
 def resize_while(data: bytearray, work: Callable[[], object]) -> tuple[int, object]:
