@@ -6,7 +6,7 @@ use core::arch::x86_64::*;
 use super::platform::{HashManyJob, Lanes};
 use super::{sse41, IV, MSG_SCHEDULE, OUT_LEN};
 
-const DEGREE: usize = 8;
+pub(super) const DEGREE: usize = 8;
 
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -62,7 +62,7 @@ fn round<const R: usize>(v: &mut [__m256i; 16], m: &[__m256i; 16]) {
 /// Transposes an 8x8 matrix of 32-bit words held as 8 rows.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn transpose8(r: &mut [__m256i; 8]) {
+pub(super) fn transpose8(r: &mut [__m256i; 8]) {
     let t0 = _mm256_unpacklo_epi32(r[0], r[1]);
     let t1 = _mm256_unpackhi_epi32(r[0], r[1]);
     let t2 = _mm256_unpacklo_epi32(r[2], r[3]);
@@ -94,7 +94,7 @@ fn transpose8(r: &mut [__m256i; 8]) {
 /// message word `w` of every input.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize) -> [__m256i; 16] {
+pub(super) fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize) -> [__m256i; 16] {
     let mut lo = [_mm256_setzero_si256(); 8];
     let mut hi = [_mm256_setzero_si256(); 8];
     for lane in 0..DEGREE {
@@ -118,7 +118,7 @@ fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize) -> [__m256i; 16] 
 
 #[inline]
 #[target_feature(enable = "avx2")]
-fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m256i, __m256i) {
+pub(super) fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m256i, __m256i) {
     let mut lo = [0i32; DEGREE];
     let mut hi = [0i32; DEGREE];
     for lane in 0..DEGREE {
