@@ -5,6 +5,9 @@
 //! - BSD style: `LABEL (NAME) = HEX`, where LABEL picks the algorithm (e.g. `BLAKE3`).
 //!
 //! The hex length gives the output length to compute. Lines starting with `#` are skipped.
+//! GNU-style lines carry no algorithm: they use `-a` (default blake3). The hex length cannot
+//! tell sha256sum's lines from b3sum's (both 64 digits), so nothing is inferred from it.
+//! Result lines escape names as the algorithm's reference tool does (see `escape::Style`).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
@@ -13,7 +16,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use simdcrypt::any::{AnyHasher, HashOptions};
 
-use crate::escape::{display_name, unescape};
+use crate::escape::{check_name, unescape, Style};
 use crate::hashing::{self, HashArgs, DEFAULT_ALGORITHM, MAX_OUTPUT_LEN};
 use crate::output::{io_error_text, Failure, Out};
 
@@ -206,7 +209,7 @@ impl<'a> Checker<'a> {
         } else {
             hashing::hash_input(&path, hasher, Some(len), self.args.hash.no_mmap)
         };
-        let name = display_name(&path);
+        let name = check_name(&path, Style::of(hasher.algorithm()));
         let (prefix, name) = (name.line_prefix(), name.text);
         let quiet = self.args.status;
         match result {

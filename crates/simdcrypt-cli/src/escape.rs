@@ -2,7 +2,12 @@
 //!
 //! A name containing a backslash, newline or carriage return is written with `\` as `\\`,
 //! newline as `\n` and carriage return as `\r`, and the whole line then starts with a
-//! backslash to say so. b3sum escapes exactly these three characters; so do we.
+//! backslash to say so. b3sum escapes exactly these three characters; so do we. coreutils'
+//! sha256sum (checked against 9.1, in `sum`, `--tag` and `-c` output alike) escapes the same
+//! three the same way, so one rule serves every `sum` line. The tools differ on the lines
+//! `check` prints (`NAME: OK`): b3sum escapes them the same way, while sha256sum -c escapes
+//! a name only when it contains a newline; [`check_name`] follows the reference tool of
+//! each algorithm ([`Style`]).
 
 use std::path::Path;
 
@@ -29,11 +34,47 @@ impl DisplayName {
 /// The name b3sum would print for `path`: lossy UTF-8, backslashes turned into slashes on
 /// Windows, then escaped.
 pub fn display_name(path: &Path) -> DisplayName {
+    escape(&shown_text(path))
+}
+
+/// `path` as lossy UTF-8, with backslashes turned into slashes on Windows.
+fn shown_text(path: &Path) -> String {
     let text = path.to_string_lossy();
     if cfg!(windows) {
-        escape(&text.replace('\\', "/"))
+        text.replace('\\', "/")
     } else {
-        escape(&text)
+        text.into_owned()
+    }
+}
+
+/// Whose output rules a line follows: the reference tool of the line's algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// b3sum (BLAKE3).
+    B3sum,
+    /// coreutils' sha256sum and its siblings.
+    Coreutils,
+}
+
+impl Style {
+    /// The reference tool's rules for `algorithm` (a name from `simdcrypt::ALGORITHMS`).
+    pub fn of(algorithm: &str) -> Style {
+        if algorithm.eq_ignore_ascii_case("blake3") {
+            Style::B3sum
+        } else {
+            Style::Coreutils
+        }
+    }
+}
+
+/// The name in a `check` result line (`NAME: OK`, `NAME: FAILED`). b3sum escapes it as
+/// `sum` does; coreutils (9.1) only when it contains a newline, and then all three
+/// characters, as `sum` does.
+pub fn check_name(path: &Path, style: Style) -> DisplayName {
+    let text = shown_text(path);
+    match style {
+        Style::Coreutils if !text.contains('\n') => DisplayName { text, escaped: false },
+        _ => escape(&text),
     }
 }
 
@@ -92,6 +133,18 @@ mod tests {
         assert_eq!(d.text, "a\\\\b\\nc\\rd");
         assert!(d.escaped);
         assert_eq!(d.line_prefix(), "\\");
+    }
+
+    #[test]
+    fn check_names_follow_the_reference_tool() {
+        let b3 = check_name(Path::new("a\\b\rc"), Style::B3sum);
+        assert_eq!((b3.text.as_str(), b3.escaped), ("a\\\\b\\rc", true));
+        let gnu = check_name(Path::new("a\\b\rc"), Style::Coreutils);
+        assert_eq!((gnu.text.as_str(), gnu.escaped), ("a\\b\rc", false));
+        let gnu = check_name(Path::new("a\\b\nc\r"), Style::Coreutils);
+        assert_eq!((gnu.text.as_str(), gnu.escaped), ("a\\\\b\\nc\\r", true));
+        assert_eq!(Style::of("sha256"), Style::Coreutils);
+        assert_eq!(Style::of("blake3"), Style::B3sum);
     }
 
     #[test]

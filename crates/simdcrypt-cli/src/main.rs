@@ -25,7 +25,7 @@ Exit status:
      or standard output was closed early
   2  command-line usage error (unknown option, invalid value, conflicting options)";
 
-/// Fast hashing (BLAKE3) with SIMD kernels chosen for this CPU at run time.
+/// Fast hashing (BLAKE3, SHA-256) with SIMD kernels chosen for this CPU at run time.
 ///
 /// `simdcrypt sum` prints checksums in the same format as b3sum/sha256sum, `simdcrypt check`
 /// verifies them, and `simdcrypt backends` shows what this CPU can run.
@@ -41,7 +41,8 @@ enum Command {
     /// Print checksums (b3sum/sha256sum format)
     ///
     /// Prints `HASH  NAME` for each FILE, or `BLAKE3 (NAME) = HASH` with --tag; for BLAKE3
-    /// the output is byte-for-byte what b3sum prints with the same options. A name with a
+    /// the output is byte-for-byte what b3sum prints with the same options, for SHA-256
+    /// (`-a sha256`) what coreutils' sha256sum prints. A name with a
     /// backslash, newline or carriage return is escaped (`\\`, `\n`, `\r`) and its line
     /// starts with a backslash. A file that cannot be read is reported on stderr and the
     /// others are still hashed.
@@ -53,7 +54,9 @@ enum Command {
     /// Reads lines printed by `simdcrypt sum` (GNU style `HASH  NAME` or `HASH *NAME`, or
     /// BSD style `LABEL (NAME) = HASH`, escaped or not), hashes each named file and prints
     /// `NAME: OK`, `NAME: FAILED`, or `NAME: FAILED open or read`. The length of each
-    /// HASH sets the output length, so `sum -l 64` output checks as it is. Lines starting
+    /// HASH sets the output length, so `sum -l 64` output checks as it is. GNU-style lines
+    /// do not say their algorithm: they are BLAKE3 unless `-a` says otherwise (`-a sha256`
+    /// for sha256sum manifests; both digests are 64 hex digits). Lines starting
     /// with `#` are ignored; warnings about failures go to stderr at the end.
     #[command(after_help = EXIT_STATUS_HELP)]
     Check(check::CheckArgs),

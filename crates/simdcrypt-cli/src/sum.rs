@@ -1,4 +1,5 @@
-//! `simdcrypt sum`: print checksums, byte-for-byte like b3sum for BLAKE3.
+//! `simdcrypt sum`: print checksums, byte-for-byte like b3sum for BLAKE3 and like coreutils'
+//! sha256sum for SHA-256.
 
 use std::path::{Path, PathBuf};
 
@@ -33,7 +34,7 @@ pub struct SumArgs {
     )]
     pub length: Option<u64>,
 
-    /// Print BSD-style lines: BLAKE3 (FILE) = HASH
+    /// Print BSD-style lines: BLAKE3 (FILE) = HASH, SHA256 (FILE) = HASH
     #[arg(long)]
     pub tag: bool,
 

@@ -3,7 +3,7 @@
 //! The pure-Python package `simdcrypt` (python/simdcrypt) re-exports this module and adds
 //! `new()` and `algorithms_available`. Everything here is driven by the library's
 //! `ALGORITHMS`, `backend_report()` and `any` module, so a new algorithm needs only its
-//! class here. BLAKE3 also has module functions: `blake3_many` (batches of messages,
+//! class here (`blake3`, `sha256`). BLAKE3 also has module functions: `blake3_many` (batches of messages,
 //! batch.rs) and `blake3_subtree` / `blake3_merge` (hashing an input in pieces,
 //! subtree.rs).
 
@@ -18,9 +18,11 @@ mod args;
 mod batch;
 mod blake3_class;
 mod buffer;
+mod sha256_class;
 mod subtree;
 
 use blake3_class::Blake3;
+use sha256_class::Sha256;
 
 /// `{algorithm: {"selected": backend, "supported": [backends, best first]}}` for this CPU.
 #[pyfunction]
@@ -101,6 +103,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ALGORITHMS", PyTuple::new(m.py(), simdcrypt::ALGORITHMS)?)?;
     m.add_class::<Blake3>()?;
+    m.add_class::<Sha256>()?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(hash_file, m)?)?;
     m.add_function(wrap_pyfunction!(batch::blake3_many, m)?)?;

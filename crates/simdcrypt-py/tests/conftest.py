@@ -1,13 +1,20 @@
 """Shared fixtures of the simdcrypt Python tests.
 
-- Any test taking a ``backend`` argument runs once per BLAKE3 backend this CPU supports.
-- Hashers for such tests come from the ``make_hasher`` fixture, which checks that the
-  backend really is in use and records it. At the end of the session the exercised
-  backends are printed, and the run fails if a supported backend was never exercised.
+- Any test taking a ``backend`` argument runs once per BLAKE3 backend this CPU supports;
+  one taking ``<algorithm>_backend`` (e.g. ``sha256_backend``) once per backend of that
+  algorithm.
+- Hashers for such tests come from the ``make_hasher`` (BLAKE3) and ``make_sha256``
+  fixtures, which check that the backend really is in use and record it; other uses call
+  ``record_backend(name, algorithm)``. At the end of the session the exercised backends
+  of every algorithm are printed, and the run fails if a supported backend was never
+  exercised.
+- Shared inputs: ``BUFFER_KINDS`` (every kind of C-contiguous buffer) and
+  ``NON_CONTIGUOUS`` (buffers that must be refused), ``random_splits``, ``random_data``.
 """
 
 from __future__ import annotations
 
+import array
 import json
 import random
 import sys
@@ -16,18 +23,30 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import numpy as np
 import pytest
 
 import simdcrypt
 
 VECTORS_PATH = (Path(__file__).resolve().parent / "../../../test-vectors/blake3.json").resolve()
 
-SUPPORTED_BACKENDS: list[str] = simdcrypt.backends()["blake3"]["supported"]
+# Every algorithm's supported backends, best first.
+SUPPORTED: dict[str, list[str]] = {name: info["supported"] for name, info in simdcrypt.backends().items()}
+SUPPORTED_BACKENDS: list[str] = SUPPORTED["blake3"]
 
-# Backends that hashed something during this session.
-_EXERCISED: set[str] = set()
-# Backends that the selected tests are parametrized with (filled after collection).
-_EXPECTED: set[str] = set()
+# (algorithm, backend) pairs that hashed something during this session.
+_EXERCISED: set[tuple[str, str]] = set()
+# (algorithm, backend) pairs the selected tests are parametrized with (filled after collection).
+_EXPECTED: set[tuple[str, str]] = set()
+
+
+def _backend_param(fixture: str) -> str | None:
+    """The algorithm whose backends parametrize ``fixture``: ``backend`` is BLAKE3's,
+    ``<algorithm>_backend`` that algorithm's."""
+    if fixture == "backend":
+        return "blake3"
+    algorithm = fixture.removesuffix("_backend")
+    return algorithm if fixture.endswith("_backend") and algorithm in SUPPORTED else None
 
 MODES = ("hash", "keyed_hash", "derive_key")
 TEST_KEY = b"whats the Elvish word for friend"
@@ -53,8 +72,10 @@ def random_splits(data: bytes, rng: random.Random, max_pieces: int = 8) -> list[
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "backend" in metafunc.fixturenames:
-        metafunc.parametrize("backend", SUPPORTED_BACKENDS)
+    for fixture in metafunc.fixturenames:
+        algorithm = _backend_param(fixture)
+        if algorithm is not None:
+            metafunc.parametrize(fixture, SUPPORTED[algorithm])
 
 
 @pytest.fixture
@@ -64,16 +85,58 @@ def make_hasher(backend: str) -> Callable[..., simdcrypt.blake3]:
     def make(data: Any = b"", **kwargs: Any) -> simdcrypt.blake3:
         h = simdcrypt.blake3(data, backend=backend, **kwargs)
         assert h.backend == backend
-        _EXERCISED.add(backend)
+        _EXERCISED.add(("blake3", backend))
         return h
 
     return make
 
 
-def record_backend(name: str) -> None:
-    """Records a backend exercised other than through ``make_hasher`` (e.g. hash_file)."""
-    assert name in SUPPORTED_BACKENDS
-    _EXERCISED.add(name)
+@pytest.fixture
+def make_sha256(sha256_backend: str) -> Callable[..., simdcrypt.sha256]:
+    """``make_sha256(data=b"", **kwargs)``: a simdcrypt.sha256 on the test's backend."""
+
+    def make(data: Any = b"", **kwargs: Any) -> simdcrypt.sha256:
+        h = simdcrypt.sha256(data, backend=sha256_backend, **kwargs)
+        assert h.backend == sha256_backend
+        _EXERCISED.add(("sha256", sha256_backend))
+        return h
+
+    return make
+
+
+def record_backend(name: str, algorithm: str = "blake3") -> None:
+    """Records a backend exercised other than through ``make_hasher``/``make_sha256``
+    (e.g. hash_file)."""
+    assert name in SUPPORTED[algorithm]
+    _EXERCISED.add((algorithm, name))
+
+
+def payload(n: int) -> bytes:
+    return bytes((i * 7 + 3) % 256 for i in range(n))
+
+
+# Every kind of C-contiguous buffer, built from the bytes to hash.
+BUFFER_KINDS: dict[str, Callable[[bytes], Any]] = {
+    "bytes": bytes,
+    "bytearray": bytearray,
+    "memoryview": memoryview,
+    "memoryview_slice": lambda b: memoryview(b"xyz" + b + b"xyz")[3 : 3 + len(b)],
+    "readonly_memoryview_of_bytearray": lambda b: memoryview(bytearray(b)).toreadonly(),
+    "array_B": lambda b: array.array("B", b),
+    "numpy_uint8": lambda b: np.frombuffer(b, dtype=np.uint8).copy(),
+    "numpy_uint8_readonly": lambda b: np.frombuffer(b, dtype=np.uint8),
+}
+
+# Buffers that are not C-contiguous: hashing one raises BufferError.
+NON_CONTIGUOUS: dict[str, Callable[[], Any]] = {
+    "memoryview_step": lambda: memoryview(bytes(range(100)))[::2],
+    "memoryview_negative_step": lambda: memoryview(bytes(range(100)))[::-1],
+    "memoryview_of_strided_numpy": lambda: memoryview(np.zeros((10, 10), dtype=np.uint8)[:, ::3]),
+    "numpy_step": lambda: np.arange(100, dtype=np.uint8)[::2],
+    "numpy_column_slice": lambda: np.zeros((10, 10), dtype=np.uint8)[:, :5],
+    "numpy_fortran": lambda: np.asfortranarray(np.zeros((10, 10), dtype=np.uint8)),
+    "numpy_transpose": lambda: np.arange(100, dtype=np.uint8).reshape(10, 10).T,
+}
 
 
 def releases_gil(work: Callable[[], object]) -> bool:
@@ -179,16 +242,23 @@ def tmp_file(tmp_path: Path) -> Iterator[Callable[[bytes], Path]]:
 def pytest_collection_finish(session: pytest.Session) -> None:
     for item in session.items:
         callspec = getattr(item, "callspec", None)
-        if callspec is not None and "backend" in callspec.params:
-            _EXPECTED.add(callspec.params["backend"])
-    # A run of the whole suite must cover every supported backend, even if the
-    # parametrization itself were broken.
+        if callspec is None:
+            continue
+        for fixture, value in callspec.params.items():
+            algorithm = _backend_param(fixture)
+            if algorithm is not None:
+                _EXPECTED.add((algorithm, value))
+    # A run of the whole suite must cover every supported backend of every algorithm, even
+    # if the parametrization itself were broken. (A run of some files checks what they
+    # are parametrized with.)
     config = session.config
     selected_subset = bool(config.option.keyword or config.option.markexpr) or any(
         "::" in str(arg) for arg in config.args
     )
-    if not selected_subset:
-        _EXPECTED.update(SUPPORTED_BACKENDS)
+    collected_files = {Path(str(item.path)).resolve() for item in session.items}
+    all_files = set(Path(__file__).resolve().parent.glob("test_*.py"))
+    if not selected_subset and all_files <= collected_files:
+        _EXPECTED.update((algorithm, b) for algorithm, backends in SUPPORTED.items() for b in backends)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -199,13 +269,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    exercised = [b for b in SUPPORTED_BACKENDS if b in _EXERCISED]
-    terminalreporter.write_line(
-        f"simdcrypt blake3 backends supported: {', '.join(SUPPORTED_BACKENDS)}; "
-        f"exercised: {', '.join(exercised) or 'none'}"
-    )
+    for algorithm, backends in SUPPORTED.items():
+        exercised = [b for b in backends if (algorithm, b) in _EXERCISED]
+        terminalreporter.write_line(
+            f"simdcrypt {algorithm} backends supported: {', '.join(backends)}; "
+            f"exercised: {', '.join(exercised) or 'none'}"
+        )
     missing = sorted(_EXPECTED - _EXERCISED)
     if missing:
-        terminalreporter.write_line(
-            f"FAILED: supported backends never exercised: {', '.join(missing)}", red=True
-        )
+        shown = ", ".join(f"{algorithm} {b}" for algorithm, b in missing)
+        terminalreporter.write_line(f"FAILED: supported backends never exercised: {shown}", red=True)

@@ -304,6 +304,7 @@ def test_all() -> None:
             "blake3_subtree",
             "hash_file",
             "new",
+            "sha256",
         ]
     )
     for name in simdcrypt.__all__:

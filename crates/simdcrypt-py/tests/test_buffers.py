@@ -12,25 +12,10 @@ import numpy as np
 import pytest
 
 import simdcrypt
+from conftest import BUFFER_KINDS, NON_CONTIGUOUS, payload
 
 # Both sides of the 2048-byte threshold above which hashing releases the GIL.
 SIZES = [0, 100, 5000]
-
-
-def _payload(n: int) -> bytes:
-    return bytes((i * 7 + 3) % 256 for i in range(n))
-
-
-BUFFER_KINDS: dict[str, Callable[[bytes], Any]] = {
-    "bytes": bytes,
-    "bytearray": bytearray,
-    "memoryview": memoryview,
-    "memoryview_slice": lambda b: memoryview(b"xyz" + b + b"xyz")[3 : 3 + len(b)],
-    "readonly_memoryview_of_bytearray": lambda b: memoryview(bytearray(b)).toreadonly(),
-    "array_B": lambda b: array.array("B", b),
-    "numpy_uint8": lambda b: np.frombuffer(b, dtype=np.uint8).copy(),
-    "numpy_uint8_readonly": lambda b: np.frombuffer(b, dtype=np.uint8),
-}
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -38,7 +23,7 @@ BUFFER_KINDS: dict[str, Callable[[bytes], Any]] = {
 def test_byte_buffers(
     kind: str, size: int, make_hasher: Callable[..., simdcrypt.blake3]
 ) -> None:
-    data = _payload(size)
+    data = payload(size)
     expected = official.blake3(data).digest()
     obj = BUFFER_KINDS[kind](data)
     assert make_hasher(obj).digest() == expected
@@ -73,7 +58,7 @@ def test_numpy_multidimensional_c_contiguous(make_hasher: Callable[..., simdcryp
 
 
 def test_mmap(tmp_path: Path, make_hasher: Callable[..., simdcrypt.blake3]) -> None:
-    data = _payload(300_000)
+    data = payload(300_000)
     path = tmp_path / "mapped.bin"
     path.write_bytes(data)
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
@@ -96,17 +81,6 @@ def test_non_buffers_raise_type_error(bad: Any) -> None:
     assert h.digest() == official.blake3().digest()
 
 
-NON_CONTIGUOUS: dict[str, Callable[[], Any]] = {
-    "memoryview_step": lambda: memoryview(bytes(range(100)))[::2],
-    "memoryview_negative_step": lambda: memoryview(bytes(range(100)))[::-1],
-    "memoryview_of_strided_numpy": lambda: memoryview(np.zeros((10, 10), dtype=np.uint8)[:, ::3]),
-    "numpy_step": lambda: np.arange(100, dtype=np.uint8)[::2],
-    "numpy_column_slice": lambda: np.zeros((10, 10), dtype=np.uint8)[:, :5],
-    "numpy_fortran": lambda: np.asfortranarray(np.zeros((10, 10), dtype=np.uint8)),
-    "numpy_transpose": lambda: np.arange(100, dtype=np.uint8).reshape(10, 10).T,
-}
-
-
 @pytest.mark.parametrize("kind", list(NON_CONTIGUOUS))
 def test_non_contiguous_buffers_raise_buffer_error(kind: str) -> None:
     obj = NON_CONTIGUOUS[kind]()
@@ -121,7 +95,7 @@ def test_non_contiguous_buffers_raise_buffer_error(kind: str) -> None:
 
 
 def test_bytearray_cannot_resize_while_exported_and_can_after() -> None:
-    data = bytearray(_payload(10_000))
+    data = bytearray(payload(10_000))
     h = simdcrypt.blake3(data)
     data.extend(b"more")  # the export was released when update() returned
     h.update(data)

@@ -38,6 +38,21 @@ sizes: tuple[int, int, int] = (h.digest_size, h.block_size, blake3.key_size)
 auto: int = blake3.AUTO
 backend: str = h.backend
 
+# SHA-256, with hashlib's interface (update returns None).
+s: simdcrypt.sha256 = simdcrypt.sha256()
+s = simdcrypt.sha256(b"abc", usedforsecurity=False, backend=simdcrypt.backends()["sha256"]["selected"])
+s.update(memoryview(b"more"))
+sha_digest: bytes = s.digest()
+sha_hex: str = s.hexdigest()
+sha_clone: simdcrypt.sha256 = s.copy()
+sha_sizes: tuple[str, int, int, str] = (s.name, s.digest_size, s.block_size, s.backend)
+sha_by_name: simdcrypt.sha256 = simdcrypt.new("sha256", b"data", backend="portable")
+some_hasher: simdcrypt.blake3 | simdcrypt.sha256 = simdcrypt.new(str("sha256"))
+sha_file: bytes = simdcrypt.hash_file(__file__, "sha256")
+with open(__file__, "rb") as sha_f:
+    if sys.version_info >= (3, 11):
+        assert hashlib.file_digest(sha_f, simdcrypt.sha256).digest() == sha_file
+
 # Module functions.
 available: frozenset[str] = simdcrypt.algorithms_available
 by_name: blake3 = simdcrypt.new("blake3", b"data", key=bytes(32))

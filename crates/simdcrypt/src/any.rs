@@ -7,6 +7,7 @@ use std::path::Path;
 
 use crate::backend::Backend;
 use crate::blake3::{self, Threads};
+use crate::sha256;
 use crate::Error;
 
 /// Options a front end may pass when creating a hasher by name. Options that an algorithm
@@ -29,6 +30,8 @@ pub struct HashOptions {
 pub enum AnyHasher {
     /// BLAKE3 in any of its modes.
     Blake3(blake3::Hasher),
+    /// SHA-256.
+    Sha256(sha256::Sha256),
 }
 
 /// How much `update_reader` reads at a time: large enough for the widest SIMD kernels and
@@ -40,6 +43,7 @@ impl AnyHasher {
     pub fn new(algorithm: &str, opts: &HashOptions) -> Result<Self, Error> {
         match algorithm.to_ascii_lowercase().as_str() {
             "blake3" => Ok(AnyHasher::Blake3(new_blake3(opts)?)),
+            "sha256" => Ok(AnyHasher::Sha256(new_sha256(opts)?)),
             _ => Err(Error::InvalidArgument(format!(
                 "unknown algorithm {algorithm:?}; available: {}",
                 crate::ALGORITHMS.join(", ")
@@ -51,6 +55,7 @@ impl AnyHasher {
     pub fn algorithm(&self) -> &'static str {
         match self {
             AnyHasher::Blake3(_) => "blake3",
+            AnyHasher::Sha256(_) => "sha256",
         }
     }
 
@@ -58,6 +63,7 @@ impl AnyHasher {
     pub fn tag_label(&self) -> &'static str {
         match self {
             AnyHasher::Blake3(_) => "BLAKE3",
+            AnyHasher::Sha256(_) => "SHA256",
         }
     }
 
@@ -65,6 +71,7 @@ impl AnyHasher {
     pub fn backend_name(&self) -> &'static str {
         match self {
             AnyHasher::Blake3(h) => h.platform().name(),
+            AnyHasher::Sha256(h) => h.platform().name(),
         }
     }
 
@@ -72,6 +79,7 @@ impl AnyHasher {
     pub fn default_output_len(&self) -> usize {
         match self {
             AnyHasher::Blake3(_) => blake3::OUT_LEN,
+            AnyHasher::Sha256(_) => sha256::OUT_LEN,
         }
     }
 
@@ -79,13 +87,15 @@ impl AnyHasher {
     pub fn is_xof(&self) -> bool {
         match self {
             AnyHasher::Blake3(_) => true,
+            AnyHasher::Sha256(_) => false,
         }
     }
 
-    /// The thread setting.
+    /// The thread setting. Sequential algorithms (SHA-256) always use one.
     pub fn threads(&self) -> Threads {
         match self {
             AnyHasher::Blake3(h) => h.max_threads(),
+            AnyHasher::Sha256(_) => Threads::One,
         }
     }
 
@@ -93,6 +103,9 @@ impl AnyHasher {
     pub fn update(&mut self, data: &[u8]) -> &mut Self {
         match self {
             AnyHasher::Blake3(h) => {
+                h.update(data);
+            }
+            AnyHasher::Sha256(h) => {
                 h.update(data);
             }
         }
@@ -129,6 +142,7 @@ impl AnyHasher {
         let mut out = vec![0u8; len];
         match self {
             AnyHasher::Blake3(h) => h.finalize_xof().fill(&mut out),
+            AnyHasher::Sha256(h) => out.copy_from_slice(&h.finalize()),
         }
         Ok(out)
     }
@@ -154,6 +168,21 @@ fn new_blake3(opts: &HashOptions) -> Result<blake3::Hasher, Error> {
         hasher.set_platform(blake3::Platform::from_name(name)?);
     }
     hasher.set_max_threads(opts.threads);
+    Ok(hasher)
+}
+
+/// SHA-256 takes no key or context. A thread count is accepted: it is an upper bound, and
+/// SHA-256, being sequential, always stays within it by using one thread.
+fn new_sha256(opts: &HashOptions) -> Result<sha256::Sha256, Error> {
+    if opts.key.is_some() || opts.derive_key_context.is_some() {
+        return Err(Error::InvalidArgument(
+            "sha256 takes no key or derive_key_context (it has no keyed or key derivation mode)".to_string(),
+        ));
+    }
+    let mut hasher = sha256::Sha256::new();
+    if let Some(name) = &opts.backend {
+        hasher.set_platform(sha256::Platform::from_name(name)?);
+    }
     Ok(hasher)
 }
 

@@ -30,15 +30,16 @@ pub mod backend;
 pub mod blake3;
 pub mod cpu;
 mod error;
+pub mod sha256;
 
 pub use error::Error;
 
 /// The names of the algorithms this build provides, as used by `backend=` and the CLI.
-pub const ALGORITHMS: &[&str] = &["blake3"];
+pub const ALGORITHMS: &[&str] = &["blake3", "sha256"];
 
 /// Which backend each algorithm would pick on this CPU, and which it could use.
 pub fn backend_report() -> Vec<backend::BackendReport> {
-    vec![backend::BackendReport::of::<blake3::Platform>()]
+    vec![backend::BackendReport::of::<blake3::Platform>(), backend::BackendReport::of::<sha256::Platform>()]
 }
 
 /// Lower-case hexadecimal.

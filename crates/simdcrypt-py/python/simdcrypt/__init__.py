@@ -7,6 +7,8 @@ The hash objects follow hashlib's interface::
     '6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85'
     >>> simdcrypt.new("blake3", b"abc").digest(8, seek=0).hex()
     '6437b3ac38465133'
+    >>> simdcrypt.sha256(b"abc").hexdigest()
+    'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
 
 ``simdcrypt.hash_file(path)`` hashes a file without holding the GIL, and
 ``simdcrypt.backends()`` says which kernels this CPU can run (any of them may be
@@ -26,7 +28,7 @@ BLAKE3 also has functions for many messages and for inputs hashed in pieces::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from ._native import ALGORITHMS as _ALGORITHMS
 from ._native import (
@@ -37,6 +39,7 @@ from ._native import (
     blake3_merge,
     blake3_subtree,
     hash_file,
+    sha256,
 )
 
 if TYPE_CHECKING:
@@ -52,11 +55,12 @@ __all__ = [
     "blake3_subtree",
     "hash_file",
     "new",
+    "sha256",
 ]
 
 # One constructor per algorithm of the native library; a name missing here is left out
 # of algorithms_available (and the test suite flags it).
-_CONSTRUCTORS: dict[str, type[blake3]] = {"blake3": blake3}
+_CONSTRUCTORS: dict[str, type[blake3] | type[sha256]] = {"blake3": blake3, "sha256": sha256}
 
 algorithms_available: frozenset[str] = frozenset(
     name for name in _ALGORITHMS if name in _CONSTRUCTORS
@@ -64,11 +68,20 @@ algorithms_available: frozenset[str] = frozenset(
 """The names ``new()`` and ``hash_file()`` accept."""
 
 
-def new(name: str, data: Buffer = b"", **kwargs: Any) -> blake3:
+@overload
+def new(name: Literal["blake3"], data: Buffer = b"", **kwargs: Any) -> blake3: ...
+@overload
+def new(name: Literal["sha256"], data: Buffer = b"", **kwargs: Any) -> sha256: ...
+@overload
+def new(name: str, data: Buffer = b"", **kwargs: Any) -> blake3 | sha256: ...
+
+
+def new(name: str, data: Buffer = b"", **kwargs: Any) -> blake3 | sha256:
     """A new hash object for the algorithm ``name`` (case-insensitive), like ``hashlib.new``.
 
     ``data`` is hashed first; ``kwargs`` go to the algorithm's constructor (for BLAKE3:
-    key, derive_key_context, max_threads, usedforsecurity, backend).
+    key, derive_key_context, max_threads, usedforsecurity, backend; for SHA-256:
+    usedforsecurity, backend).
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be str, not {type(name).__name__}")

@@ -16,6 +16,7 @@ __all__ = [
     "blake3_merge",
     "blake3_subtree",
     "hash_file",
+    "sha256",
 ]
 
 __version__: Final[str]
@@ -65,6 +66,29 @@ class blake3:
     def hexdigest(self, length: int = 32, *, seek: int = 0) -> str: ...
     def copy(self) -> Self: ...
     def reset(self) -> None: ...
+
+@final
+class sha256:
+    """An incremental SHA-256 hasher with hashlib's interface."""
+
+    name: ClassVar[str]
+    digest_size: ClassVar[int]
+    block_size: ClassVar[int]
+
+    def __new__(
+        cls,
+        data: Buffer = b"",
+        /,
+        *,
+        usedforsecurity: bool = True,
+        backend: str | None = None,
+    ) -> Self: ...
+    @property
+    def backend(self) -> str: ...
+    def update(self, data: Buffer, /) -> None: ...
+    def digest(self) -> bytes: ...
+    def hexdigest(self) -> str: ...
+    def copy(self) -> Self: ...
 
 def backends() -> dict[str, _BackendInfo]: ...
 def hash_file(

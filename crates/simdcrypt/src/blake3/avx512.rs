@@ -73,12 +73,12 @@ fn transpose16(r: &mut [__m512i; 16]) {
 #[target_feature(enable = "avx512f")]
 fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize) -> [__m512i; 16] {
     let mut m = [_mm512_setzero_si512(); 16];
-    for lane in 0..DEGREE {
+    for (lane, row) in m.iter_mut().enumerate() {
         let block = lanes.block(lane, block_index);
         sse41::prefetch_ahead(block);
         // SAFETY: `block_index < lanes.blocks()` (the caller's loop bound), so `block` is 64
         // readable bytes (`Lanes`); loadu has no alignment requirement.
-        m[lane] = unsafe { _mm512_loadu_si512(block.cast()) };
+        *row = unsafe { _mm512_loadu_si512(block.cast()) };
     }
     transpose16(&mut m);
     m

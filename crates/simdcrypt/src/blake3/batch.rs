@@ -118,7 +118,7 @@ impl Batch {
         // write the digests straight to `out`.
         let len = messages[0].len();
         let equal = messages.iter().all(|m| m.len() == len);
-        if equal && out_len == OUT_LEN && len % BLOCK_LEN == 0 && len > 0 && len <= CHUNK_LEN {
+        if equal && out_len == OUT_LEN && len.is_multiple_of(BLOCK_LEN) && len > 0 && len <= CHUNK_LEN {
             self.platform.hash_many(&self.one_chunk_job(messages, BLOCK_LEN), out);
             return;
         }
@@ -157,7 +157,7 @@ impl Batch {
         let blocks = len.div_ceil(BLOCK_LEN).max(1);
         let last_block_len = len - (blocks - 1) * BLOCK_LEN;
         let mut inputs: Vec<&[u8]> = Vec::with_capacity(run.len());
-        if len % BLOCK_LEN == 0 && len > 0 {
+        if len.is_multiple_of(BLOCK_LEN) && len > 0 {
             inputs.extend(run.iter().map(|&i| messages[i]));
         } else {
             // The kernels read whole blocks: copy into zero-padded slots.

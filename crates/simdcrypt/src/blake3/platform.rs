@@ -139,7 +139,7 @@ impl Platform {
     /// `out` is shorter than 32 bytes per input: the kernels rely on both.
     pub(crate) fn hash_many(self, job: &HashManyJob<'_>, out: &mut [u8]) {
         let len = job.inputs.first().map_or(BLOCK_LEN, |i| i.len());
-        assert!(len >= BLOCK_LEN && len % BLOCK_LEN == 0, "hash_many inputs must be whole blocks");
+        assert!(len >= BLOCK_LEN && len.is_multiple_of(BLOCK_LEN), "hash_many inputs must be whole blocks");
         assert!(job.inputs.iter().all(|i| i.len() == len), "hash_many inputs must have equal lengths");
         assert!(out.len() >= job.inputs.len() * OUT_LEN, "hash_many output too short");
         match self {
@@ -178,12 +178,14 @@ impl Platform {
 /// through this rather than slicing per block, which kept bounds checks (scalar work on the
 /// same ports as the vector math) inside the hot loop.
 #[derive(Clone, Copy)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the NEON kernel slices per block
 pub(crate) struct Lanes<'a, const N: usize> {
     ptrs: [*const u8; N],
     blocks: usize,
     _inputs: core::marker::PhantomData<&'a [u8]>,
 }
 
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 impl<'a, const N: usize> Lanes<'a, N> {
     /// The first `N` of `inputs`, which must all be the same whole number of blocks.
     #[inline(always)]

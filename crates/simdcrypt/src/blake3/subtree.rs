@@ -41,7 +41,7 @@ pub fn left_subtree_len(input_len: u64) -> u64 {
 
 /// Checks that `len` bytes at `offset` can be a subtree.
 pub fn check_subtree(offset: u64, len: u64) -> Result<(), Error> {
-    if offset % CHUNK_LEN as u64 != 0 {
+    if !offset.is_multiple_of(CHUNK_LEN as u64) {
         return Err(Error::InvalidArgument(format!(
             "subtree offset {offset} is not a multiple of the chunk length {CHUNK_LEN}"
         )));
