@@ -158,9 +158,14 @@ pub enum Threads {
     /// One thread: the caller's.
     #[default]
     One,
-    /// At most this many threads (1 means the caller's only).
+    /// At most this many threads, for inputs of 256 KiB and more (twice
+    /// [`MIN_BYTES_PER_THREAD`]); smaller ones stay on the caller's thread. A pool of `n`
+    /// threads is created the first time `n` is used, and kept (rayon's global pool serves
+    /// any `n` at least as large as it).
     Max(usize),
-    /// Let simdcrypt decide from the input size and the number of CPUs.
+    /// Every CPU, for inputs of 32 MiB and more (twice [`AUTO_MIN_BYTES_PER_THREAD`]); the
+    /// caller's thread below that. Chosen so that AUTO is never slower than one thread,
+    /// even when the pool has gone to sleep.
     Auto,
 }
 
