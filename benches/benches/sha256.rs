@@ -1,6 +1,8 @@
 //! SHA-256: simdcrypt (every supported backend) against RustCrypto's `sha2` crate (which
 //! uses SHA-NI / ARMv8 SHA2 when the CPU has them), in the same criterion group, over input
-//! sizes from 64 B to 16 MiB.
+//! sizes from 64 B to 16 MiB; and block batches (hashtree's semantics: each 64-byte block
+//! hashed as a whole message), every batch backend against a loop of `sha2::Sha256::digest`
+//! and against hashtree (the `hashtree-rs` bindings; its own CPU detection).
 //!
 //! Run: `cargo bench -p simdcrypt-bench --bench sha256`
 //! (quick pass: append `-- --warm-up-time 1 --measurement-time 2`).
@@ -8,7 +10,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sha2::Digest;
 use simdcrypt::backend::Backend;
-use simdcrypt::sha256::{Platform, Sha256};
+use simdcrypt::sha256::{BatchPlatform, BlockBatch, Platform, Sha256};
 use std::hint::black_box;
 
 const SIZES: [usize; 5] = [64, 1 << 10, 64 << 10, 1 << 20, 16 << 20];
@@ -44,5 +46,48 @@ fn one_shot(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, one_shot);
+/// Block counts of the batch group: around the AVX-512 width, and large batches.
+const BATCH_BLOCKS: [usize; 7] = [1, 4, 15, 16, 64, 1024, 1 << 20];
+
+fn batches(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sha256-batch");
+    // hashtree picks its kernel once, here. (The C function returns void, so the binding's
+    // i32 result means nothing; the digests are checked below.)
+    let _ = hashtree_rs::init();
+    for &n in &BATCH_BLOCKS {
+        let data = input(n * 64);
+        let expected: Vec<u8> = data.chunks_exact(64).flat_map(|b| <[u8; 32]>::from(sha2::Sha256::digest(b))).collect();
+        if n >= 1 << 20 {
+            group.sample_size(10);
+        }
+        group.throughput(Throughput::Elements(n as u64));
+        let mut out = vec![0u8; n * 32];
+        for platform in BatchPlatform::all_supported() {
+            let mut batch = BlockBatch::new();
+            batch.set_platform(platform);
+            batch.hash_into(&data, &mut out).unwrap();
+            assert_eq!(out, expected, "{platform:?}");
+            group.bench_with_input(BenchmarkId::new(format!("simdcrypt-{}", platform.name()), n), &data, |b, d| {
+                b.iter(|| batch.hash_into(black_box(d), &mut out).unwrap())
+            });
+        }
+        // hashtree_rs::hash does not check lengths: `out` is exactly n digests, `data` n blocks.
+        out.fill(0);
+        hashtree_rs::hash(&mut out, &data, n);
+        assert_eq!(out, expected, "hashtree");
+        group.bench_with_input(BenchmarkId::new("hashtree-rs", n), &data, |b, d| {
+            b.iter(|| hashtree_rs::hash(&mut out, black_box(d), n))
+        });
+        group.bench_with_input(BenchmarkId::new("sha2-crate-loop", n), &data, |b, d| {
+            b.iter(|| {
+                for (block, digest) in black_box(d).chunks_exact(64).zip(out.chunks_exact_mut(32)) {
+                    digest.copy_from_slice(&sha2::Sha256::digest(block));
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, one_shot, batches);
 criterion_main!(benches);

@@ -5,7 +5,8 @@
 //! `ALGORITHMS`, `backend_report()` and `any` module, so a new algorithm needs only its
 //! class here (`blake3`, `sha256`). BLAKE3 also has module functions: `blake3_many` (batches of messages,
 //! batch.rs) and `blake3_subtree` / `blake3_merge` (hashing an input in pieces,
-//! subtree.rs).
+//! subtree.rs). SHA-256 has `sha256_many` (hashtree-style batches of 64-byte blocks,
+//! sha256_batch.rs).
 
 use std::path::PathBuf;
 
@@ -18,6 +19,7 @@ mod args;
 mod batch;
 mod blake3_class;
 mod buffer;
+mod sha256_batch;
 mod sha256_class;
 mod subtree;
 
@@ -107,6 +109,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(hash_file, m)?)?;
     m.add_function(wrap_pyfunction!(batch::blake3_many, m)?)?;
+    m.add_function(wrap_pyfunction!(sha256_batch::sha256_many, m)?)?;
     m.add_function(wrap_pyfunction!(subtree::blake3_subtree, m)?)?;
     m.add_function(wrap_pyfunction!(subtree::blake3_merge, m)?)?;
     Ok(())

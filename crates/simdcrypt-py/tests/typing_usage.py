@@ -90,6 +90,13 @@ digests = simdcrypt.blake3_many(np.arange(64, dtype=np.uint8).reshape(4, 16), ma
 digests = simdcrypt.blake3_many(memoryview(bytes(64)).cast("B", (4, 16)))
 assert len(digests) == 4 * 32
 
+# Hashtree-style batches: each 64-byte block hashed as a whole message.
+block_digests: bytes = simdcrypt.sha256_many(bytes(128))
+block_digests = simdcrypt.sha256_many(bytearray(64), max_threads=blake3.AUTO, backend="portable")
+block_digests = simdcrypt.sha256_many(memoryview(bytes(640)), max_threads=2, backend=None)
+batch_backends: list[str] = simdcrypt.backends()["sha256-batch"]["supported"]
+assert len(block_digests) == 10 * 32
+
 # An input hashed in pieces: subtree chaining values merged into the digest.
 whole = bytes(5000)
 left_cv: bytes = simdcrypt.blake3_subtree(whole[:4096], offset=0)

@@ -37,9 +37,14 @@ pub use error::Error;
 /// The names of the algorithms this build provides, as used by `backend=` and the CLI.
 pub const ALGORITHMS: &[&str] = &["blake3", "sha256"];
 
-/// Which backend each algorithm would pick on this CPU, and which it could use.
+/// Which backend each algorithm would pick on this CPU, and which it could use. Besides the
+/// [`ALGORITHMS`], `"sha256-batch"` reports the block-batch kernels ([`sha256::BatchPlatform`]).
 pub fn backend_report() -> Vec<backend::BackendReport> {
-    vec![backend::BackendReport::of::<blake3::Platform>(), backend::BackendReport::of::<sha256::Platform>()]
+    vec![
+        backend::BackendReport::of::<blake3::Platform>(),
+        backend::BackendReport::of::<sha256::Platform>(),
+        backend::BackendReport::of::<sha256::BatchPlatform>(),
+    ]
 }
 
 /// Lower-case hexadecimal.

@@ -24,6 +24,11 @@ BLAKE3 also has functions for many messages and for inputs hashed in pieces::
     >>> right = simdcrypt.blake3_subtree(data[4096:], offset=4096)
     >>> simdcrypt.blake3_merge(left, right, root=True) == simdcrypt.blake3(data).digest()
     True
+
+SHA-256 has hashtree-style batches: each 64-byte block hashed as a whole message::
+
+    >>> simdcrypt.sha256_many(bytes(128))[32:] == simdcrypt.sha256(bytes(64)).digest()
+    True
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from ._native import (
     blake3_subtree,
     hash_file,
     sha256,
+    sha256_many,
 )
 
 if TYPE_CHECKING:
@@ -56,6 +62,7 @@ __all__ = [
     "hash_file",
     "new",
     "sha256",
+    "sha256_many",
 ]
 
 # One constructor per algorithm of the native library; a name missing here is left out
@@ -65,7 +72,8 @@ _CONSTRUCTORS: dict[str, type[blake3] | type[sha256]] = {"blake3": blake3, "sha2
 algorithms_available: frozenset[str] = frozenset(
     name for name in _ALGORITHMS if name in _CONSTRUCTORS
 )
-"""The names ``new()`` and ``hash_file()`` accept."""
+"""The names ``new()`` and ``hash_file()`` accept. (``backends()`` also lists
+``"sha256-batch"``, the kernels of ``sha256_many``.)"""
 
 
 @overload

@@ -17,6 +17,7 @@ __all__ = [
     "blake3_subtree",
     "hash_file",
     "sha256",
+    "sha256_many",
 ]
 
 __version__: Final[str]
@@ -109,6 +110,13 @@ def blake3_many(
     length: int = 32,
     key: Buffer | None = None,
     derive_key_context: str | None = None,
+    max_threads: int = 1,
+    backend: str | None = None,
+) -> bytes: ...
+def sha256_many(
+    blocks: Buffer,
+    /,
+    *,
     max_threads: int = 1,
     backend: str | None = None,
 ) -> bytes: ...

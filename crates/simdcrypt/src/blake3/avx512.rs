@@ -38,7 +38,7 @@ fn round<const R: usize>(v: &mut [__m512i; 16], m: &[__m512i; 16]) {
 /// Transposes a 16x16 matrix of 32-bit words held as 16 rows.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn transpose16(r: &mut [__m512i; 16]) {
+pub(crate) fn transpose16(r: &mut [__m512i; 16]) {
     // Within each 128-bit lane, transpose the 4x4 blocks of each group of four rows:
     // afterwards lane k of u[4g + c] holds column 4k + c of rows 4g..4g+4.
     let mut u = [_mm512_setzero_si512(); 16];

@@ -24,7 +24,7 @@
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
-mod avx512;
+pub(crate) mod avx512;
 mod batch;
 #[cfg(target_arch = "aarch64")]
 mod neon;
@@ -172,7 +172,7 @@ pub enum Threads {
 impl Threads {
     /// How many threads hashing `len` bytes may use: 1 (the caller's thread only) below the
     /// policy's threshold, otherwise the size of the pool that runs it.
-    fn pool_size(self, len: usize) -> usize {
+    pub(crate) fn pool_size(self, len: usize) -> usize {
         let n = match self {
             Threads::One => 1,
             Threads::Max(n) if len >= 2 * MIN_BYTES_PER_THREAD => n,
@@ -191,7 +191,7 @@ impl Threads {
 /// Runs `f`, whose joins may then use up to `pool_size` threads: rayon's global pool when
 /// that has enough threads, else a pool of exactly `pool_size` threads, created the first
 /// time that size is asked for and kept for the life of the process (never one per call).
-fn with_pool<R: Send>(pool_size: usize, f: impl FnOnce() -> R + Send) -> R {
+pub(crate) fn with_pool<R: Send>(pool_size: usize, f: impl FnOnce() -> R + Send) -> R {
     #[cfg(feature = "rayon")]
     if pool_size > 1 && pool_size < rayon::current_num_threads() {
         if let Some(pool) = sized_pool(pool_size) {
@@ -449,7 +449,7 @@ fn hash_subtrees(
 /// Runs `a` and `b`, offering `b` to another thread of the current pool when `par` is set.
 /// rayon runs `b` on the caller's thread after `a` if no other thread has taken it by
 /// then, so a late-waking pool costs little.
-fn join<A, B, RA, RB>(par: bool, a: A, b: B) -> (RA, RB)
+pub(crate) fn join<A, B, RA, RB>(par: bool, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,

@@ -17,14 +17,23 @@
 //!
 //! Whole 64-byte blocks go to the kernels straight from the caller's slice, as many per
 //! call as the input holds; only a partial block is copied into the hasher's buffer.
+//!
+//! [`hash_blocks`] and [`BlockBatch`] hash many 64-byte blocks, each as a whole message
+//! (hashtree's batches), with kernels wide across blocks ([`BatchPlatform`]).
 
 #[cfg(target_arch = "aarch64")]
 mod armv8;
+mod batch;
+#[cfg(target_arch = "x86_64")]
+mod batch_avx512;
+#[cfg(target_arch = "x86_64")]
+mod batch_shani;
 mod platform;
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod shani;
 
+pub use batch::{hash_blocks, BatchPlatform, BlockBatch, SHANI_REMAINDER_MAX};
 pub use platform::Platform;
 
 use crate::backend::Backend;

@@ -9,7 +9,7 @@ use super::armv8;
 #[cfg(target_arch = "x86_64")]
 use super::shani;
 
-/// A SHA-256 kernel set. Chosen once per hasher; [`Platform::compress_blocks`] is the only
+/// A SHA-256 kernel set. Chosen once per hasher; `Platform::compress_blocks` is the only
 /// place that enters a SIMD kernel.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[non_exhaustive]

@@ -12,7 +12,7 @@ use super::{BLOCK_LEN, K};
 /// Four rounds: `msg` holds W(t..t+4), `k` the matching constants.
 #[inline]
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-fn rounds4(abef: &mut __m128i, cdgh: &mut __m128i, msg: __m128i, k: &[u32; 4]) {
+pub(super) fn rounds4(abef: &mut __m128i, cdgh: &mut __m128i, msg: __m128i, k: &[u32; 4]) {
     // SAFETY: `k` is 16 readable bytes; the load is unaligned.
     let k = unsafe { _mm_loadu_si128(k.as_ptr().cast()) };
     let wk = _mm_add_epi32(msg, k);
@@ -24,7 +24,7 @@ fn rounds4(abef: &mut __m128i, cdgh: &mut __m128i, msg: __m128i, k: &[u32; 4]) {
 /// The next four schedule words from the previous sixteen (`m0` oldest).
 #[inline]
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-fn schedule(m0: __m128i, m1: __m128i, m2: __m128i, m3: __m128i) -> __m128i {
+pub(super) fn schedule(m0: __m128i, m1: __m128i, m2: __m128i, m3: __m128i) -> __m128i {
     // msg1: W(t-16) + σ0(W(t-15)); then + W(t-7) (words 1..4 of m2:m3); msg2 adds σ1(W(t-2)).
     let t = _mm_add_epi32(_mm_sha256msg1_epu32(m0, m1), _mm_alignr_epi8::<4>(m3, m2));
     _mm_sha256msg2_epu32(t, m3)

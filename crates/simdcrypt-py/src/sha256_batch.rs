@@ -1,0 +1,58 @@
+//! `simdcrypt.sha256_many`: hashtree-style batches, each 64-byte block of one buffer hashed
+//! as a whole message (the library's `sha256::BlockBatch`).
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use simdcrypt::backend::Backend;
+use simdcrypt::sha256::{BatchPlatform, BlockBatch, BLOCK_LEN, OUT_LEN};
+
+use crate::args::{self, GIL_RELEASE_MIN};
+use crate::buffer;
+
+/// Hashes each 64-byte block of `blocks` as a complete 64-byte message and returns the
+/// digests, concatenated: `len(blocks) // 2` bytes, digest `i` being
+/// `hashlib.sha256(blocks[64 * i : 64 * i + 64]).digest()`.
+///
+/// - blocks: any C-contiguous bytes-like object whose length is a multiple of 64.
+/// - max_threads: how many threads may share the batch (a positive integer or
+///   blake3.AUTO); the blocks are split into contiguous ranges.
+/// - backend: a kernel set from backends()["sha256-batch"]["supported"].
+///
+/// The GIL is released while hashing when `blocks` holds 2 KiB or more; the buffer stays
+/// pinned until the call returns.
+#[pyfunction]
+#[pyo3(
+    signature = (blocks, /, *, max_threads=1, backend=None),
+    text_signature = "(blocks, /, *, max_threads=1, backend=None)"
+)]
+pub(crate) fn sha256_many<'py>(
+    py: Python<'py>,
+    blocks: &Bound<'py, PyAny>,
+    max_threads: isize,
+    backend: Option<String>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let threads = args::threads(max_threads)?;
+    let platform = match backend {
+        Some(name) => BatchPlatform::from_name(&name).map_err(args::value_error)?,
+        None => BatchPlatform::detect(),
+    };
+    let mut batch = BlockBatch::new();
+    batch.set_platform(platform).set_max_threads(threads);
+    buffer::with_bytes(blocks, |data| {
+        if !data.len().is_multiple_of(BLOCK_LEN) {
+            return Err(PyValueError::new_err(format!(
+                "blocks must be a whole number of {BLOCK_LEN}-byte blocks (its length a multiple of 64), got {} bytes",
+                data.len()
+            )));
+        }
+        let out_len = data.len() / BLOCK_LEN * OUT_LEN;
+        PyBytes::new_with(py, out_len, |out| {
+            let mut hash = || batch.hash_into(data, out);
+            // `out` belongs to a bytes object no other code can see yet, and the export of
+            // `blocks` is held until with_bytes returns.
+            let result = if data.len() >= GIL_RELEASE_MIN { py.detach(hash) } else { hash() };
+            result.map_err(args::value_error)
+        })
+    })?
+}

@@ -1,0 +1,113 @@
+//! SHA-NI batch kernel: each 64-byte block hashed as a whole message, two blocks at a time.
+//!
+//! One block's compression is a chain of 32 dependent `sha256rnds2`; interleaving two
+//! independent blocks lets the core run one's rounds while the other's wait on latency.
+//! The state stays in the ABEF/CDGH form the instructions want from the IV to the digest;
+//! the second compression (the padding block) uses the precomputed `PADDING_WK`.
+
+use core::arch::x86_64::*;
+
+use super::batch::PADDING_WK;
+use super::shani::{rounds4, schedule};
+use super::{BLOCK_LEN, IV, K, OUT_LEN};
+
+/// Two rounds with `wk` = W + K already summed, as in `shani::rounds4`.
+#[inline]
+#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+fn rounds4_wk(abef: &mut __m128i, cdgh: &mut __m128i, wk: __m128i) {
+    *cdgh = _mm_sha256rnds2_epu32(*cdgh, *abef, wk);
+    *abef = _mm_sha256rnds2_epu32(*abef, *cdgh, _mm_shuffle_epi32::<0x0E>(wk));
+}
+
+/// Hashes `N` blocks side by side (`N` is 1 or 2), writing their digests to `out`.
+#[inline]
+#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+fn hash_n<const N: usize>(blocks: &[[u8; BLOCK_LEN]; N], out: &mut [[u8; OUT_LEN]; N]) {
+    let bswap = _mm_set_epi64x(0x0c0d_0e0f_0809_0a0b, 0x0405_0607_0001_0203);
+    let k: &[[u32; 4]; 16] = K.as_chunks::<4>().0.try_into().expect("64 constants");
+    let wk: &[[u32; 4]; 16] = PADDING_WK.as_chunks::<4>().0.try_into().expect("64 words");
+    // _mm_set_epi32 takes the highest lane first: ABEF has A in lane 3.
+    let [a, b, c, d, e, f, g, h] = IV.map(|w| w as i32);
+    let abef_iv = _mm_set_epi32(a, b, e, f);
+    let cdgh_iv = _mm_set_epi32(c, d, g, h);
+
+    let mut abef = [abef_iv; N];
+    let mut cdgh = [cdgh_iv; N];
+    let mut m: [[__m128i; 4]; N] = [[_mm_setzero_si128(); 4]; N];
+    for s in 0..N {
+        let p: *const __m128i = blocks[s].as_ptr().cast();
+        for (q, word) in m[s].iter_mut().enumerate() {
+            // SAFETY: `blocks[s]` is 64 readable bytes and `q < 4`: an unaligned 16-byte load.
+            *word = _mm_shuffle_epi8(unsafe { _mm_loadu_si128(p.add(q)) }, bswap);
+        }
+    }
+    // First compression: the block into the IV.
+    for q in 0..4 {
+        for s in 0..N {
+            rounds4(&mut abef[s], &mut cdgh[s], m[s][q], &k[q]);
+        }
+    }
+    for i in 1..4 {
+        for q in 0..4 {
+            for s in 0..N {
+                let [m0, m1, m2, m3] = m[s];
+                // Rotate the four schedule registers: W(t-16..t-12) is m[q], oldest.
+                let next = match q {
+                    0 => schedule(m0, m1, m2, m3),
+                    1 => schedule(m1, m2, m3, m0),
+                    2 => schedule(m2, m3, m0, m1),
+                    _ => schedule(m3, m0, m1, m2),
+                };
+                m[s][q] = next;
+                rounds4(&mut abef[s], &mut cdgh[s], next, &k[4 * i + q]);
+            }
+        }
+    }
+    for s in 0..N {
+        abef[s] = _mm_add_epi32(abef[s], abef_iv);
+        cdgh[s] = _mm_add_epi32(cdgh[s], cdgh_iv);
+    }
+    // Second compression: the constant padding block.
+    let (abef_mid, cdgh_mid) = (abef, cdgh);
+    for wk in wk {
+        // SAFETY: `wk` is 16 readable bytes; the load is unaligned.
+        let wk = unsafe { _mm_loadu_si128(wk.as_ptr().cast()) };
+        for s in 0..N {
+            rounds4_wk(&mut abef[s], &mut cdgh[s], wk);
+        }
+    }
+    for s in 0..N {
+        let abef = _mm_add_epi32(abef[s], abef_mid[s]);
+        let cdgh = _mm_add_epi32(cdgh[s], cdgh_mid[s]);
+        // Lanes low to high: ABEF is F E B A, CDGH is H G D C.
+        let feba = _mm_shuffle_epi32::<0x1B>(abef); // A B E F
+        let dchg = _mm_shuffle_epi32::<0xB1>(cdgh); // G H C D
+        let abcd = _mm_blend_epi16::<0xF0>(feba, dchg); // A B C D
+        let efgh = _mm_alignr_epi8::<8>(dchg, feba); // E F G H
+        let p: *mut __m128i = out[s].as_mut_ptr().cast();
+        // SAFETY: `out[s]` is 32 writable bytes: two unaligned 16-byte stores.
+        unsafe {
+            _mm_storeu_si128(p, _mm_shuffle_epi8(abcd, bswap));
+            _mm_storeu_si128(p.add(1), _mm_shuffle_epi8(efgh, bswap));
+        }
+    }
+}
+
+/// Hashes each 64-byte block of `blocks` into 32 bytes of `out`. The caller checks that
+/// `out.len() == blocks.len() / 2` and that `blocks` is whole blocks (a mismatch would only
+/// leave digests unwritten: every access is bounds-checked by the chunking).
+#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+pub(crate) fn hash_blocks(blocks: &[u8], out: &mut [u8]) {
+    let (blocks, _) = blocks.as_chunks::<BLOCK_LEN>();
+    let (out, _) = out.as_chunks_mut::<OUT_LEN>();
+    let mut pairs_in = blocks.chunks_exact(2);
+    let mut pairs_out = out.chunks_exact_mut(2);
+    for (pair_in, pair_out) in (&mut pairs_in).zip(&mut pairs_out) {
+        let pair_in: &[[u8; BLOCK_LEN]; 2] = pair_in.try_into().expect("chunks of 2");
+        let pair_out: &mut [[u8; OUT_LEN]; 2] = pair_out.try_into().expect("chunks of 2");
+        hash_n::<2>(pair_in, pair_out);
+    }
+    if let ([last_in], [last_out]) = (pairs_in.remainder(), pairs_out.into_remainder()) {
+        hash_n::<1>(core::array::from_ref(last_in), core::array::from_mut(last_out));
+    }
+}
