@@ -6,7 +6,7 @@
 //! class here (`blake3`, `sha256`). BLAKE3 also has module functions: `blake3_many` (batches of messages,
 //! batch.rs) and `blake3_subtree` / `blake3_merge` (hashing an input in pieces,
 //! subtree.rs). SHA-256 has `sha256_many` (hashtree-style batches of 64-byte blocks,
-//! sha256_batch.rs).
+//! sha256_batch.rs) and `merkle_root` / `merkle_layers` (SSZ-style Merkle trees, merkle.rs).
 
 use std::path::PathBuf;
 
@@ -19,6 +19,7 @@ mod args;
 mod batch;
 mod blake3_class;
 mod buffer;
+mod merkle;
 mod sha256_batch;
 mod sha256_class;
 mod subtree;
@@ -110,6 +111,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hash_file, m)?)?;
     m.add_function(wrap_pyfunction!(batch::blake3_many, m)?)?;
     m.add_function(wrap_pyfunction!(sha256_batch::sha256_many, m)?)?;
+    m.add_function(wrap_pyfunction!(merkle::merkle_root, m)?)?;
+    m.add_function(wrap_pyfunction!(merkle::merkle_layers, m)?)?;
     m.add_function(wrap_pyfunction!(subtree::blake3_subtree, m)?)?;
     m.add_function(wrap_pyfunction!(subtree::blake3_merge, m)?)?;
     Ok(())

@@ -304,6 +304,8 @@ def test_all() -> None:
             "blake3_merge",
             "blake3_subtree",
             "hash_file",
+            "merkle_layers",
+            "merkle_root",
             "new",
             "sha256",
             "sha256_many",

@@ -97,6 +97,13 @@ block_digests = simdcrypt.sha256_many(memoryview(bytes(640)), max_threads=2, bac
 batch_backends: list[str] = simdcrypt.backends()["sha256-batch"]["supported"]
 assert len(block_digests) == 10 * 32
 
+# SSZ-style Merkle trees of 32-byte leaves.
+merkle: bytes = simdcrypt.merkle_root(bytes(96))
+merkle = simdcrypt.merkle_root(bytearray(64), depth=5, max_threads=blake3.AUTO, backend="portable")
+merkle = simdcrypt.merkle_root(memoryview(bytes(320)), depth=None, max_threads=2, backend=None)
+tree: list[bytes] = simdcrypt.merkle_layers(bytes(96), depth=4, max_threads=2, backend=None)
+assert tree[-1] == simdcrypt.merkle_root(bytes(96), depth=4) and len(merkle) == 32
+
 # An input hashed in pieces: subtree chaining values merged into the digest.
 whole = bytes(5000)
 left_cv: bytes = simdcrypt.blake3_subtree(whole[:4096], offset=0)

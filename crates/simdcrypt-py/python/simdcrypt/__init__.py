@@ -29,6 +29,14 @@ SHA-256 has hashtree-style batches: each 64-byte block hashed as a whole message
 
     >>> simdcrypt.sha256_many(bytes(128))[32:] == simdcrypt.sha256(bytes(64)).digest()
     True
+
+and SSZ-style Merkle roots of 32-byte leaves built with them (zero-hash padding)::
+
+    >>> leaves = bytes(range(64))
+    >>> simdcrypt.merkle_root(leaves) == simdcrypt.sha256(leaves).digest()
+    True
+    >>> len(simdcrypt.merkle_layers(leaves, depth=3))  # leaves, 3 layers up to the root
+    4
 """
 
 from __future__ import annotations
@@ -44,6 +52,8 @@ from ._native import (
     blake3_merge,
     blake3_subtree,
     hash_file,
+    merkle_layers,
+    merkle_root,
     sha256,
     sha256_many,
 )
@@ -60,6 +70,8 @@ __all__ = [
     "blake3_merge",
     "blake3_subtree",
     "hash_file",
+    "merkle_layers",
+    "merkle_root",
     "new",
     "sha256",
     "sha256_many",
@@ -73,7 +85,8 @@ algorithms_available: frozenset[str] = frozenset(
     name for name in _ALGORITHMS if name in _CONSTRUCTORS
 )
 """The names ``new()`` and ``hash_file()`` accept. (``backends()`` also lists
-``"sha256-batch"``, the kernels of ``sha256_many``.)"""
+``"sha256-batch"``, the kernels of ``sha256_many``, ``merkle_root`` and
+``merkle_layers``.)"""
 
 
 @overload

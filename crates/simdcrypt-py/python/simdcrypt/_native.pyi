@@ -16,6 +16,8 @@ __all__ = [
     "blake3_merge",
     "blake3_subtree",
     "hash_file",
+    "merkle_layers",
+    "merkle_root",
     "sha256",
     "sha256_many",
 ]
@@ -120,6 +122,22 @@ def sha256_many(
     max_threads: int = 1,
     backend: str | None = None,
 ) -> bytes: ...
+def merkle_root(
+    leaves: Buffer,
+    /,
+    *,
+    depth: int | None = None,
+    max_threads: int = 1,
+    backend: str | None = None,
+) -> bytes: ...
+def merkle_layers(
+    leaves: Buffer,
+    /,
+    *,
+    depth: int | None = None,
+    max_threads: int = 1,
+    backend: str | None = None,
+) -> list[bytes]: ...
 def blake3_subtree(
     data: Buffer,
     /,

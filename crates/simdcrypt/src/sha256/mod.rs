@@ -19,7 +19,9 @@
 //! call as the input holds; only a partial block is copied into the hasher's buffer.
 //!
 //! [`hash_blocks`] and [`BlockBatch`] hash many 64-byte blocks, each as a whole message
-//! (hashtree's batches), with kernels wide across blocks ([`BatchPlatform`]).
+//! (hashtree's batches), with kernels wide across blocks ([`BatchPlatform`]);
+//! [`merkle_root`] and [`merkle_layers`] build SSZ-style Merkle trees with them, a layer
+//! per batch, padding with [`zero_hash`].
 
 #[cfg(target_arch = "aarch64")]
 mod armv8;
@@ -28,12 +30,14 @@ mod batch;
 mod batch_avx512;
 #[cfg(target_arch = "x86_64")]
 mod batch_shani;
+mod merkle;
 mod platform;
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod shani;
 
 pub use batch::{hash_blocks, BatchPlatform, BlockBatch, SHANI_REMAINDER_MAX};
+pub use merkle::{merkle_layers, merkle_root, zero_hash, MERKLE_MAX_DEPTH};
 pub use platform::Platform;
 
 use crate::backend::Backend;

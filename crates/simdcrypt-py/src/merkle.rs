@@ -1,0 +1,104 @@
+//! `simdcrypt.merkle_root` and `simdcrypt.merkle_layers`: SSZ-style SHA-256 Merkle trees of
+//! 32-byte leaves, built a layer at a time with the `sha256-batch` kernels (the library's
+//! `sha256::merkle_root` / `merkle_layers`).
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList};
+use simdcrypt::backend::Backend;
+use simdcrypt::sha256::{BatchPlatform, BlockBatch, MERKLE_MAX_DEPTH};
+
+use crate::args::{self, BigIndex, GIL_RELEASE_MIN};
+use crate::buffer;
+
+/// The batch (kernels and threads) and depth that the keyword arguments select, checked.
+fn options(
+    depth: Option<BigIndex>,
+    max_threads: isize,
+    backend: Option<String>,
+) -> PyResult<(Option<u32>, BlockBatch)> {
+    let depth = match depth {
+        None => None,
+        Some(BigIndex(d)) if d < 0 => {
+            return Err(PyValueError::new_err(format!("depth must be a non-negative integer, got {d}")));
+        }
+        Some(BigIndex(d)) if d > i128::from(MERKLE_MAX_DEPTH) => {
+            return Err(PyValueError::new_err(format!("merkle depth must be at most {MERKLE_MAX_DEPTH}, got {d}")));
+        }
+        Some(BigIndex(d)) => Some(d as u32),
+    };
+    let threads = args::threads(max_threads)?;
+    let platform = match backend {
+        Some(name) => BatchPlatform::from_name(&name).map_err(args::value_error)?,
+        None => BatchPlatform::detect(),
+    };
+    let mut batch = BlockBatch::new();
+    batch.set_platform(platform).set_max_threads(threads);
+    Ok((depth, batch))
+}
+
+/// Runs `f` on the leaves' bytes, without the GIL when they hold 2 KiB or more (the
+/// buffer stays pinned until the call returns).
+fn with_leaves<'py, R: Send>(
+    py: Python<'py>,
+    leaves: &Bound<'py, PyAny>,
+    f: impl FnOnce(&[u8]) -> Result<R, simdcrypt::Error> + Send,
+) -> PyResult<R> {
+    buffer::with_bytes(leaves, |data| {
+        let result = if data.len() >= GIL_RELEASE_MIN { py.detach(|| f(data)) } else { f(data) };
+        result.map_err(args::value_error)
+    })?
+}
+
+/// The root of the SSZ-style SHA-256 Merkle tree over `leaves`, 32 bytes.
+///
+/// - leaves: any C-contiguous bytes-like object, n leaves of 32 bytes (its length a
+///   multiple of 32).
+/// - depth: None for the smallest tree holding the leaves (depth ceil(log2(n)): one leaf
+///   is its own root, no leaves give 32 zero bytes); or d (0 to 64) for a tree of 2**d
+///   leaf slots, n at most 2**d. Missing leaves are 32 zero bytes, so missing subtrees are
+///   the zero hashes: zero(0) = bytes(32), zero(h + 1) = sha256(zero(h) + zero(h)).
+/// - max_threads: how many threads may share each layer (a positive integer or
+///   blake3.AUTO).
+/// - backend: a kernel set from backends()["sha256-batch"]["supported"].
+///
+/// The GIL is released while hashing when `leaves` holds 2 KiB or more.
+#[pyfunction]
+#[pyo3(
+    signature = (leaves, /, *, depth=None, max_threads=1, backend=None),
+    text_signature = "(leaves, /, *, depth=None, max_threads=1, backend=None)"
+)]
+pub(crate) fn merkle_root<'py>(
+    py: Python<'py>,
+    leaves: &Bound<'py, PyAny>,
+    depth: Option<BigIndex>,
+    max_threads: isize,
+    backend: Option<String>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (depth, batch) = options(depth, max_threads, backend)?;
+    let root = with_leaves(py, leaves, |data| simdcrypt::sha256::merkle_root(data, depth, &batch))?;
+    Ok(PyBytes::new(py, &root))
+}
+
+/// Every layer of the tree merkle_root describes (same arguments), from the leaves up:
+/// depth + 1 bytes objects of concatenated 32-byte nodes. Layer 0 is the leaves as given;
+/// layer h + 1 has ceil(len(layer h) / 64) nodes, node i being
+/// sha256(node 2i + node 2i + 1) of layer h with a missing right node taken as zero(h);
+/// the last layer is the root. With no leaves, layer 0 is empty and layer h >= 1 is
+/// zero(h); with no leaves and depth 0 the one layer is the root, bytes(32).
+#[pyfunction]
+#[pyo3(
+    signature = (leaves, /, *, depth=None, max_threads=1, backend=None),
+    text_signature = "(leaves, /, *, depth=None, max_threads=1, backend=None)"
+)]
+pub(crate) fn merkle_layers<'py>(
+    py: Python<'py>,
+    leaves: &Bound<'py, PyAny>,
+    depth: Option<BigIndex>,
+    max_threads: isize,
+    backend: Option<String>,
+) -> PyResult<Bound<'py, PyList>> {
+    let (depth, batch) = options(depth, max_threads, backend)?;
+    let layers = with_leaves(py, leaves, |data| simdcrypt::sha256::merkle_layers(data, depth, &batch))?;
+    PyList::new(py, layers.iter().map(|layer| PyBytes::new(py, layer)))
+}

@@ -1,0 +1,170 @@
+//! SSZ-style binary Merkle trees of 32-byte nodes over SHA-256, built a layer at a time
+//! with the block-batch kernels.
+//!
+//! A parent is SHA-256 of its two children concatenated, so a layer of `2k` nodes is
+//! exactly `k` 64-byte blocks, hashed in one [`BlockBatch::hash_into`] call (which splits
+//! them between threads when the batch allows it). Missing leaves are 32 zero bytes and a
+//! missing subtree of height `h` is [`zero_hash`]`(h)`: `zero_hash(0)` is 32 zero bytes and
+//! `zero_hash(h + 1) = SHA-256(zero_hash(h) || zero_hash(h))`, as in SSZ's `merkleize`.
+//! Zero subtrees are never built: a layer with an odd number of nodes is paired with the
+//! zero hash of its height.
+//!
+//! ```
+//! use simdcrypt::sha256::{self, merkle_root, zero_hash, BlockBatch};
+//!
+//! let leaves = [[1u8; 32], [2u8; 32], [3u8; 32]].concat();
+//! let root = merkle_root(&leaves, None, &BlockBatch::new()).unwrap();
+//! let left = sha256::hash(&leaves[..64]);
+//! let right = sha256::hash(&[&leaves[64..], &zero_hash(0)[..]].concat());
+//! assert_eq!(root, sha256::hash(&[left, right].concat()));
+//!
+//! // The same leaves in a tree of 2^3 leaf slots: the right half is zero_hash(2).
+//! let root3 = merkle_root(&leaves, Some(3), &BlockBatch::new()).unwrap();
+//! assert_eq!(root3, sha256::hash(&[root, zero_hash(2)].concat()));
+//! ```
+
+use std::sync::OnceLock;
+
+use super::{BlockBatch, BLOCK_LEN, OUT_LEN};
+use crate::Error;
+
+/// The deepest tree accepted: 2^64 leaf slots, and the highest [`zero_hash`].
+pub const MERKLE_MAX_DEPTH: u32 = 64;
+
+/// Node size in bytes (a SHA-256 digest).
+const NODE_LEN: usize = OUT_LEN;
+
+/// `zero_hash(h)` for every `h` up to [`MERKLE_MAX_DEPTH`], computed on first use.
+fn zero_hashes() -> &'static [[u8; NODE_LEN]; MERKLE_MAX_DEPTH as usize + 1] {
+    static TABLE: OnceLock<[[u8; NODE_LEN]; MERKLE_MAX_DEPTH as usize + 1]> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = [[0u8; NODE_LEN]; MERKLE_MAX_DEPTH as usize + 1];
+        for h in 1..table.len() {
+            let mut block = [0u8; BLOCK_LEN];
+            block[..NODE_LEN].copy_from_slice(&table[h - 1]);
+            block[NODE_LEN..].copy_from_slice(&table[h - 1]);
+            table[h] = super::hash(&block);
+        }
+        table
+    })
+}
+
+/// The root of a tree of height `height` whose leaves are all 32 zero bytes:
+/// `zero_hash(0)` is 32 zero bytes, `zero_hash(h + 1) = SHA-256(zero_hash(h) || zero_hash(h))`.
+///
+/// Panics if `height` exceeds [`MERKLE_MAX_DEPTH`] (64).
+pub fn zero_hash(height: u32) -> [u8; 32] {
+    assert!(height <= MERKLE_MAX_DEPTH, "zero_hash height must be at most {MERKLE_MAX_DEPTH}, got {height}");
+    zero_hashes()[height as usize]
+}
+
+/// Checks the arguments; returns the number of leaves and the depth of the tree.
+fn tree_shape(leaves: &[u8], depth: Option<u32>) -> Result<(usize, u32), Error> {
+    if !leaves.len().is_multiple_of(NODE_LEN) {
+        return Err(Error::InvalidArgument(format!(
+            "merkle leaves must be a whole number of {NODE_LEN}-byte nodes, got {} bytes",
+            leaves.len()
+        )));
+    }
+    let n = leaves.len() / NODE_LEN;
+    let depth = match depth {
+        // ceil(log2(n)), with 0 for n <= 1.
+        None => usize::BITS - n.saturating_sub(1).leading_zeros(),
+        Some(d) if d > MERKLE_MAX_DEPTH => {
+            return Err(Error::InvalidArgument(format!("merkle depth must be at most {MERKLE_MAX_DEPTH}, got {d}")));
+        }
+        Some(d) => {
+            if n as u128 > 1u128 << d {
+                return Err(Error::InvalidArgument(format!(
+                    "{n} merkle leaves do not fit in a tree of depth {d} (at most 2^{d} leaves)"
+                )));
+            }
+            d
+        }
+    };
+    Ok((n, depth))
+}
+
+/// The layer above `nodes` (at height `height`): `ceil(count / 2)` nodes written to `out`,
+/// the last one paired with `zero_hash(height)` when the count is odd.
+fn hash_layer(nodes: &[u8], height: u32, batch: &BlockBatch, out: &mut [u8]) -> Result<(), Error> {
+    let pairs = nodes.len() / BLOCK_LEN;
+    debug_assert_eq!(out.len(), nodes.len().div_ceil(BLOCK_LEN) * NODE_LEN);
+    let (whole_out, last_out) = out.split_at_mut(pairs * NODE_LEN);
+    batch.hash_into(&nodes[..pairs * BLOCK_LEN], whole_out)?;
+    if !last_out.is_empty() {
+        let mut block = [0u8; BLOCK_LEN];
+        block[..NODE_LEN].copy_from_slice(&nodes[pairs * BLOCK_LEN..]);
+        block[NODE_LEN..].copy_from_slice(&zero_hash(height));
+        batch.hash_into(&block, last_out)?;
+    }
+    Ok(())
+}
+
+/// The root of the SSZ-style Merkle tree over `leaves` (`n` nodes of 32 bytes, `leaves.len()`
+/// a multiple of 32).
+///
+/// - `depth: None`: the smallest tree that holds the leaves, of depth `ceil(log2(n))`; one
+///   leaf is its own root, and no leaves give `zero_hash(0)` (32 zero bytes).
+/// - `depth: Some(d)`: a tree of `2^d` leaf slots (`d` at most 64, `n` at most `2^d`); the
+///   slots after the leaves are zero, so `n = 0` gives `zero_hash(d)`.
+///
+/// Each layer is one [`BlockBatch::hash_into`] call with `batch`'s kernels and threads.
+/// Memory: two scratch layers, of `n / 2` and `n / 4` nodes (rounded up).
+pub fn merkle_root(leaves: &[u8], depth: Option<u32>, batch: &BlockBatch) -> Result<[u8; 32], Error> {
+    let (n, depth) = tree_shape(leaves, depth)?;
+    if n == 0 {
+        return Ok(zero_hash(depth));
+    }
+    if depth == 0 {
+        return Ok(leaves.try_into().expect("one leaf when depth is 0"));
+    }
+    // Layer h + 1 is written into `a` or `b` alternately; each is sized for the larger of
+    // the layers it receives (the first, in both cases).
+    let mut a = vec![0u8; n.div_ceil(2) * NODE_LEN];
+    let mut b = vec![0u8; n.div_ceil(2).div_ceil(2) * NODE_LEN];
+    let mut count = n.div_ceil(2);
+    hash_layer(leaves, 0, batch, &mut a[..count * NODE_LEN])?;
+    for height in 1..depth {
+        let next = count.div_ceil(2);
+        let (src, dst) = if height % 2 == 1 { (&a, &mut b) } else { (&b, &mut a) };
+        hash_layer(&src[..count * NODE_LEN], height, batch, &mut dst[..next * NODE_LEN])?;
+        count = next;
+    }
+    debug_assert_eq!(count, 1);
+    let top = if depth % 2 == 1 { &a } else { &b };
+    Ok(top[..NODE_LEN].try_into().expect("a 32-byte root"))
+}
+
+/// Every layer of the tree [`merkle_root`] describes (same arguments and errors), from the
+/// leaves up: `depth + 1` layers, each a concatenation of 32-byte nodes.
+///
+/// - Layer 0 is `leaves` as given (`n` nodes, no padding).
+/// - Layer `h + 1` has `ceil(len_h / 2)` nodes, where `len_h` is the node count of layer
+///   `h`: node `i` is SHA-256(node `2i` || node `2i + 1`) of layer `h`, a missing right
+///   node being `zero_hash(h)` (layers are padded virtually, never stored padded). So for
+///   `n >= 1`, layer `h` holds `ceil(n / 2^h)` nodes.
+/// - The last layer (`depth`) is one node, the root.
+/// - No leaves (`n = 0`): layer 0 is empty and layer `h` for `1 <= h <= depth` is the one
+///   node `zero_hash(h)`; with depth 0 the only layer is `[zero_hash(0)]`, the root, so
+///   that the last layer is always the root.
+pub fn merkle_layers(leaves: &[u8], depth: Option<u32>, batch: &BlockBatch) -> Result<Vec<Vec<u8>>, Error> {
+    let (n, depth) = tree_shape(leaves, depth)?;
+    if n == 0 {
+        if depth == 0 {
+            return Ok(vec![zero_hash(0).to_vec()]);
+        }
+        let mut layers = vec![Vec::new()];
+        layers.extend((1..=depth).map(|h| zero_hash(h).to_vec()));
+        return Ok(layers);
+    }
+    let mut layers = Vec::with_capacity(depth as usize + 1);
+    layers.push(leaves.to_vec());
+    for height in 0..depth {
+        let below: &[u8] = &layers[height as usize];
+        let mut next = vec![0u8; below.len().div_ceil(BLOCK_LEN) * NODE_LEN];
+        hash_layer(below, height, batch, &mut next)?;
+        layers.push(next);
+    }
+    Ok(layers)
+}
