@@ -6,102 +6,16 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 
 // ---------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------
 
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-        let path = std::env::temp_dir().join(format!("simdcrypt-cli-test-{tag}-{}-{n}-{nanos}", std::process::id()));
-        fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    /// Writes `data` to `name` inside the directory.
-    fn file(&self, name: impl AsRef<Path>, data: &[u8]) -> PathBuf {
-        let path = self.0.join(name);
-        fs::write(&path, data).unwrap();
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The binary, run in `dir`.
-fn simdcrypt(dir: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_simdcrypt"));
-    cmd.current_dir(dir);
-    cmd
-}
-
-/// Runs `cmd` with `stdin` as its standard input.
-fn run_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
-    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    // Write from another thread so a large input cannot deadlock against stdout.
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&data);
-    });
-    let output = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    output
-}
-
-fn run(cmd: &mut Command) -> Output {
-    run_with_stdin(cmd, b"")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("killed by a signal")
-}
-
-/// Asserts success and returns stdout.
-fn ok(o: Output) -> String {
-    assert_eq!(code(&o), 0, "stderr: {}", stderr(&o));
-    assert!(o.stderr.is_empty(), "unexpected stderr: {}", stderr(&o));
-    stdout(&o)
-}
-
-/// Deterministic test data.
-fn data(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
-}
+mod common;
+use common::*;
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

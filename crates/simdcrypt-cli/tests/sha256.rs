@@ -6,91 +6,15 @@
 //! is missing the comparison is skipped with a notice, unless `SIMDCRYPT_REQUIRE_SHA256SUM=1`.
 
 use std::fs;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::PathBuf;
+use std::process::Command;
 
 use sha2::Digest;
 use simdcrypt::backend::Backend;
 use simdcrypt::sha256::Platform;
 
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("simdcrypt-sha256-test-{tag}-{}-{n}", std::process::id()));
-        let _ = fs::remove_dir_all(&path);
-        fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn file(&self, name: &str, data: &[u8]) {
-        fs::write(self.0.join(name), data).unwrap();
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-fn simdcrypt(dir: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_simdcrypt"));
-    cmd.current_dir(dir);
-    cmd
-}
-
-fn run_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
-    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&data);
-    });
-    let output = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    output
-}
-
-fn run(cmd: &mut Command) -> Output {
-    run_with_stdin(cmd, b"")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("killed by a signal")
-}
-
-/// Asserts success with nothing on stderr; returns stdout.
-fn ok(o: Output) -> Vec<u8> {
-    assert_eq!(code(&o), 0, "stderr: {}", stderr(&o));
-    assert!(o.stderr.is_empty(), "unexpected stderr: {}", stderr(&o));
-    o.stdout
-}
-
-fn data(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
-}
+mod common;
+use common::*;
 
 fn sha256_hex(input: &[u8]) -> String {
     sha2::Sha256::digest(input).iter().map(|b| format!("{b:02x}")).collect()
@@ -144,11 +68,11 @@ fn sum_matches_sha2_with_and_without_tag() {
             cmd.arg("--tag");
         }
         let expected: String = files.iter().map(|(n, d)| line(&sha256_hex(d), n, tag)).collect();
-        assert_eq!(String::from_utf8(ok(run(&mut cmd))).unwrap(), expected, "tag {tag}");
+        assert_eq!(String::from_utf8(ok_bytes(run(&mut cmd))).unwrap(), expected, "tag {tag}");
     }
     // Standard input, named "-", in either case of the algorithm name.
     let input = data(5000, 9);
-    let out = ok(run_with_stdin(simdcrypt(dir.path()).args(["sum", "-a", "SHA256"]), &input));
+    let out = ok_bytes(run_with_stdin(simdcrypt(dir.path()).args(["sum", "-a", "SHA256"]), &input));
     assert_eq!(String::from_utf8(out).unwrap(), format!("{}  -\n", sha256_hex(&input)));
 }
 
@@ -157,14 +81,14 @@ fn every_backend_gives_the_same_output() {
     let dir = TempDir::new("backends");
     let files = test_files(&dir);
     let reference =
-        ok(run(simdcrypt(dir.path()).args(["sum", "-a", "sha256", "--backend", "portable"]).args(names(&files))));
-    let report = String::from_utf8(ok(run(simdcrypt(dir.path()).arg("backends")))).unwrap();
+        ok_bytes(run(simdcrypt(dir.path()).args(["sum", "-a", "sha256", "--backend", "portable"]).args(names(&files))));
+    let report = String::from_utf8(ok_bytes(run(simdcrypt(dir.path()).arg("backends")))).unwrap();
     assert!(report.contains("sha256"), "backends output lacks sha256:\n{report}");
     let supported = Platform::all_supported();
     for platform in &supported {
         let o =
             run(simdcrypt(dir.path()).args(["sum", "-a", "sha256", "--backend", platform.name()]).args(names(&files)));
-        assert_eq!(ok(o), reference, "backend {}", platform.name());
+        assert_eq!(ok_bytes(o), reference, "backend {}", platform.name());
     }
     let shown: Vec<&str> = supported.iter().map(|p| p.name()).collect();
     println!("every_backend_gives_the_same_output: sha256 backends exercised: {}", shown.join(", "));
@@ -189,7 +113,7 @@ fn sha256_options_it_does_not_take_are_errors() {
         assert!(err.contains("sha256"), "{args:?}: {err}");
     }
     // -l 32 is the digest length itself, and fine.
-    let out = ok(run(simdcrypt(dir.path()).args(["sum", "-a", "sha256", "-l", "32", "a"])));
+    let out = ok_bytes(run(simdcrypt(dir.path()).args(["sum", "-a", "sha256", "-l", "32", "a"])));
     assert_eq!(String::from_utf8(out).unwrap(), format!("{}  a\n", sha256_hex(b"abc")));
 }
 
@@ -215,22 +139,23 @@ fn sum_then_check_round_trip() {
         (&[], &["-a", "SHA256", "--backend", "portable"]),
     ];
     for (sum_opts, check_opts) in option_sets {
-        let manifest = ok(run(simdcrypt(dir.path()).args(["sum", "-a", "sha256"]).args(*sum_opts).args(names(&files))));
+        let manifest =
+            ok_bytes(run(simdcrypt(dir.path()).args(["sum", "-a", "sha256"]).args(*sum_opts).args(names(&files))));
         dir.file("SUMS", &manifest);
         let o = run(simdcrypt(dir.path()).arg("check").args(*check_opts).arg("SUMS"));
-        assert_eq!(String::from_utf8(ok(o)).unwrap(), expected_ok, "{sum_opts:?} / {check_opts:?}");
+        assert_eq!(String::from_utf8(ok_bytes(o)).unwrap(), expected_ok, "{sum_opts:?} / {check_opts:?}");
         let o = run_with_stdin(simdcrypt(dir.path()).arg("check").args(*check_opts).arg("-"), &manifest);
-        assert_eq!(String::from_utf8(ok(o)).unwrap(), expected_ok, "{sum_opts:?} / {check_opts:?}, stdin");
+        assert_eq!(String::from_utf8(ok_bytes(o)).unwrap(), expected_ok, "{sum_opts:?} / {check_opts:?}, stdin");
     }
 
     // GNU lines checked as BLAKE3 (no -a) fail: the same length cannot tell them apart.
-    let manifest = ok(run(simdcrypt(dir.path()).args(["sum", "-a", "sha256", "f1"])));
+    let manifest = ok_bytes(run(simdcrypt(dir.path()).args(["sum", "-a", "sha256", "f1"])));
     dir.file("SUMS", &manifest);
     let o = run(simdcrypt(dir.path()).args(["check", "SUMS"]));
     assert_eq!(code(&o), 1);
     assert_eq!(o.stdout, b"f1: FAILED\n");
     // SHA256 lines with -a blake3 are refused as improperly formatted.
-    let manifest = ok(run(simdcrypt(dir.path()).args(["sum", "-a", "sha256", "--tag", "f1"])));
+    let manifest = ok_bytes(run(simdcrypt(dir.path()).args(["sum", "-a", "sha256", "--tag", "f1"])));
     dir.file("SUMS", &manifest);
     let o = run(simdcrypt(dir.path()).args(["check", "-a", "blake3", "SUMS"]));
     assert_eq!(code(&o), 1);
@@ -270,8 +195,8 @@ fn output_is_byte_identical_to_sha256sum() {
     let names = names(&files);
     for tag in [false, true] {
         let tag_arg: &[&str] = if tag { &["--tag"] } else { &[] };
-        let ours = ok(run(simdcrypt(dir.path()).args(["sum", "-a", "sha256"]).args(tag_arg).args(&names)));
-        let theirs = ok(run(Command::new(&sha256sum).current_dir(dir.path()).args(tag_arg).args(&names)));
+        let ours = ok_bytes(run(simdcrypt(dir.path()).args(["sum", "-a", "sha256"]).args(tag_arg).args(&names)));
+        let theirs = ok_bytes(run(Command::new(&sha256sum).current_dir(dir.path()).args(tag_arg).args(&names)));
         assert_eq!(
             ours,
             theirs,
@@ -282,8 +207,8 @@ fn output_is_byte_identical_to_sha256sum() {
     }
     // Standard input.
     let input = data(70_000, 3);
-    let ours = ok(run_with_stdin(simdcrypt(dir.path()).args(["sum", "-a", "sha256"]), &input));
-    let theirs = ok(run_with_stdin(Command::new(&sha256sum).current_dir(dir.path()), &input));
+    let ours = ok_bytes(run_with_stdin(simdcrypt(dir.path()).args(["sum", "-a", "sha256"]), &input));
+    let theirs = ok_bytes(run_with_stdin(Command::new(&sha256sum).current_dir(dir.path()), &input));
     assert_eq!(ours, theirs, "stdin");
     println!("compared with {} on {} names", sha256sum.display(), names.len());
 }
@@ -298,7 +223,7 @@ fn check_verifies_sha256sum_manifests_like_sha256sum() {
         let tag_arg: &[&str] = if tag { &["--tag"] } else { &[] };
         // sha256sum writes the manifest; both tools check it, then check it again after one
         // file changed and one disappeared.
-        let manifest = ok(run(Command::new(&sha256sum).current_dir(dir.path()).args(tag_arg).args(&names)));
+        let manifest = ok_bytes(run(Command::new(&sha256sum).current_dir(dir.path()).args(tag_arg).args(&names)));
         dir.file("SUMS", &manifest);
         for damaged in [false, true] {
             if damaged {

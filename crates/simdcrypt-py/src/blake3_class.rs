@@ -1,9 +1,7 @@
 //! `simdcrypt.blake3`: a hashlib-style BLAKE3 object (API-compatible with the `blake3`
 //! package), plus `backend=` to pick the kernels.
 
-use std::sync::{Mutex, MutexGuard, TryLockError};
-
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use simdcrypt::any::{AnyHasher, HashOptions};
@@ -12,6 +10,7 @@ use simdcrypt::blake3::{Hasher, OutputReader, BLOCK_LEN, KEY_LEN, OUT_LEN};
 
 use crate::args::{self, BigIndex, GIL_RELEASE_MIN};
 use crate::buffer;
+use crate::shared_state::SharedState;
 
 /// Digests up to this long are hex-encoded in Rust; longer ones through `bytes.hex()`,
 /// whose allocation fails with MemoryError rather than aborting.
@@ -38,43 +37,22 @@ const HEX_IN_RUST_MAX: usize = 4096;
 #[pyclass(frozen, name = "blake3", module = "simdcrypt")]
 #[derive(Debug)]
 pub(crate) struct Blake3 {
-    /// Never locked while waiting for the GIL (see `locked`), so no deadlock is possible.
-    state: Mutex<Hasher>,
-}
-
-fn poisoned() -> PyErr {
-    PyRuntimeError::new_err("this blake3 object is unusable: an earlier call failed inside the hasher")
+    state: SharedState<Hasher>,
 }
 
 impl Blake3 {
-    /// Runs `f` on the hasher state. Waiting for the mutex, when another thread holds it
-    /// (typically while it hashes a large input without the GIL), happens with the GIL
-    /// released, so Python threads keep running meanwhile.
-    fn locked<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Hasher) -> R + Send) -> PyResult<R> {
-        match self.state.try_lock() {
-            Ok(mut guard) => Ok(f(&mut guard)),
-            Err(TryLockError::WouldBlock) => py.detach(|| self.lock_blocking().map(|mut g| f(&mut g))),
-            Err(TryLockError::Poisoned(_)) => Err(poisoned()),
-        }
-    }
-
-    /// Locks without regard to the GIL: only for callers that released it.
-    fn lock_blocking(&self) -> PyResult<MutexGuard<'_, Hasher>> {
-        self.state.lock().map_err(|_| poisoned())
-    }
-
     fn absorb(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
         let py = data.py();
         buffer::with_bytes(data, |bytes| {
             if bytes.len() >= GIL_RELEASE_MIN {
                 // The export stays held until with_bytes returns, so the memory stays put.
                 py.detach(|| {
-                    self.lock_blocking().map(|mut h| {
+                    self.state.lock_blocking().map(|mut h| {
                         h.update(bytes);
                     })
                 })
             } else {
-                self.locked(py, |h| {
+                self.state.locked(py, |h| {
                     h.update(bytes);
                 })
             }
@@ -83,7 +61,7 @@ impl Blake3 {
 
     fn output<'py>(&self, py: Python<'py>, length: BigIndex, seek: BigIndex) -> PyResult<Bound<'py, PyBytes>> {
         let (len, position) = args::output_range(length, seek)?;
-        let mut reader = self.locked(py, |h| h.finalize_xof())?;
+        let mut reader = self.state.locked(py, |h| h.finalize_xof())?;
         reader.set_position(position);
         xof_bytes(py, reader, len)
     }
@@ -159,7 +137,7 @@ impl Blake3 {
                 }
             })?;
         }
-        Ok(Blake3 { state: Mutex::new(hasher) })
+        Ok(Blake3 { state: SharedState::new("blake3", hasher) })
     }
 
     /// The hash's name, "blake3".
@@ -196,7 +174,7 @@ impl Blake3 {
     /// The name of the backend (kernel set) in use, e.g. "avx2".
     #[getter]
     fn backend(&self, py: Python<'_>) -> PyResult<&'static str> {
-        self.locked(py, |h| h.platform().name())
+        self.state.locked(py, |h| h.platform().name())
     }
 
     /// Adds input (any C-contiguous buffer) and returns self.
@@ -213,7 +191,7 @@ impl Blake3 {
         if length.0 == OUT_LEN as i128 && seek.0 == 0 {
             // The common call, digest(): one compression straight to the 32 bytes, without
             // an output reader or a zero-filled buffer to fill.
-            let digest = self.locked(py, |h| h.finalize())?;
+            let digest = self.state.locked(py, |h| h.finalize())?;
             return Ok(PyBytes::new(py, &digest));
         }
         self.output(py, length, seek)
@@ -223,12 +201,12 @@ impl Blake3 {
     #[pyo3(signature = (length=BigIndex(32), *, seek=BigIndex(0)), text_signature = "($self, length=32, *, seek=0)")]
     fn hexdigest<'py>(&self, py: Python<'py>, length: BigIndex, seek: BigIndex) -> PyResult<Bound<'py, PyAny>> {
         if length.0 == OUT_LEN as i128 && seek.0 == 0 {
-            let digest = self.locked(py, |h| h.finalize())?;
+            let digest = self.state.locked(py, |h| h.finalize())?;
             return Ok(PyString::new(py, &simdcrypt::to_hex(&digest)).into_any());
         }
         let (len, position) = args::output_range(length, seek)?;
         if len <= HEX_IN_RUST_MAX {
-            let mut reader = self.locked(py, |h| h.finalize_xof())?;
+            let mut reader = self.state.locked(py, |h| h.finalize_xof())?;
             reader.set_position(position);
             let mut out = vec![0u8; len];
             reader.fill(&mut out);
@@ -240,14 +218,14 @@ impl Blake3 {
     /// An independent copy of the current state.
     #[pyo3(text_signature = "($self)")]
     fn copy(&self, py: Python<'_>) -> PyResult<Self> {
-        let hasher = self.locked(py, |h| h.clone())?;
-        Ok(Blake3 { state: Mutex::new(hasher) })
+        let hasher = self.state.locked(py, |h| h.clone())?;
+        Ok(Blake3 { state: SharedState::new("blake3", hasher) })
     }
 
     /// Forgets all input, keeping the mode, key, backend and thread setting.
     #[pyo3(text_signature = "($self)")]
     fn reset(&self, py: Python<'_>) -> PyResult<()> {
-        self.locked(py, |h| {
+        self.state.locked(py, |h| {
             h.reset();
         })
     }

@@ -22,6 +22,7 @@ mod buffer;
 mod merkle;
 mod sha256_batch;
 mod sha256_class;
+mod shared_state;
 mod subtree;
 
 use blake3_class::Blake3;

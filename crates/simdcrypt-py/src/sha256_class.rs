@@ -1,9 +1,7 @@
 //! `simdcrypt.sha256`: a hash object with exactly hashlib's sha256 interface (`update`
 //! returns None), plus `backend=` to pick the kernels and a `backend` attribute.
 
-use std::sync::{Mutex, MutexGuard, TryLockError};
-
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use simdcrypt::any::{AnyHasher, HashOptions};
@@ -12,6 +10,7 @@ use simdcrypt::sha256::{Sha256 as Hasher, BLOCK_LEN, OUT_LEN};
 
 use crate::args::{self, GIL_RELEASE_MIN};
 use crate::buffer;
+use crate::shared_state::SharedState;
 
 /// An incremental SHA-256 hasher with hashlib's interface.
 ///
@@ -27,28 +26,7 @@ use crate::buffer;
 #[pyclass(frozen, name = "sha256", module = "simdcrypt")]
 #[derive(Debug)]
 pub(crate) struct Sha256 {
-    /// Never locked while waiting for the GIL (see `locked`), so no deadlock is possible.
-    state: Mutex<Hasher>,
-}
-
-fn poisoned() -> PyErr {
-    PyRuntimeError::new_err("this sha256 object is unusable: an earlier call failed inside the hasher")
-}
-
-impl Sha256 {
-    /// Runs `f` on the hasher state; waiting for the mutex happens with the GIL released.
-    fn locked<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Hasher) -> R + Send) -> PyResult<R> {
-        match self.state.try_lock() {
-            Ok(mut guard) => Ok(f(&mut guard)),
-            Err(TryLockError::WouldBlock) => py.detach(|| self.lock_blocking().map(|mut g| f(&mut g))),
-            Err(TryLockError::Poisoned(_)) => Err(poisoned()),
-        }
-    }
-
-    /// Locks without regard to the GIL: only for callers that released it.
-    fn lock_blocking(&self) -> PyResult<MutexGuard<'_, Hasher>> {
-        self.state.lock().map_err(|_| poisoned())
-    }
+    state: SharedState<Hasher>,
 }
 
 /// Hashes `data` into `hasher`, without the GIL for long inputs.
@@ -95,7 +73,7 @@ impl Sha256 {
             // The new object is not shared yet: no lock to take.
             absorb_into(&mut hasher, data)?;
         }
-        Ok(Sha256 { state: Mutex::new(hasher) })
+        Ok(Sha256 { state: SharedState::new("sha256", hasher) })
     }
 
     /// The hash's name, "sha256".
@@ -119,7 +97,7 @@ impl Sha256 {
     /// The name of the backend (kernel set) in use, e.g. "shani".
     #[getter]
     fn backend(&self, py: Python<'_>) -> PyResult<&'static str> {
-        self.locked(py, |h| h.platform().name())
+        self.state.locked(py, |h| h.platform().name())
     }
 
     /// Adds input (any C-contiguous buffer). Returns None, as hashlib's objects do.
@@ -130,12 +108,12 @@ impl Sha256 {
             if bytes.len() >= GIL_RELEASE_MIN {
                 // The export stays held until with_bytes returns, so the memory stays put.
                 py.detach(|| {
-                    self.lock_blocking().map(|mut h| {
+                    self.state.lock_blocking().map(|mut h| {
                         h.update(bytes);
                     })
                 })
             } else {
-                self.locked(py, |h| {
+                self.state.locked(py, |h| {
                     h.update(bytes);
                 })
             }
@@ -145,21 +123,21 @@ impl Sha256 {
     /// The 32-byte digest of the input so far. The object can keep being updated.
     #[pyo3(text_signature = "($self)")]
     fn digest<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let digest = self.locked(py, |h| h.finalize())?;
+        let digest = self.state.locked(py, |h| h.finalize())?;
         Ok(PyBytes::new(py, &digest))
     }
 
     /// Like digest(), as a string of 64 hexadecimal digits.
     #[pyo3(text_signature = "($self)")]
     fn hexdigest<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
-        let digest = self.locked(py, |h| h.finalize())?;
+        let digest = self.state.locked(py, |h| h.finalize())?;
         Ok(PyString::new(py, &simdcrypt::to_hex(&digest)))
     }
 
     /// An independent copy of the current state.
     #[pyo3(text_signature = "($self)")]
     fn copy(&self, py: Python<'_>) -> PyResult<Self> {
-        let hasher = self.locked(py, |h| h.clone())?;
-        Ok(Sha256 { state: Mutex::new(hasher) })
+        let hasher = self.state.locked(py, |h| h.clone())?;
+        Ok(Sha256 { state: SharedState::new("sha256", hasher) })
     }
 }
