@@ -5,11 +5,11 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
-use simdcrypt::backend::Backend;
-use simdcrypt::sha256::{BatchPlatform, BlockBatch, MERKLE_MAX_DEPTH};
+use simdcrypt::sha256::{BlockBatch, MERKLE_MAX_DEPTH};
 
 use crate::args::{self, BigIndex, GIL_RELEASE_MIN};
 use crate::buffer;
+use crate::sha256_batch::block_batch;
 
 /// The batch (kernels and threads) and depth that the keyword arguments select, checked.
 fn options(
@@ -27,14 +27,7 @@ fn options(
         }
         Some(BigIndex(d)) => Some(d as u32),
     };
-    let threads = args::threads(max_threads)?;
-    let platform = match backend {
-        Some(name) => BatchPlatform::from_name(&name).map_err(args::value_error)?,
-        None => BatchPlatform::detect(),
-    };
-    let mut batch = BlockBatch::new();
-    batch.set_platform(platform).set_max_threads(threads);
-    Ok((depth, batch))
+    Ok((depth, block_batch(max_threads, backend)?))
 }
 
 /// Runs `f` on the leaves' bytes, without the GIL when they hold 2 KiB or more (the

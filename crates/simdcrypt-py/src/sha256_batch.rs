@@ -10,6 +10,19 @@ use simdcrypt::sha256::{BatchPlatform, BlockBatch, BLOCK_LEN, OUT_LEN};
 use crate::args::{self, GIL_RELEASE_MIN};
 use crate::buffer;
 
+/// The batch that `max_threads=` and `backend=` select, checked (also used by the Merkle
+/// functions, which hash with the same kernels).
+pub(crate) fn block_batch(max_threads: isize, backend: Option<String>) -> PyResult<BlockBatch> {
+    let threads = args::threads(max_threads)?;
+    let platform = match backend {
+        Some(name) => BatchPlatform::from_name(&name).map_err(args::value_error)?,
+        None => BatchPlatform::detect(),
+    };
+    let mut batch = BlockBatch::new();
+    batch.set_platform(platform).set_max_threads(threads);
+    Ok(batch)
+}
+
 /// Hashes each 64-byte block of `blocks` as a complete 64-byte message and returns the
 /// digests, concatenated: `len(blocks) // 2` bytes, digest `i` being
 /// `hashlib.sha256(blocks[64 * i : 64 * i + 64]).digest()`.
@@ -32,13 +45,7 @@ pub(crate) fn sha256_many<'py>(
     max_threads: isize,
     backend: Option<String>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let threads = args::threads(max_threads)?;
-    let platform = match backend {
-        Some(name) => BatchPlatform::from_name(&name).map_err(args::value_error)?,
-        None => BatchPlatform::detect(),
-    };
-    let mut batch = BlockBatch::new();
-    batch.set_platform(platform).set_max_threads(threads);
+    let batch = block_batch(max_threads, backend)?;
     buffer::with_bytes(blocks, |data| {
         if !data.len().is_multiple_of(BLOCK_LEN) {
             return Err(PyValueError::new_err(format!(

@@ -24,7 +24,7 @@
 //! assert_eq!(again, out);
 //! ```
 
-use super::{BLOCK_LEN, IV, K, OUT_LEN};
+use super::{portable, BLOCK_LEN, IV, OUT_LEN};
 use crate::backend::Backend;
 use crate::blake3::{join, with_pool, Threads};
 #[cfg(target_arch = "x86_64")]
@@ -40,24 +40,10 @@ use super::{batch_avx512, batch_shani};
 pub(crate) const PADDING_WK: [u32; 64] = padding_wk();
 
 const fn padding_wk() -> [u32; 64] {
-    let mut w = [0u32; 64];
-    w[0] = 0x8000_0000;
-    w[15] = (BLOCK_LEN * 8) as u32;
-    let mut t = 16;
-    while t < 64 {
-        let w15 = w[t - 15];
-        let w2 = w[t - 2];
-        let s0 = w15.rotate_right(7) ^ w15.rotate_right(18) ^ (w15 >> 3);
-        let s1 = w2.rotate_right(17) ^ w2.rotate_right(19) ^ (w2 >> 10);
-        w[t] = w[t - 16].wrapping_add(s0).wrapping_add(w[t - 7]).wrapping_add(s1);
-        t += 1;
-    }
-    let mut t = 0;
-    while t < 64 {
-        w[t] = w[t].wrapping_add(K[t]);
-        t += 1;
-    }
-    w
+    let mut words = [0u32; 16];
+    words[0] = 0x8000_0000;
+    words[15] = (BLOCK_LEN * 8) as u32;
+    portable::schedule_wk(words)
 }
 
 /// A kernel set for block batches. Separate from [`super::Platform`]: the batch kernels are
@@ -186,35 +172,11 @@ impl BatchPlatform {
     }
 }
 
-/// 64 rounds over `state` with the message schedule already added to the constants, then
-/// the feed-forward.
-fn rounds_wk(state: &mut [u32; 8], wk: &[u32; 64]) {
-    let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = *state;
-    for &wk in wk {
-        let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
-        let ch = (e & f) ^ (!e & g);
-        let t1 = h.wrapping_add(s1).wrapping_add(ch).wrapping_add(wk);
-        let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
-        let maj = (a & b) ^ (a & c) ^ (b & c);
-        h = g;
-        g = f;
-        f = e;
-        e = d.wrapping_add(t1);
-        d = c;
-        c = b;
-        b = a;
-        a = t1.wrapping_add(s0.wrapping_add(maj));
-    }
-    for (s, v) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
-        *s = s.wrapping_add(v);
-    }
-}
-
 fn hash_blocks_portable(blocks: &[u8], out: &mut [u8]) {
     for (block, digest) in blocks.chunks_exact(BLOCK_LEN).zip(out.chunks_exact_mut(OUT_LEN)) {
         let mut state = IV;
-        super::portable::compress_blocks(&mut state, block);
-        rounds_wk(&mut state, &PADDING_WK);
+        portable::compress_blocks(&mut state, block);
+        portable::rounds_wk(&mut state, &PADDING_WK);
         for (bytes, word) in digest.chunks_exact_mut(4).zip(state) {
             bytes.copy_from_slice(&word.to_be_bytes());
         }
@@ -312,6 +274,7 @@ pub fn hash_blocks(blocks: &[u8], out: &mut [u8]) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sha256::K;
 
     /// The compile-time schedule against one computed here, word by word in a 16-word ring
     /// as the portable compression does, and its use against compressing P itself.
@@ -341,7 +304,7 @@ mod tests {
             let mut expected = state;
             super::super::portable::compress_blocks(&mut expected, &block);
             let mut got = state;
-            rounds_wk(&mut got, &PADDING_WK);
+            portable::rounds_wk(&mut got, &PADDING_WK);
             assert_eq!(got, expected);
         }
     }
