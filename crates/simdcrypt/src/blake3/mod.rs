@@ -407,9 +407,10 @@ struct Subtree {
     counter: u64,
 }
 
-/// One update splits into at most this many whole subtrees: sizes rise to the alignment of
-/// the position, then fall, one power of two each at most, over a 64-bit length.
-const MAX_SUBTREES: usize = 2 * 64;
+/// How many of an update's whole subtrees are hashed in one join tree. An update splits into
+/// a few subtrees (sizes rise to the alignment of the position, then fall); more than 16 is
+/// rare, and then the largest come first. Small, so the per-update scratch stays small.
+const SUBTREES_PER_ROUND: usize = 16;
 
 /// Hashes the whole subtrees `parts` of `input`: a one-chunk subtree to its chaining value
 /// (the first half of its `nodes` entry), a larger one to its two children's (the whole
@@ -676,24 +677,25 @@ impl Hasher {
             self.chunk_state = ChunkState::new(&key, counter + 1, flags, platform);
         }
 
-        // Whole subtrees, as large as the input and the alignment of the position allow.
-        // The last chunk always stays in chunk_state: it may be the root.
-        let mut parts = [Subtree { start: 0, len: 0, counter: 0 }; MAX_SUBTREES];
-        let mut count = 0;
-        let mut start = 0;
-        let mut counter = self.chunk_state.chunk_counter;
-        while input.len() - start > CHUNK_LEN {
-            let mut len = 1usize << (usize::BITS - 1 - (input.len() - start).leading_zeros());
-            while (len as u64 - 1) & (counter * CHUNK_LEN as u64) != 0 {
-                len /= 2;
+        // Whole subtrees, as large as the input and the alignment of the position allow,
+        // hashed up to SUBTREES_PER_ROUND at a time. The last chunk always stays in
+        // chunk_state: it may be the root.
+        while input.len() > CHUNK_LEN {
+            let mut parts = [Subtree { start: 0, len: 0, counter: 0 }; SUBTREES_PER_ROUND];
+            let mut count = 0;
+            let mut start = 0;
+            let mut counter = self.chunk_state.chunk_counter;
+            while count < SUBTREES_PER_ROUND && input.len() - start > CHUNK_LEN {
+                let mut len = 1usize << (usize::BITS - 1 - (input.len() - start).leading_zeros());
+                while (len as u64 - 1) & (counter * CHUNK_LEN as u64) != 0 {
+                    len /= 2;
+                }
+                parts[count] = Subtree { start, len, counter };
+                count += 1;
+                start += len;
+                counter += (len / CHUNK_LEN) as u64;
             }
-            parts[count] = Subtree { start, len, counter };
-            count += 1;
-            start += len;
-            counter += (len / CHUNK_LEN) as u64;
-        }
-        if count > 0 {
-            let mut nodes = [[0u8; BLOCK_LEN]; MAX_SUBTREES];
+            let mut nodes = [[0u8; BLOCK_LEN]; SUBTREES_PER_ROUND];
             let pool_size = self.threads.pool_size(start);
             let whole = &input[..start];
             with_pool(pool_size, || {
