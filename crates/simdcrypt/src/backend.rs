@@ -75,3 +75,17 @@ impl BackendReport {
         }
     }
 }
+
+/// Panics unless this CPU can run `backend`. Every public entry point that takes a backend
+/// value calls it before the value can reach a kernel: the enums' variants can be built
+/// directly, and a kernel run on a CPU without its instructions is undefined behaviour.
+#[track_caller]
+pub(crate) fn assert_supported<B: Backend>(backend: B) {
+    assert!(
+        backend.is_supported(),
+        "{} backend {:?} is not supported by this CPU (supported: {})",
+        B::ALGORITHM,
+        backend.name(),
+        B::all_supported().into_iter().map(B::name).collect::<Vec<_>>().join(", ")
+    );
+}

@@ -38,7 +38,7 @@ pub use batch::Batch;
 use platform::HashManyJob;
 pub use platform::Platform;
 
-use crate::backend::Backend;
+use crate::backend::{assert_supported, Backend};
 use crate::Error;
 
 /// Default digest length in bytes.
@@ -598,7 +598,14 @@ impl Hasher {
 
     /// Chooses the kernels (the default is [`Platform::detect`]). The result never depends
     /// on the platform, so this may be called at any time.
+    ///
+    /// # Panics
+    ///
+    /// If this CPU cannot run `platform` (a variant built directly rather than obtained
+    /// from [`Backend::from_name`] or [`Backend::all_supported`]): running its kernels
+    /// would execute instructions the CPU lacks.
     pub fn set_platform(&mut self, platform: Platform) -> &mut Self {
+        assert_supported(platform);
         self.chunk_state.platform = platform;
         self
     }

@@ -25,7 +25,7 @@
 //! ```
 
 use super::{portable, BLOCK_LEN, IV, OUT_LEN};
-use crate::backend::Backend;
+use crate::backend::{assert_supported, Backend};
 use crate::blake3::{join, with_pool, Threads};
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::Feature;
@@ -207,7 +207,14 @@ impl BlockBatch {
 
     /// Chooses the kernels (obtain one from [`Backend::from_name`] or
     /// [`Backend::all_supported`], which check that this CPU can run it).
+    ///
+    /// # Panics
+    ///
+    /// If this CPU cannot run `platform` (a variant built directly rather than obtained
+    /// from [`Backend::from_name`] or [`Backend::all_supported`]): running its kernels
+    /// would execute instructions the CPU lacks.
     pub fn set_platform(&mut self, platform: BatchPlatform) -> &mut Self {
+        assert_supported(platform);
         self.platform = platform;
         self
     }
