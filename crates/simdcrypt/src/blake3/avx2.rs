@@ -62,7 +62,7 @@ fn round<const R: usize>(v: &mut [__m256i; 16], m: &[__m256i; 16]) {
 /// Transposes an 8x8 matrix of 32-bit words held as 8 rows.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) fn transpose8(r: &mut [__m256i; 8]) {
+pub(crate) fn transpose8(r: &mut [__m256i; 8]) {
     let t0 = _mm256_unpacklo_epi32(r[0], r[1]);
     let t1 = _mm256_unpackhi_epi32(r[0], r[1]);
     let t2 = _mm256_unpacklo_epi32(r[2], r[3]);

@@ -22,12 +22,12 @@
 //! when [`Hasher::set_max_threads`] allows it.
 
 #[cfg(target_arch = "x86_64")]
-mod avx2;
+pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512;
 mod batch;
 #[cfg(target_arch = "aarch64")]
-mod neon;
+pub(crate) mod neon;
 mod platform;
 mod portable;
 #[cfg(target_arch = "x86_64")]

@@ -51,7 +51,7 @@ fn round<const R: usize>(v: &mut [uint32x4_t; 16], m: &[uint32x4_t; 16]) {
 /// Transposes a 4x4 matrix of 32-bit words held as 4 rows.
 #[inline]
 #[target_feature(enable = "neon")]
-fn transpose4(r: &mut [uint32x4_t]) {
+pub(crate) fn transpose4(r: &mut [uint32x4_t]) {
     let ab = vtrnq_u32(r[0], r[1]); // [a0 b0 a2 b2], [a1 b1 a3 b3]
     let cd = vtrnq_u32(r[2], r[3]);
     r[0] = vcombine_u32(vget_low_u32(ab.0), vget_low_u32(cd.0));

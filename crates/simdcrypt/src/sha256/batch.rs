@@ -27,13 +27,15 @@
 use super::{portable, BLOCK_LEN, IV, OUT_LEN};
 use crate::backend::{assert_supported, Backend};
 use crate::blake3::{join, with_pool, Threads};
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::cpu::Feature;
 use crate::cpu::Features;
 use crate::Error;
 
+#[cfg(target_arch = "aarch64")]
+use super::{armv8, batch_neon};
 #[cfg(target_arch = "x86_64")]
-use super::{batch_avx512, batch_shani};
+use super::{batch_avx2, batch_avx512, batch_shani};
 
 /// W(t) + K(t) for the padding block of a 64-byte message: W(0) = 0x80000000,
 /// W(1..15) = 0, W(15) = 512 (the length in bits), extended by the FIPS 180-4 schedule.
@@ -64,6 +66,16 @@ pub enum BatchPlatform {
     /// [`SHANI_REMAINDER_MAX`] blocks to SHA-NI (a larger one to AVX-512, padded).
     #[cfg(target_arch = "x86_64")]
     Avx512ShaNi,
+    /// AVX2: 8 blocks at once, one per 32-bit lane; for CPUs without SHA-NI or AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// aarch64 SHA-256 instructions, one block at a time (then the padding block).
+    #[cfg(target_arch = "aarch64")]
+    ArmSha2,
+    /// aarch64 NEON: 4 blocks at once, one per 32-bit lane; for CPUs without the SHA-256
+    /// instructions.
+    #[cfg(target_arch = "aarch64")]
+    Neon,
 }
 
 /// The most blocks left over after the groups of 16 that [`BatchPlatform::Avx512ShaNi`]
@@ -87,7 +99,11 @@ pub const SHANI_REMAINDER_MAX: usize = 8;
 impl Backend for BatchPlatform {
     const ALGORITHM: &'static str = "sha256-batch";
     // Best first (measurements at `SHANI_REMAINDER_MAX`): the mix, then AVX-512 (twice SHA-NI's
-    // throughput from 15 blocks up), then SHA-NI.
+    // throughput from 15 blocks up), then SHA-NI, then AVX2 (on the same machine 65 µs for
+    // 1024 blocks against SHA-NI's 47 µs, and 530 ns for 1..8 blocks, so it only serves CPUs
+    // without SHA-NI). On aarch64 the SHA-256 instructions come first: NEON needs about
+    // 25 vector operations per round for 4 blocks where `sha256h`/`sha256h2` do 4 rounds of one
+    // block in two instructions (not measured here: the aarch64 code runs under qemu only).
     const ALL: &'static [BatchPlatform] = &[
         #[cfg(target_arch = "x86_64")]
         BatchPlatform::Avx512ShaNi,
@@ -95,6 +111,12 @@ impl Backend for BatchPlatform {
         BatchPlatform::Avx512,
         #[cfg(target_arch = "x86_64")]
         BatchPlatform::ShaNi,
+        #[cfg(target_arch = "x86_64")]
+        BatchPlatform::Avx2,
+        #[cfg(target_arch = "aarch64")]
+        BatchPlatform::ArmSha2,
+        #[cfg(target_arch = "aarch64")]
+        BatchPlatform::Neon,
         BatchPlatform::Portable,
     ];
 
@@ -107,11 +129,16 @@ impl Backend for BatchPlatform {
             BatchPlatform::Avx512 => "avx512",
             #[cfg(target_arch = "x86_64")]
             BatchPlatform::Avx512ShaNi => "avx512+shani",
+            #[cfg(target_arch = "x86_64")]
+            BatchPlatform::Avx2 => "avx2",
+            #[cfg(target_arch = "aarch64")]
+            BatchPlatform::ArmSha2 => "armv8-sha2",
+            #[cfg(target_arch = "aarch64")]
+            BatchPlatform::Neon => "neon",
         }
     }
 
-    // Only portable (which needs nothing) outside x86-64 for now.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_variables))]
     fn runs_on(self, f: Features) -> bool {
         match self {
             BatchPlatform::Portable => true,
@@ -122,6 +149,12 @@ impl Backend for BatchPlatform {
             BatchPlatform::Avx512 => f.has_all(&[Feature::Avx512F, Feature::Avx512Bw]),
             #[cfg(target_arch = "x86_64")]
             BatchPlatform::Avx512ShaNi => BatchPlatform::Avx512.runs_on(f) && BatchPlatform::ShaNi.runs_on(f),
+            #[cfg(target_arch = "x86_64")]
+            BatchPlatform::Avx2 => f.has(Feature::Avx2),
+            #[cfg(target_arch = "aarch64")]
+            BatchPlatform::ArmSha2 => f.has_all(&[Feature::Neon, Feature::Sha2]),
+            #[cfg(target_arch = "aarch64")]
+            BatchPlatform::Neon => f.has(Feature::Neon),
         }
     }
 }
@@ -168,6 +201,31 @@ impl BatchPlatform {
                     batch_shani::hash_blocks(rest_in, rest_out);
                 }
             }
+            #[cfg(target_arch = "x86_64")]
+            BatchPlatform::Avx2 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: as above: support (avx2) checked at construction.
+                unsafe { batch_avx2::hash_blocks(blocks, out) }
+            }
+            #[cfg(target_arch = "aarch64")]
+            BatchPlatform::ArmSha2 => {
+                debug_assert!(self.is_supported());
+                for (block, digest) in blocks.chunks_exact(BLOCK_LEN).zip(out.chunks_exact_mut(OUT_LEN)) {
+                    let mut state = IV;
+                    // SAFETY: as above: support (neon, sha2) checked at construction.
+                    unsafe {
+                        armv8::compress_blocks(&mut state, block);
+                        armv8::compress_blocks(&mut state, &PADDING_BLOCK);
+                    }
+                    write_digest(&state, digest);
+                }
+            }
+            #[cfg(target_arch = "aarch64")]
+            BatchPlatform::Neon => {
+                debug_assert!(self.is_supported());
+                // SAFETY: as above: support (neon) checked at construction.
+                unsafe { batch_neon::hash_blocks(blocks, out) }
+            }
         }
     }
 }
@@ -177,9 +235,48 @@ fn hash_blocks_portable(blocks: &[u8], out: &mut [u8]) {
         let mut state = IV;
         portable::compress_blocks(&mut state, block);
         portable::rounds_wk(&mut state, &PADDING_WK);
-        for (bytes, word) in digest.chunks_exact_mut(4).zip(state) {
-            bytes.copy_from_slice(&word.to_be_bytes());
-        }
+        write_digest(&state, digest);
+    }
+}
+
+/// The padding block of a 64-byte message, for kernels that compress it like any block.
+#[cfg(target_arch = "aarch64")]
+const PADDING_BLOCK: [u8; BLOCK_LEN] = {
+    let mut block = [0u8; BLOCK_LEN];
+    block[0] = 0x80;
+    block[BLOCK_LEN - 2] = ((BLOCK_LEN * 8) >> 8) as u8;
+    block
+};
+
+fn write_digest(state: &[u32; 8], digest: &mut [u8]) {
+    for (bytes, word) in digest.chunks_exact_mut(4).zip(state) {
+        bytes.copy_from_slice(&word.to_be_bytes());
+    }
+}
+
+/// Runs a `LANES`-wide kernel over whole groups of blocks, and once more over the last
+/// group padded with zero blocks (whose digests are dropped). `out` holds a digest per block.
+#[inline(always)]
+pub(crate) fn for_each_group<const LANES: usize>(
+    blocks: &[u8],
+    out: &mut [u8],
+    mut kernel: impl FnMut(&[[u8; BLOCK_LEN]; LANES], &mut [[u8; OUT_LEN]; LANES]),
+) {
+    let (blocks, _) = blocks.as_chunks::<BLOCK_LEN>();
+    let (out, _) = out.as_chunks_mut::<OUT_LEN>();
+    let mut groups_in = blocks.chunks_exact(LANES);
+    let mut groups_out = out.chunks_exact_mut(LANES);
+    for (group_in, group_out) in (&mut groups_in).zip(&mut groups_out) {
+        kernel(group_in.try_into().expect("a whole group"), group_out.try_into().expect("a whole group"));
+    }
+    let (rest_in, rest_out) = (groups_in.remainder(), groups_out.into_remainder());
+    if !rest_in.is_empty() {
+        let n = rest_in.len().min(rest_out.len());
+        let mut padded_in = [[0u8; BLOCK_LEN]; LANES];
+        let mut padded_out = [[0u8; OUT_LEN]; LANES];
+        padded_in[..n].copy_from_slice(&rest_in[..n]);
+        kernel(&padded_in, &mut padded_out);
+        rest_out[..n].copy_from_slice(&padded_out[..n]);
     }
 }
 

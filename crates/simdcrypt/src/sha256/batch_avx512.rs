@@ -12,7 +12,7 @@
 
 use core::arch::x86_64::*;
 
-use super::batch::PADDING_WK;
+use super::batch::{for_each_group, PADDING_WK};
 use super::{BLOCK_LEN, IV, K, OUT_LEN};
 use crate::blake3::avx512::transpose16;
 
@@ -97,20 +97,5 @@ fn hash16(blocks: &[[u8; BLOCK_LEN]; LANES], out: &mut [[u8; OUT_LEN]; LANES]) {
 /// leave digests unwritten: every access is bounds-checked by the chunking).
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) fn hash_blocks(blocks: &[u8], out: &mut [u8]) {
-    let (blocks, _) = blocks.as_chunks::<BLOCK_LEN>();
-    let (out, _) = out.as_chunks_mut::<OUT_LEN>();
-    let mut groups_in = blocks.chunks_exact(LANES);
-    let mut groups_out = out.chunks_exact_mut(LANES);
-    for (group_in, group_out) in (&mut groups_in).zip(&mut groups_out) {
-        hash16(group_in.try_into().expect("16 blocks"), group_out.try_into().expect("16 digests"));
-    }
-    let (rest_in, rest_out) = (groups_in.remainder(), groups_out.into_remainder());
-    if !rest_in.is_empty() {
-        let n = rest_in.len().min(rest_out.len());
-        let mut padded_in = [[0u8; BLOCK_LEN]; LANES];
-        let mut padded_out = [[0u8; OUT_LEN]; LANES];
-        padded_in[..n].copy_from_slice(&rest_in[..n]);
-        hash16(&padded_in, &mut padded_out);
-        rest_out[..n].copy_from_slice(&padded_out[..n]);
-    }
+    for_each_group::<LANES>(blocks, out, |group, digests| hash16(group, digests));
 }

@@ -27,7 +27,11 @@
 mod armv8;
 mod batch;
 #[cfg(target_arch = "x86_64")]
+mod batch_avx2;
+#[cfg(target_arch = "x86_64")]
 mod batch_avx512;
+#[cfg(target_arch = "aarch64")]
+mod batch_neon;
 #[cfg(target_arch = "x86_64")]
 mod batch_shani;
 mod merkle;
