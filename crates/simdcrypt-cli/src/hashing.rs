@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::builder::PossibleValuesParser;
 use clap::Args;
 use simdcrypt::any::{hash_file_with, AnyHasher, FileAccess, HashOptions};
-use simdcrypt::blake3::Threads;
+use simdcrypt::threads::Threads;
 
 use crate::output::{io_error_text, Failure};
 

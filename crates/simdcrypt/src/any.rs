@@ -6,8 +6,9 @@ use std::io::{self, Read};
 use std::path::Path;
 
 use crate::backend::Backend;
-use crate::blake3::{self, Threads};
+use crate::blake3;
 use crate::sha256;
+use crate::threads::Threads;
 use crate::Error;
 
 /// Options a front end may pass when creating a hasher by name. Options that an algorithm

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use simdcrypt::any::{hash_file, hash_file_with, AnyHasher, FileAccess, HashOptions, MMAP_WINDOW_LEN};
-use simdcrypt::blake3::Threads;
+use simdcrypt::threads::Threads;
 
 struct TempDir(PathBuf);
 

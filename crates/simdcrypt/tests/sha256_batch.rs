@@ -6,8 +6,8 @@ mod common;
 
 use sha2::Digest;
 use simdcrypt::backend::Backend;
-use simdcrypt::blake3::Threads;
 use simdcrypt::sha256::{hash_blocks, BatchPlatform, BlockBatch, BLOCK_LEN, OUT_LEN};
+use simdcrypt::threads::Threads;
 use simdcrypt::Error;
 
 fn counts() -> Vec<usize> {

@@ -7,8 +7,8 @@ mod common;
 
 use sha2::Digest;
 use simdcrypt::backend::Backend;
-use simdcrypt::blake3::Threads;
 use simdcrypt::sha256::{merkle_layers, merkle_root, zero_hash, BatchPlatform, BlockBatch, MERKLE_MAX_DEPTH};
+use simdcrypt::threads::Threads;
 use simdcrypt::Error;
 
 fn sha256_pair(left: &[u8], right: &[u8]) -> [u8; 32] {

@@ -18,7 +18,7 @@
 //! let mut again = [0u8; 3 * 32];
 //! BlockBatch::new()
 //!     .set_platform(sha256::BatchPlatform::from_name("portable").unwrap())
-//!     .set_max_threads(simdcrypt::blake3::Threads::Max(2))
+//!     .set_max_threads(simdcrypt::threads::Threads::Max(2))
 //!     .hash_into(&blocks, &mut again)
 //!     .unwrap();
 //! assert_eq!(again, out);
@@ -26,10 +26,10 @@
 
 use super::{portable, BLOCK_LEN, IV, OUT_LEN};
 use crate::backend::{assert_supported, Backend};
-use crate::blake3::{join, with_pool, Threads};
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::cpu::Feature;
 use crate::cpu::Features;
+use crate::threads::{join, with_pool, Threads};
 use crate::Error;
 
 #[cfg(target_arch = "aarch64")]
@@ -322,8 +322,8 @@ impl BlockBatch {
     }
 
     /// How many threads one call may use; the blocks are split into contiguous ranges.
-    /// The thresholds are BLAKE3's ([`crate::blake3::MIN_BYTES_PER_THREAD`] and
-    /// [`crate::blake3::AUTO_MIN_BYTES_PER_THREAD`], in input bytes).
+    /// The thresholds are the library's ([`crate::threads::MIN_BYTES_PER_THREAD`] and
+    /// [`crate::threads::AUTO_MIN_BYTES_PER_THREAD`], in input bytes).
     pub fn set_max_threads(&mut self, threads: Threads) -> &mut Self {
         self.threads = threads;
         self

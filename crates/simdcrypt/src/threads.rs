@@ -1,0 +1,109 @@
+//! Threads for one large input: the [`Threads`] setting every parallel API takes, its
+//! size thresholds, and the cached rayon pools that run the work (never one per call).
+//!
+//! The thresholds were measured with BLAKE3 (BENCHMARKS.md, "Thread policy") and apply
+//! to every algorithm that splits one input: what they guard against is the cost of
+//! waking a second thread, which does not depend on the algorithm.
+
+/// `Threads::Auto` gives each thread at least this much input, so it splits only subtrees
+/// of 32 MiB and more. Measured on a 2-core VM (BENCHMARKS.md, "Thread policy"): with the
+/// pool's workers awake a second thread pays from 256 KiB, but a worker that has slept for
+/// a few milliseconds takes on the order of a millisecond to start, and then two threads
+/// are slower than one up to 16 MiB. AUTO must never be slower than one thread, so it
+/// waits until each half outlasts that start-up; `Threads::Max(n)` splits much smaller
+/// inputs for callers that keep the pool busy.
+pub const AUTO_MIN_BYTES_PER_THREAD: usize = 16 << 20;
+
+/// Even an explicit `Threads::Max(n)` leaves inputs smaller than twice this to one thread,
+/// and joins never split off less: below 256 KiB a second thread measured slower than none
+/// about as often as faster (BENCHMARKS.md, "Thread policy").
+pub const MIN_BYTES_PER_THREAD: usize = 128 * 1024;
+
+/// The number of CPUs this process may run on, read once: the standard library's answer
+/// costs about 12 µs per call on Linux (it reads the cgroup limits).
+fn available_cpus() -> usize {
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// How many threads may hash one input.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Threads {
+    /// One thread: the caller's.
+    #[default]
+    One,
+    /// At most this many threads, for inputs of 256 KiB and more (twice
+    /// [`MIN_BYTES_PER_THREAD`]); smaller ones stay on the caller's thread. A pool of `n`
+    /// threads is created the first time `n` is used, and kept (rayon's global pool serves
+    /// any `n` at least as large as it).
+    Max(usize),
+    /// Every CPU, for inputs of 32 MiB and more (twice [`AUTO_MIN_BYTES_PER_THREAD`]); the
+    /// caller's thread below that. Chosen so that AUTO is never slower than one thread,
+    /// even when the pool has gone to sleep.
+    Auto,
+}
+
+impl Threads {
+    /// How many threads hashing `len` bytes may use: 1 (the caller's thread only) below the
+    /// policy's threshold, otherwise the size of the pool that runs it.
+    pub(crate) fn pool_size(self, len: usize) -> usize {
+        let n = match self {
+            Threads::One => 1,
+            Threads::Max(n) if len >= 2 * MIN_BYTES_PER_THREAD => n,
+            Threads::Max(_) => 1,
+            Threads::Auto if len >= 2 * AUTO_MIN_BYTES_PER_THREAD => available_cpus(),
+            Threads::Auto => 1,
+        };
+        if cfg!(feature = "rayon") {
+            n.max(1)
+        } else {
+            1
+        }
+    }
+}
+
+/// Runs `f`, whose joins may then use up to `pool_size` threads: rayon's global pool when
+/// that has enough threads, else a pool of exactly `pool_size` threads, created the first
+/// time that size is asked for and kept for the life of the process (never one per call).
+pub(crate) fn with_pool<R: Send>(pool_size: usize, f: impl FnOnce() -> R + Send) -> R {
+    #[cfg(feature = "rayon")]
+    if pool_size > 1 && pool_size < rayon::current_num_threads() {
+        if let Some(pool) = sized_pool(pool_size) {
+            return pool.install(f);
+        }
+    }
+    f()
+}
+
+#[cfg(feature = "rayon")]
+fn sized_pool(threads: usize) -> Option<&'static rayon::ThreadPool> {
+    use std::sync::Mutex;
+    static POOLS: Mutex<Vec<(usize, &'static rayon::ThreadPool)>> = Mutex::new(Vec::new());
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&(_, pool)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Some(pool);
+    }
+    // A pool that cannot be built (the OS refuses threads) means hashing on one thread.
+    let pool: &'static rayon::ThreadPool =
+        Box::leak(Box::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok()?));
+    pools.push((threads, pool));
+    Some(pool)
+}
+
+/// Runs `a` and `b`, offering `b` to another thread of the current pool when `par` is set.
+/// rayon runs `b` on the caller's thread after `a` if no other thread has taken it by
+/// then, so a late-waking pool costs little.
+pub(crate) fn join<A, B, RA, RB>(par: bool, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    #[cfg(feature = "rayon")]
+    if par {
+        return rayon::join(a, b);
+    }
+    let _ = par;
+    (a(), b())
+}
