@@ -16,9 +16,7 @@ const PREFETCH_AHEAD: usize = 4 * BLOCK_LEN;
 /// Asks for the memory `PREFETCH_AHEAD` bytes past `block`.
 #[inline(always)]
 pub(super) fn prefetch_ahead(block: *const u8) {
-    // SAFETY: a prefetch is only a hint: it never faults, even past the end of the input,
-    // and has no visible effect. The address is formed with wrapping arithmetic.
-    unsafe { _mm_prefetch::<_MM_HINT_T0>(block.wrapping_add(PREFETCH_AHEAD).cast()) };
+    crate::cpu::prefetch::<PREFETCH_AHEAD>(block);
 }
 
 #[inline]

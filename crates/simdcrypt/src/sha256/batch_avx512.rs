@@ -17,6 +17,12 @@ use super::{BLOCK_LEN, IV, K, OUT_LEN};
 use crate::blake3::avx512::transpose16;
 
 const LANES: usize = 16;
+/// How far ahead of the group being hashed its rows are prefetched: 8 groups. With inputs
+/// far larger than the caches the hardware prefetcher alone leaves the kernel waiting:
+/// 2^20 blocks took 32.3 ns a block without, 27.9 / 27.8 / 27.1 / 26.8 / 27.1 / 27.6 ns at
+/// 1 / 2 / 4 / 8 / 16 / 32 KiB ahead, against 25.5 ns for 4096 blocks that stay in cache
+/// (min of 20 runs, `BlockBatch` with the avx512 backend, 2-core Xeon VM, 2026-11-21).
+const PREFETCH_AHEAD: usize = 8 * LANES * BLOCK_LEN;
 
 #[inline]
 #[target_feature(enable = "avx512f")]
@@ -55,6 +61,7 @@ fn hash16(blocks: &[[u8; BLOCK_LEN]; LANES], out: &mut [[u8; OUT_LEN]; LANES]) {
     for (row, block) in w.iter_mut().zip(blocks) {
         // SAFETY: `block` is 64 readable bytes; loadu has no alignment requirement.
         *row = _mm512_shuffle_epi8(unsafe { _mm512_loadu_si512(block.as_ptr().cast()) }, bswap);
+        crate::cpu::prefetch::<PREFETCH_AHEAD>(block.as_ptr());
     }
     transpose16(&mut w);
 
