@@ -224,93 +224,6 @@ fn hash8(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     }
 }
 
-// ---- Four inputs in 128-bit registers: the SSE4.1 layout with one-instruction rotates. ----
-
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn g4(v: &mut [__m128i; 16], a: usize, b: usize, c: usize, d: usize, x: __m128i, y: __m128i) {
-    v[a] = _mm_add_epi32(_mm_add_epi32(v[a], x), v[b]);
-    v[d] = _mm_ror_epi32::<16>(_mm_xor_si128(v[d], v[a]));
-    v[c] = _mm_add_epi32(v[c], v[d]);
-    v[b] = _mm_ror_epi32::<12>(_mm_xor_si128(v[b], v[c]));
-    v[a] = _mm_add_epi32(_mm_add_epi32(v[a], y), v[b]);
-    v[d] = _mm_ror_epi32::<8>(_mm_xor_si128(v[d], v[a]));
-    v[c] = _mm_add_epi32(v[c], v[d]);
-    v[b] = _mm_ror_epi32::<7>(_mm_xor_si128(v[b], v[c]));
-}
-
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn round4<const R: usize>(v: &mut [__m128i; 16], m: &[__m128i; 16]) {
-    let s = &MSG_SCHEDULE[R];
-    g4(v, 0, 4, 8, 12, m[s[0]], m[s[1]]);
-    g4(v, 1, 5, 9, 13, m[s[2]], m[s[3]]);
-    g4(v, 2, 6, 10, 14, m[s[4]], m[s[5]]);
-    g4(v, 3, 7, 11, 15, m[s[6]], m[s[7]]);
-    g4(v, 0, 5, 10, 15, m[s[8]], m[s[9]]);
-    g4(v, 1, 6, 11, 12, m[s[10]], m[s[11]]);
-    g4(v, 2, 7, 8, 13, m[s[12]], m[s[13]]);
-    g4(v, 3, 4, 9, 14, m[s[14]], m[s[15]]);
-}
-
-/// Hashes inputs `first..first + 4` of the job into 4 chaining values at `out[..128]`.
-/// The SSE4.1 kernel's layout (its message loads and transposes are reused), with the
-/// three-operand encoding and `vprord`: about 2.5 times its speed.
-#[target_feature(enable = "avx512f,avx512vl")]
-fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
-    let lanes = Lanes::<{ sse41::DEGREE }>::new(&job.inputs[first..]);
-    let blocks = lanes.blocks();
-    let mut h: [__m128i; 8] = core::array::from_fn(|i| _mm_set1_epi32(job.key[i] as i32));
-    let c: [u64; sse41::DEGREE] = core::array::from_fn(|lane| job.counter_for(first + lane));
-    let ctr_lo = _mm_setr_epi32(c[0] as i32, c[1] as i32, c[2] as i32, c[3] as i32);
-    let ctr_hi = _mm_setr_epi32((c[0] >> 32) as i32, (c[1] >> 32) as i32, (c[2] >> 32) as i32, (c[3] >> 32) as i32);
-    let iv = |i: usize| _mm_set1_epi32(IV[i] as i32);
-    for b in 0..blocks {
-        let m = sse41::load_message(&lanes, b);
-        let flags = _mm_set1_epi32(job.block_flags(b, blocks - 1) as i32);
-        let block_len = _mm_set1_epi32(job.block_len(b, blocks - 1) as i32);
-        let mut v = [
-            h[0],
-            h[1],
-            h[2],
-            h[3],
-            h[4],
-            h[5],
-            h[6],
-            h[7],
-            iv(0),
-            iv(1),
-            iv(2),
-            iv(3),
-            ctr_lo,
-            ctr_hi,
-            block_len,
-            flags,
-        ];
-        round4::<0>(&mut v, &m);
-        round4::<1>(&mut v, &m);
-        round4::<2>(&mut v, &m);
-        round4::<3>(&mut v, &m);
-        round4::<4>(&mut v, &m);
-        round4::<5>(&mut v, &m);
-        round4::<6>(&mut v, &m);
-        for i in 0..8 {
-            h[i] = _mm_xor_si128(v[i], v[i + 8]);
-        }
-    }
-    // h[0..4] holds words 0-3 of every lane, h[4..8] words 4-7; transpose each to per-lane rows.
-    sse41::transpose4(&mut h[..4]);
-    sse41::transpose4(&mut h[4..]);
-    for (lane, cv) in out[..sse41::DEGREE * OUT_LEN].chunks_exact_mut(OUT_LEN).enumerate() {
-        let p = cv.as_mut_ptr().cast::<__m128i>();
-        // SAFETY: `cv` is 32 writable bytes; storeu has no alignment requirement.
-        unsafe {
-            _mm_storeu_si128(p, h[lane]);
-            _mm_storeu_si128(p.add(1), h[4 + lane]);
-        }
-    }
-}
-
 /// Hashes every input of the job (lengths already checked by the dispatcher).
 #[target_feature(enable = "avx512f,avx512vl")]
 pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
@@ -323,20 +236,24 @@ pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
         hash8(job, first, &mut out[first * OUT_LEN..]);
         first += avx2::DEGREE;
     }
-    // Fewer than 8 left: four in 128-bit registers, then one or two in rows (two side by side
-    // in 256-bit registers), three in a padded 4-lane group. Per 64-byte step (min of 20,000
-    // calls of `hash`, 2-core Xeon VM): 4 lanes about 80 ns, two in rows about 60 ns, one
-    // about 49 ns.
-    if job.inputs.len() - first >= sse41::DEGREE {
-        hash4(job, first, &mut out[first * OUT_LEN..]);
-        first += sse41::DEGREE;
+    // Fewer than 8 left: in rows (a block's state as four 128-bit rows), four blocks side by
+    // side in 512-bit registers, then one or two in 256-bit registers, three padded to four.
+    // Per 64-byte step (min of 20,000 calls of `hash`, 2-core Xeon VM): four in rows about
+    // 60 ns against 80 ns for a transposed 4-lane kernel in 128-bit registers, which this
+    // replaced; two in rows about 60 ns, one about 49 ns.
+    if job.inputs.len() - first >= ROWS4 {
+        hash_rows4(job, first, &mut out[first * OUT_LEN..]);
+        first += ROWS4;
     }
     match job.inputs.len() - first {
         0 => {}
         n @ (1 | 2) => hash_rows(job, first, n, &mut out[first * OUT_LEN..]),
-        _ => padded::<{ sse41::DEGREE }>(job, first, &mut out[first * OUT_LEN..], |j, o| hash4(j, 0, o)),
+        _ => padded::<ROWS4>(job, first, &mut out[first * OUT_LEN..], |j, o| hash_rows4(j, 0, o)),
     }
 }
+
+/// Blocks per call of `hash_rows4`.
+const ROWS4: usize = 4;
 
 /// Hashes inputs `first..` (fewer than `N`) with an `N`-lane kernel, the missing lanes
 /// filled with copies of the last input whose chaining values are dropped.
@@ -357,6 +274,104 @@ fn padded<const N: usize>(
     let mut cvs = [[0u8; OUT_LEN]; N];
     kernel(&padded_job, cvs.as_flattened_mut());
     out[..n * OUT_LEN].copy_from_slice(&cvs.as_flattened()[..n * OUT_LEN]);
+}
+
+/// `pick` for four blocks at once, one per 128-bit lane of the results.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn pick4<const R: usize, const K0: usize, const K1: usize, const K2: usize, const K3: usize>(
+    m: &[(__m256i, __m256i); 4],
+) -> (__m512i, __m512i) {
+    let idx = pick_index::<R, K0, K1, K2, K3>();
+    let xy = m.map(|(lo, hi)| _mm256_permutex2var_epi32(lo, idx, hi));
+    // [xa ya xb yb] and [xc yc xd yd], then the x lanes and the y lanes of both.
+    let ab = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(xy[0]), xy[1]);
+    let cd = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(xy[2]), xy[3]);
+    (_mm512_shuffle_i64x2::<0b10_00_10_00>(ab, cd), _mm512_shuffle_i64x2::<0b11_01_11_01>(ab, cd))
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn g_rows4(r: &mut [__m512i; 4], x: __m512i, y: __m512i) {
+    r[0] = _mm512_add_epi32(_mm512_add_epi32(r[0], x), r[1]);
+    r[3] = _mm512_ror_epi32::<16>(_mm512_xor_si512(r[3], r[0]));
+    r[2] = _mm512_add_epi32(r[2], r[3]);
+    r[1] = _mm512_ror_epi32::<12>(_mm512_xor_si512(r[1], r[2]));
+    r[0] = _mm512_add_epi32(_mm512_add_epi32(r[0], y), r[1]);
+    r[3] = _mm512_ror_epi32::<8>(_mm512_xor_si512(r[3], r[0]));
+    r[2] = _mm512_add_epi32(r[2], r[3]);
+    r[1] = _mm512_ror_epi32::<7>(_mm512_xor_si512(r[1], r[2]));
+}
+
+/// `round_rows` for four blocks, one per 128-bit lane.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn round_rows4<const R: usize>(r: &mut [__m512i; 4], m: &[(__m256i, __m256i); 4]) {
+    let (x, y) = pick4::<R, 0, 2, 4, 6>(m);
+    g_rows4(r, x, y);
+    r[0] = _mm512_shuffle_epi32::<0b10_01_00_11>(r[0]);
+    r[2] = _mm512_shuffle_epi32::<0b00_11_10_01>(r[2]);
+    r[3] = _mm512_shuffle_epi32::<0b01_00_11_10>(r[3]);
+    let (x, y) = pick4::<R, 14, 8, 10, 12>(m);
+    g_rows4(r, x, y);
+    r[0] = _mm512_shuffle_epi32::<0b00_11_10_01>(r[0]);
+    r[2] = _mm512_shuffle_epi32::<0b10_01_00_11>(r[2]);
+    r[3] = _mm512_shuffle_epi32::<0b01_00_11_10>(r[3]);
+}
+
+/// Hashes inputs `first..first + 4` in rows, one per 128-bit lane of 512-bit registers.
+#[target_feature(enable = "avx512f,avx512vl")]
+fn hash_rows4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
+    let inputs: &[&[u8]; ROWS4] = job.inputs[first..first + ROWS4].try_into().expect("4 inputs");
+    let blocks = inputs[0].len() / BLOCK_LEN;
+    // SAFETY: the key is 32 readable bytes; loadu has no alignment requirement.
+    let key = unsafe { [_mm_loadu_si128(job.key.as_ptr().cast()), _mm_loadu_si128(job.key.as_ptr().add(4).cast())] };
+    let mut cv = [_mm512_broadcast_i32x4(key[0]), _mm512_broadcast_i32x4(key[1])];
+    let ctr: [u64; 4] = core::array::from_fn(|i| job.counter_for(first + i));
+    for b in 0..blocks {
+        let (block_len, flags) = (job.block_len(b, blocks - 1), job.block_flags(b, blocks - 1));
+        let w = |i: usize| -> [i32; 4] { [ctr[i] as i32, (ctr[i] >> 32) as i32, block_len as i32, flags as i32] };
+        let (t0, t1, t2, t3) = (w(0), w(1), w(2), w(3));
+        let mut r = [
+            cv[0],
+            cv[1],
+            _mm512_broadcast_i32x4(_mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32)),
+            _mm512_setr_epi32(
+                t0[0], t0[1], t0[2], t0[3], t1[0], t1[1], t1[2], t1[3], t2[0], t2[1], t2[2], t2[3], t3[0], t3[1],
+                t3[2], t3[3],
+            ),
+        ];
+        let m: [(__m256i, __m256i); 4] =
+            core::array::from_fn(|i| load_block(inputs[i][b * BLOCK_LEN..][..BLOCK_LEN].try_into().expect("a block")));
+        round_rows4::<0>(&mut r, &m);
+        round_rows4::<1>(&mut r, &m);
+        round_rows4::<2>(&mut r, &m);
+        round_rows4::<3>(&mut r, &m);
+        round_rows4::<4>(&mut r, &m);
+        round_rows4::<5>(&mut r, &m);
+        round_rows4::<6>(&mut r, &m);
+        cv = [_mm512_xor_si512(r[0], r[2]), _mm512_xor_si512(r[1], r[3])];
+    }
+    // Lane i of cv[0] and cv[1] is input i's chaining value.
+    let lo: [__m128i; 4] = [
+        _mm512_extracti32x4_epi32::<0>(cv[0]),
+        _mm512_extracti32x4_epi32::<1>(cv[0]),
+        _mm512_extracti32x4_epi32::<2>(cv[0]),
+        _mm512_extracti32x4_epi32::<3>(cv[0]),
+    ];
+    let hi: [__m128i; 4] = [
+        _mm512_extracti32x4_epi32::<0>(cv[1]),
+        _mm512_extracti32x4_epi32::<1>(cv[1]),
+        _mm512_extracti32x4_epi32::<2>(cv[1]),
+        _mm512_extracti32x4_epi32::<3>(cv[1]),
+    ];
+    for (i, bytes) in out[..4 * OUT_LEN].chunks_exact_mut(OUT_LEN).enumerate() {
+        // SAFETY: `bytes` is 32 writable bytes; storeu has no alignment requirement.
+        unsafe {
+            _mm_storeu_si128(bytes.as_mut_ptr().cast(), lo[i]);
+            _mm_storeu_si128(bytes.as_mut_ptr().add(16).cast(), hi[i]);
+        }
+    }
 }
 
 /// Hashes inputs `first..` (one or two) one block at a time in rows; two go side by side

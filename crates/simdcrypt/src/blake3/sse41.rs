@@ -6,7 +6,7 @@ use core::arch::x86_64::*;
 use super::platform::{HashManyJob, Lanes};
 use super::{portable, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
 
-pub(super) const DEGREE: usize = 4;
+const DEGREE: usize = 4;
 
 /// How far ahead of the block being hashed each lane's input is prefetched. Every lane reads
 /// its own 1 KiB chunk, too short a stream for the hardware prefetcher to pick up on its
@@ -63,7 +63,7 @@ fn round<const R: usize>(v: &mut [__m128i; 16], m: &[__m128i; 16]) {
 /// Transposes a 4x4 matrix of 32-bit words held as 4 rows.
 #[inline]
 #[target_feature(enable = "sse4.1")]
-pub(super) fn transpose4(r: &mut [__m128i]) {
+fn transpose4(r: &mut [__m128i]) {
     let t0 = _mm_unpacklo_epi32(r[0], r[1]);
     let t1 = _mm_unpackhi_epi32(r[0], r[1]);
     let t2 = _mm_unpacklo_epi32(r[2], r[3]);
@@ -78,7 +78,7 @@ pub(super) fn transpose4(r: &mut [__m128i]) {
 /// message word `w` of every input.
 #[inline]
 #[target_feature(enable = "sse4.1")]
-pub(super) fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize) -> [__m128i; 16] {
+fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize) -> [__m128i; 16] {
     let mut m = [_mm_setzero_si128(); 16];
     for lane in 0..DEGREE {
         let block = lanes.block(lane, block_index);
@@ -98,7 +98,7 @@ pub(super) fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize) -> [__
 
 /// Hashes inputs `first..first + 4` of the job into 4 chaining values at `out[..128]`.
 #[target_feature(enable = "sse4.1")]
-pub(super) fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
+fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     let lanes = Lanes::<DEGREE>::new(&job.inputs[first..]);
     let blocks = lanes.blocks();
     let mut h = [_mm_setzero_si128(); 8];
