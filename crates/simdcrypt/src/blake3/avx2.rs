@@ -3,7 +3,7 @@
 
 use core::arch::x86_64::*;
 
-use super::platform::{HashManyJob, Lanes};
+use super::platform::{padded_call, HashManyJob, Lanes};
 use super::{sse41, IV, MSG_SCHEDULE, OUT_LEN};
 
 pub(super) const DEGREE: usize = 8;
@@ -189,8 +189,14 @@ pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
         hash8(job, first, &mut out[first * OUT_LEN..]);
         first += DEGREE;
     }
-    if first < job.inputs.len() {
-        let rest = HashManyJob { inputs: &job.inputs[first..], counter: job.counter_for(first), ..*job };
-        sse41::hash_many(&rest, &mut out[first * OUT_LEN..]);
+    // Two to seven left over: one padded 8-lane call (a 256-bit step costs about what a
+    // 128-bit one does); one: the SSE4.1 path, which hashes it in portable code.
+    match job.inputs.len() - first {
+        0 => {}
+        1 => {
+            let rest = HashManyJob { inputs: &job.inputs[first..], counter: job.counter_for(first), ..*job };
+            sse41::hash_many(&rest, &mut out[first * OUT_LEN..]);
+        }
+        _ => padded_call::<DEGREE>(job, first, &mut out[first * OUT_LEN..], |j, o| hash8(j, 0, o)),
     }
 }

@@ -3,7 +3,7 @@
 
 use core::arch::x86_64::*;
 
-use super::platform::{HashManyJob, Lanes};
+use super::platform::{padded_call, HashManyJob, Lanes};
 use super::{avx2, sse41, CvWords, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
 
 const DEGREE: usize = 16;
@@ -248,33 +248,12 @@ pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
     match job.inputs.len() - first {
         0 => {}
         n @ (1 | 2) => hash_rows(job, first, n, &mut out[first * OUT_LEN..]),
-        _ => padded::<ROWS4>(job, first, &mut out[first * OUT_LEN..], |j, o| hash_rows4(j, 0, o)),
+        _ => padded_call::<ROWS4>(job, first, &mut out[first * OUT_LEN..], |j, o| hash_rows4(j, 0, o)),
     }
 }
 
 /// Blocks per call of `hash_rows4`.
 const ROWS4: usize = 4;
-
-/// Hashes inputs `first..` (fewer than `N`) with an `N`-lane kernel, the missing lanes
-/// filled with copies of the last input whose chaining values are dropped.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn padded<const N: usize>(
-    job: &HashManyJob<'_>,
-    first: usize,
-    out: &mut [u8],
-    kernel: impl FnOnce(&HashManyJob<'_>, &mut [u8]),
-) {
-    let inputs = &job.inputs[first..];
-    let n = inputs.len();
-    debug_assert!(n > 0 && n < N);
-    let mut lanes = [inputs[n - 1]; N];
-    lanes[..n].copy_from_slice(inputs);
-    let padded_job = HashManyJob { inputs: &lanes, counter: job.counter_for(first), ..*job };
-    let mut cvs = [[0u8; OUT_LEN]; N];
-    kernel(&padded_job, cvs.as_flattened_mut());
-    out[..n * OUT_LEN].copy_from_slice(&cvs.as_flattened()[..n * OUT_LEN]);
-}
 
 /// `pick` for four blocks at once, one per 128-bit lane of the results.
 #[inline]

@@ -173,6 +173,27 @@ impl Platform {
     }
 }
 
+/// Hashes inputs `first..` of `job` (fewer than `N`) with an `N`-lane kernel, the missing
+/// lanes filled with copies of the last input and their chaining values dropped: for a few
+/// inputs left over, one padded call costs less than hashing them one at a time.
+#[inline(always)]
+pub(crate) fn padded_call<const N: usize>(
+    job: &HashManyJob<'_>,
+    first: usize,
+    out: &mut [u8],
+    kernel: impl FnOnce(&HashManyJob<'_>, &mut [u8]),
+) {
+    let inputs = &job.inputs[first..];
+    let n = inputs.len();
+    assert!(n > 0 && n < N, "padded_call takes 1 to N - 1 inputs");
+    let mut lanes = [inputs[n - 1]; N];
+    lanes[..n].copy_from_slice(inputs);
+    let padded_job = HashManyJob { inputs: &lanes, counter: job.counter_for(first), ..*job };
+    let mut cvs = [[0u8; OUT_LEN]; N];
+    kernel(&padded_job, cvs.as_flattened_mut());
+    out[..n * OUT_LEN].copy_from_slice(&cvs.as_flattened()[..n * OUT_LEN]);
+}
+
 /// The `N` inputs of one kernel call, as pointers to their blocks, after a single length
 /// check: block `b` of any lane is readable for every `b < blocks()`. Kernels index blocks
 /// through this rather than slicing per block, which kept bounds checks (scalar work on the
