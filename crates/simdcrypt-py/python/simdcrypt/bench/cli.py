@@ -119,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paper", action="store_true",
                    help="print the original papers' tables (BLAKE3 vs threads, BLAKE3 vs SHA-2/3, "
                    "Salsa20 cycles/byte, GOST hashes) with this machine's figures")
+    p.add_argument("--paper-scale", type=int, default=None, metavar="N",
+                   help="divide the --paper sizes by N (default 1, --quick 16)")
     p.add_argument("--cpu-mhz", type=float, default=None, metavar="MHZ",
                    help="CPU clock for cycles/byte (default: /proc/cpuinfo)")
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="write all results as JSON")
@@ -162,6 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.reps is not None and args.reps < 1:
         parser.error("--reps must be at least 1")
+    if args.paper_scale is not None and args.paper_scale < 1:
+        parser.error("--paper-scale must be at least 1")
     if args.plot is not None:
         from . import plots
 
@@ -219,7 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.paper:
         from . import paper
 
-        paper_tables = paper.run(runner, ok_avails, quick=args.quick, threads=args.threads, clock=clock,
+        paper_tables = paper.run(runner, ok_avails, quick=args.quick, scale=args.paper_scale,
+                                 threads=args.threads, clock=clock,
                                  out=out)  # fmt: skip
     else:
         _run_ladder_and_scaling(args, runner, ok_avails, out)

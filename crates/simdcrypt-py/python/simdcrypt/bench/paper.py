@@ -9,7 +9,7 @@
    table 1).
 
 MB and GB are decimal (10^6, 10^9 bytes) as in the papers. ``--quick`` divides every size
-by 16 (and says so). An implementation too slow for the full size (pure-Python peers) is
+by 16, ``--paper-scale N`` by N (and the titles say so). An implementation too slow for the full size (pure-Python peers) is
 measured on the largest of 64 KiB, 1 MiB, the full size that fits within --max-call and
 the table says which.
 """
@@ -46,11 +46,12 @@ def run(
     ok_avails: Sequence[tuple[Availability, list[Implementation]]],
     *,
     quick: bool,
+    scale: int | None,
     threads: Sequence[int] | None,
     clock: Clock,
     out: TextIO,
 ) -> list[dict[str, Any]]:
-    scale = 16 if quick else 1
+    scale = scale or (16 if quick else 1)
     counts = list(threads) if threads else list(range(1, machine.cores() + 1))
     top = max(counts)
     avails = {a.spec.name: impls for a, impls in ok_avails}
@@ -65,7 +66,7 @@ def run(
     budget = runner.settings.memory_budget
     runner.buffer = InputBuffer(min(biggest, max(budget // 3, MiB)))
     tables: list[dict[str, Any]] = []
-    note_quick = f" (--quick: sizes divided by {scale})" if quick else ""
+    note_quick = f" (sizes divided by {scale})" if scale != 1 else ""
     runner.progress.begin(
         3 * len(counts) + 4 + len(sizes_2) * (1 if top == 1 else 2) + 2 * len(counts) + 3 * 3
     )
@@ -142,18 +143,23 @@ def run(
 
     # 3. Salsa20/20 on 1 GiB.
     rows = []
-    for impl in _impls(avails, "salsa20"):
+    salsa = _impls(avails, "salsa20")
+    salsa_timed: dict[tuple[str, int], Measurement] = {}
+    for t in sorted({1, top}):
+        chosen = [i for i in salsa if i.threads or t == 1]
+        for sm in point("salsa20", chosen, salsa_size, t, output_factor=1.0) if chosen else []:
+            salsa_timed[(sm.implementation, t)] = sm
+    for impl in salsa:
         for t in sorted({1, top}) if impl.threads else [1]:
-            got = point("salsa20", [impl], salsa_size, t, output_factor=1.0)
-            m = got[0] if got else None
-            cpb = clock.cycles_per_byte(m.mb_per_s) if m else None
+            found = salsa_timed.get((impl.label, t))
+            cpb = clock.cycles_per_byte(found.mb_per_s) if found else None
             rows.append(
                 [
                     impl.label,
                     str(t),
-                    _seconds(m),
-                    report.format_rate(m.mb_per_s) if m else "-",
-                    f"{m.mb_per_s * 8 / 1000:.2f}" if m else "-",
+                    _seconds(found),
+                    report.format_rate(found.mb_per_s) if found else "-",
+                    f"{found.mb_per_s * 8 / 1000:.2f}" if found else "-",
                     f"{cpb:.2f}" if cpb is not None else "-",
                 ]
             )
@@ -174,23 +180,23 @@ def run(
         for impl in impls:
             if impl.label not in labels:
                 labels.append(impl.label)
-        found: list[Measurement] = []
+        measured: list[Measurement] = []
         for size in sorted({64 * 1024, MiB, gost_size}):
-            found.extend(point(algorithm, impls, size, 1))
-        per_alg[algorithm] = found
+            measured.extend(point(algorithm, impls, size, 1))
+        per_alg[algorithm] = measured
     rows = []
     notes = [f"one thread; cycles/byte = clock / throughput, clock {clock.mhz or 0:.0f} MHz from {clock.source}"]
     for label in labels:
         cells = [label]
         for algorithm, _ in gost_algorithms:
-            m = _largest(per_alg.get(algorithm, []), label, 1)
-            if m is None:
+            gm = _largest(per_alg.get(algorithm, []), label, 1)
+            if gm is None:
                 cells += ["-", "-"]
                 continue
-            cpb = clock.cycles_per_byte(m.mb_per_s)
-            cells += [report.format_rate(m.mb_per_s), f"{cpb:.1f}" if cpb is not None else "-"]
-            if m.size != gost_size:
-                notes.append(f"{label} {algorithm}: measured on {format_size(m.size)} (too slow for "
+            cpb = clock.cycles_per_byte(gm.mb_per_s)
+            cells += [report.format_rate(gm.mb_per_s), f"{cpb:.1f}" if cpb is not None else "-"]
+            if gm.size != gost_size:
+                notes.append(f"{label} {algorithm}: measured on {format_size(gm.size)} (too slow for "
                              f"{format_size(gost_size)} within --max-call)")  # fmt: skip
         rows.append(cells)
     header = ["implementation"]

@@ -101,9 +101,11 @@ class Event:
 
 def format_size(n: int) -> str:
     """8 B, 4 KiB, 1 GiB (binary multiples), or 100 MB, 2 GB (decimal ones)."""
-    for unit, scale in (("GiB", 1 << 30), ("GB", 10**9), ("MiB", 1 << 20), ("MB", 10**6), ("KiB", 1 << 10)):
+    for unit, scale in (("GiB", 1 << 30), ("GB", 10**9), ("MiB", 1 << 20), ("MB", 10**6), ("KiB", 1 << 10), ("KB", 10**3)):
         if n >= scale and n % scale == 0:
             return f"{n // scale} {unit}"
+    if n >= 10**6:
+        return f"{n / 10**6:g} MB"
     return f"{n} B"
 
 
