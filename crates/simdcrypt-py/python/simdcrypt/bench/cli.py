@@ -317,7 +317,8 @@ def _run_ladder_and_scaling(
     for avail, impls, size, t, is_scaling in plan:
         name = avail.spec.name
         runner.progress.step(f"{name} {format_size(size)}{f' x{t} threads' if t > 1 else ''}: ")
-        results = runner.run_point(impls, name, size, t, output_factor=avail.spec.output_factor)
+        results = runner.run_point(impls, name, size, t, output_factor=avail.spec.output_factor,
+                                   series="threads" if is_scaling else "sizes")  # fmt: skip
         (scaling if is_scaling else by_alg).setdefault(name, []).extend(results)
     runner.progress.finish()
     for avail, _ in ok_avails:

@@ -78,7 +78,7 @@ def run(
                 runner.event("skipped", impl.label, algorithm, size, t,
                              f"over the memory budget of {format_size(budget)} (--memory-budget)")  # fmt: skip
             return []
-        return runner.run_point(impls, algorithm, size, t, output_factor=output_factor)
+        return runner.run_point(impls, algorithm, size, t, output_factor=output_factor, series="paper")
 
     def emit(title: str, header: list[str], rows: list[list[str]], notes: list[str]) -> None:
         print(f"== {title}{note_quick} ==", file=out)

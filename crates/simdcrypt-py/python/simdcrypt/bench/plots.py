@@ -36,7 +36,7 @@ def write_all(directory: Path, measurements: Sequence[Measurement], avails: Sequ
         name = avail.spec.name
         mine = [m for m in measurements if m.algorithm == name]
         # The size ladder: one thread, several sizes.
-        ladder = [m for m in mine if m.threads == 1]
+        ladder = [m for m in mine if m.series == "sizes" and m.threads == 1]
         labels = list(dict.fromkeys(m.implementation for m in ladder))
         if len({m.size for m in ladder}) >= 2:
             fig, ax = plt.subplots(figsize=(8, 5))
@@ -63,10 +63,10 @@ def write_all(directory: Path, measurements: Sequence[Measurement], avails: Sequ
             plt.close(fig)
             written.append(path)
         # Thread scaling: sizes measured with more than one thread count.
-        scaling_sizes = {m.size for m in mine if m.threads > 1}
-        if avail.spec.scaling and scaling_sizes:
-            size = max(scaling_sizes)
-            at = [m for m in mine if m.size == size]
+        at = [m for m in mine if m.series == "threads"]
+        if avail.spec.scaling and any(m.threads > 1 for m in at):
+            size = max(m.size for m in at)
+            at = [m for m in at if m.size == size]
             fig, ax = plt.subplots(figsize=(8, 5))
             top = max(m.threads for m in at)
             for label in dict.fromkeys(m.implementation for m in at):
@@ -79,6 +79,7 @@ def write_all(directory: Path, measurements: Sequence[Measurement], avails: Sequ
             ax.set_xlabel("threads")
             ax.set_ylabel("MB/s (median)")
             ax.set_xticks(range(1, top + 1))
+            ax.set_ylim(bottom=0)
             ax.set_title(f"{avail.spec.title}: thread scaling at {format_size(size)}")
             ax.grid(True, alpha=0.3)
             ax.legend()

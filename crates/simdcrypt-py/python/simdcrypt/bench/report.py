@@ -67,7 +67,9 @@ def availability_lines(avail: Availability) -> list[str]:
 def ladder_table(measurements: Sequence[Measurement]) -> str:
     rows = []
     last_size = None
-    for m in sorted(measurements, key=lambda m: (m.size, -m.mb_per_s)):
+    # Implementations in the order they were set up: simdcrypt's first, then the peers.
+    order = {label: i for i, label in enumerate(dict.fromkeys(m.implementation for m in measurements))}
+    for m in sorted(measurements, key=lambda m: (m.size, order[m.implementation])):
         rows.append(
             [
                 format_size(m.size) if m.size != last_size else "",
@@ -89,7 +91,8 @@ def ladder_table(measurements: Sequence[Measurement]) -> str:
 def scaling_table(measurements: Sequence[Measurement]) -> str:
     one = {m.implementation: m.mb_per_s for m in measurements if m.threads == 1}
     rows = []
-    for m in sorted(measurements, key=lambda m: (m.implementation, m.threads)):
+    order = {label: i for i, label in enumerate(dict.fromkeys(m.implementation for m in measurements))}
+    for m in sorted(measurements, key=lambda m: (order[m.implementation], m.threads)):
         base = one.get(m.implementation)
         rows.append(
             [

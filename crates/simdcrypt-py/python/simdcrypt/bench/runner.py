@@ -40,6 +40,8 @@ class Measurement:
     loops: int
     samples: list[float]  # seconds per call, one per repetition
     ratio_to_best_peer: float | None = None
+    # Which part of the run: "sizes" (the size ladder), "threads" (the scaling run), "paper".
+    series: str = "sizes"
 
     @property
     def median(self) -> float:
@@ -60,6 +62,7 @@ class Measurement:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "series": self.series,
             "algorithm": self.algorithm,
             "implementation": self.implementation,
             "name": self.name,
@@ -228,6 +231,7 @@ class Runner:
         output_factor: float = 0.0,
         max_call: float | None = None,
         label: str = "",
+        series: str = "sizes",
     ) -> list[Measurement]:
         """Verifies and times ``impls`` on the first ``size`` bytes of the buffer with
         ``threads`` threads (implementations without threads run single-threaded only:
@@ -325,6 +329,7 @@ class Runner:
                 size,
                 loops[index],
                 samples[index],
+                series=series,
             )
             for index, (impl, _, _, _) in enumerate(verified)
         ]
