@@ -312,23 +312,20 @@ def _run_ladder_and_scaling(
     ]  # fmt: skip
     runner.buffer = InputBuffer(max((p[2] for p in fitting), default=0))
     runner.progress.begin(len(plan))
-    by_alg: dict[str, list[Measurement]] = {}
-    scaling: dict[str, list[Measurement]] = {}
-    for avail, impls, size, t, is_scaling in plan:
-        name = avail.spec.name
-        runner.progress.step(f"{name} {format_size(size)}{f' x{t} threads' if t > 1 else ''}: ")
-        results = runner.run_point(impls, name, size, t, output_factor=avail.spec.output_factor,
-                                   series="threads" if is_scaling else "sizes")  # fmt: skip
-        (scaling if is_scaling else by_alg).setdefault(name, []).extend(results)
-    runner.progress.finish()
+    # Each algorithm's tables are printed as soon as its points are done.
     for avail, _ in ok_avails:
         name = avail.spec.name
+        by_size: list[Measurement] = []
+        scaling: list[Measurement] = []
+        for _, impls, size, t, is_scaling in (p for p in plan if p[0] is avail):
+            runner.progress.step(f"{name} {format_size(size)}{f' x{t} threads' if t > 1 else ''}: ")
+            results = runner.run_point(impls, name, size, t, output_factor=avail.spec.output_factor,
+                                       series="threads" if is_scaling else "sizes")  # fmt: skip
+            (scaling if is_scaling else by_size).extend(results)
+        runner.progress.finish()
         print(f"== {avail.spec.title} [{name}], one thread ==", file=out)
-        if by_alg.get(name):
-            print(report.ladder_table(by_alg[name]), file=out)
-        else:
-            print("  (nothing measured)", file=out)
-        if name in scaling and scaling[name]:
-            print(f"\n-- {name}: threads at {format_size(scaling[name][0].size)} --", file=out)
-            print(report.scaling_table(scaling[name]), file=out)
+        print(report.ladder_table(by_size) if by_size else "  (nothing measured)", file=out)
+        if scaling:
+            print(f"\n-- {name}: threads at {format_size(scaling[0].size)} --", file=out)
+            print(report.scaling_table(scaling), file=out)
         print(file=out, flush=True)

@@ -81,6 +81,7 @@ def run(
         return runner.run_point(impls, algorithm, size, t, output_factor=output_factor, series="paper")
 
     def emit(title: str, header: list[str], rows: list[list[str]], notes: list[str]) -> None:
+        runner.progress.finish()
         print(f"== {title}{note_quick} ==", file=out)
         print(report.table(header, rows), file=out)
         for n in notes:
