@@ -189,3 +189,11 @@ def test_hashlib_merkle_reference_matches_simdcrypt() -> None:
     leaves = hashlib.sha256(b"seed").digest() * 5
     reference = adapters._peer_merkle_loop(hashlib, 1)
     assert reference(leaves) == simdcrypt.merkle_root(leaves)
+
+
+def test_a_jump_from_tiny_to_large_sizes_is_not_mistaken_for_slowness(tmp_path: Path) -> None:
+    # 8 B takes about a microsecond, mostly call overhead: scaled to 4 MiB that would be
+    # half a second. The runner probes 64 KiB before calling it too slow.
+    status, doc = run(tmp_path, "-a", "sha256", "--sizes", "8,4M", "--max-call", "0.2")
+    assert status == 0
+    assert {r["size"] for r in doc["results"]} == {8, 4 << 20}

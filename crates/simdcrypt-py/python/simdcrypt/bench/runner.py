@@ -24,6 +24,8 @@ from .adapters import Implementation, Kernel
 from .progress import Progress
 
 MiB = 1 << 20
+# The input size from which one call's time predicts larger ones (setup cost negligible).
+PROBE = 64 * 1024
 
 
 @dataclass
@@ -188,6 +190,18 @@ class Runner:
         if self.on_event is not None:
             self.on_event(ev)
 
+    def _probe(self, impl: Implementation, threads: int, key: tuple[str, str, int]) -> tuple[int, float] | None:
+        try:
+            kernel = impl.make(threads)
+            data = self.buffer.view(PROBE)
+            arg: Any = bytes(data) if impl.needs_bytes else data
+            start = time.perf_counter()
+            kernel(arg)
+            self._last[key] = (PROBE, time.perf_counter() - start)
+        except Exception:  # noqa: BLE001 - the real call reports it
+            return None
+        return self._last[key]
+
     def memory_needed(self, impls: Sequence[Implementation], size: int, output_factor: float) -> int:
         """Bytes needed beyond the shared input buffer while one point runs."""
         extra = max((i.memory_factor + (1.0 if i.needs_bytes else 0.0) for i in impls), default=0.0)
@@ -257,6 +271,11 @@ class Runner:
             last = self._last.get(key)
             if last is not None:
                 predicted = last[1] * size / max(last[0], 1)
+                if predicted > max_call and last[0] < PROBE < size:
+                    # Per-call overhead dominates small inputs: measure one call on
+                    # PROBE bytes before calling an implementation too slow.
+                    last = self._probe(impl, threads, key)
+                    predicted = last[1] * size / PROBE if last else predicted
                 if predicted > max_call:
                     self.event(
                         "skipped",
