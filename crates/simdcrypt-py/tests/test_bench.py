@@ -27,23 +27,42 @@ def run(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
 
 
 def test_runs_and_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, doc = run(tmp_path, "-a", "blake3,sha256,sha256_many", "--sizes", "64,4K", "--threads", "1,2",
-                      "--scaling-size", "64K")  # fmt: skip
+    status, doc = run(
+        tmp_path,
+        "-a",
+        "blake3,sha256,sha256_many",
+        "--sizes",
+        "64,4K",
+        "--threads",
+        "1,2",
+        "--scaling-size",
+        "64K",
+    )
     assert status == 0
     assert doc["schema"] == "simdcrypt-bench/1"
     assert doc["machine"]["cores"] >= 1
     assert [e for e in doc["events"] if e["kind"] != "skipped"] == []
     results = doc["results"]
-    for algorithm, peer in (("blake3", "blake3"), ("sha256", "hashlib"), ("sha256_many", "hashlib loop")):
+    for algorithm, peer in (
+        ("blake3", "blake3"),
+        ("sha256", "hashlib"),
+        ("sha256_many", "hashlib loop"),
+    ):
         for size in (64, 4096):
-            rows = [r for r in results if r["algorithm"] == algorithm and r["size"] == size and r["threads"] == 1]
+            rows = [
+                r
+                for r in results
+                if r["algorithm"] == algorithm and r["size"] == size and r["threads"] == 1
+            ]
             names = {r["name"] for r in rows}
             assert names == {"simdcrypt", peer}, (algorithm, size, names)
             for r in rows:
                 assert len(r["samples_s"]) == 2 and r["median_s"] > 0 and r["mb_per_s"] > 0
             ours = next(r for r in rows if r["simdcrypt"])
             theirs = next(r for r in rows if not r["simdcrypt"])
-            assert ours["ratio_to_best_peer"] == pytest.approx(ours["mb_per_s"] / theirs["mb_per_s"])
+            assert ours["ratio_to_best_peer"] == pytest.approx(
+                ours["mb_per_s"] / theirs["mb_per_s"]
+            )
     # The scaling run: simdcrypt's BLAKE3 with 2 threads on 64 KiB.
     assert any(r["algorithm"] == "blake3" and r["threads"] == 2 and r["simdcrypt"] for r in results)
     text = capsys.readouterr().out
@@ -69,7 +88,10 @@ def _wrong_peer(spec: adapters.AlgorithmSpec) -> adapters.AlgorithmSpec:
 
 @pytest.mark.parametrize("algorithm", ["sha256", "sha256_many"])
 def test_wrong_adapter_is_caught(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], algorithm: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    algorithm: str,
 ) -> None:
     # sha256 has a known answer (caught before any size); sha256_many has none, so the
     # comparison with simdcrypt's output at each size catches it.
@@ -84,7 +106,9 @@ def test_wrong_adapter_is_caught(
     assert "FAILED" in capsys.readouterr().out
 
 
-def test_missing_peer_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_peer_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     real = adapters.import_module
 
     def fake(name: str) -> ModuleType:
@@ -129,8 +153,21 @@ def test_skips_are_explained(tmp_path: Path) -> None:
 def test_writes_png_plots(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     plot_dir = tmp_path / "plots"
-    status = main(["-a", "blake3", "--sizes", "64,1K", "--threads", "1,2", "--scaling-size", "64K",
-                   "--plot", str(plot_dir), *FAST])  # fmt: skip
+    status = main(
+        [
+            "-a",
+            "blake3",
+            "--sizes",
+            "64,1K",
+            "--threads",
+            "1,2",
+            "--scaling-size",
+            "64K",
+            "--plot",
+            str(plot_dir),
+            *FAST,
+        ]
+    )
     assert status == 0
     files = sorted(p.name for p in plot_dir.iterdir())
     assert files == ["threads-blake3.png", "throughput-blake3.png"]
@@ -139,7 +176,9 @@ def test_writes_png_plots(tmp_path: Path) -> None:
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 1000
 
 
-def test_plot_without_matplotlib_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_plot_without_matplotlib_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     def missing() -> None:
         raise ImportError("No module named 'matplotlib' (simulated)")
 
@@ -154,8 +193,16 @@ def test_package_imports_without_matplotlib() -> None:
 
 
 def test_paper_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, doc = run(tmp_path, "--paper", "--paper-scale", "2000", "--threads", "1", "-a",
-                      "blake3,sha256,sha3_256,salsa20,streebog256,streebog512,gost94")  # fmt: skip
+    status, doc = run(
+        tmp_path,
+        "--paper",
+        "--paper-scale",
+        "2000",
+        "--threads",
+        "1",
+        "-a",
+        "blake3,sha256,sha3_256,salsa20,streebog256,streebog512,gost94",
+    )
     assert status == 0
     titles = [t["title"] for t in doc["paper"]]
     assert len(titles) == 4 and titles[0].startswith("BLAKE3 from Python")
@@ -174,7 +221,9 @@ def test_parsers() -> None:
     assert cli.LADDER[0] == 8 and cli.LADDER[-1] == 1 << 30
 
 
-@pytest.mark.parametrize("args", [["--sizes", "12Q"], ["--threads", "0"], ["-a", "md5"], ["--reps", "0"]])
+@pytest.mark.parametrize(
+    "args", [["--sizes", "12Q"], ["--threads", "0"], ["-a", "md5"], ["--reps", "0"]]
+)
 def test_usage_errors(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(args)

@@ -309,9 +309,11 @@ ALGORITHMS: tuple[AlgorithmSpec, ...] = (
         _sc_sha256_many,
         backend_keys=("sha256-batch",),
         simdcrypt_threads=True,
-        peers=(PeerSpec(
+        peers=(
+            PeerSpec(
                 "hashlib loop", "hashlib", "(standard library)", _peer_sha256_loop, memory_factor=3
-            ),),
+            ),
+        ),
         unit=64,
         scaling=True,
     ),
@@ -322,9 +324,11 @@ ALGORITHMS: tuple[AlgorithmSpec, ...] = (
         _sc_merkle_root,
         backend_keys=("sha256-batch",),
         simdcrypt_threads=True,
-        peers=(PeerSpec(
+        peers=(
+            PeerSpec(
                 "hashlib pairs", "hashlib", "(standard library)", _peer_merkle_loop, memory_factor=6
-            ),),
+            ),
+        ),
         unit=32,
     ),
     AlgorithmSpec(
@@ -380,9 +384,7 @@ ALGORITHMS: tuple[AlgorithmSpec, ...] = (
         _sc_secretbox,
         simdcrypt_backend_arg=False,
         peers=(
-            PeerSpec(
-                "PyNaCl", "nacl.secret", "PyNaCl", _peer_pynacl_secretbox, needs_bytes=True
-            ),
+            PeerSpec("PyNaCl", "nacl.secret", "PyNaCl", _peer_pynacl_secretbox, needs_bytes=True),
         ),
         output_factor=1.0,
     ),

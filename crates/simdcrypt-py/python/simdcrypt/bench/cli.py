@@ -22,10 +22,18 @@ LADDER = [8 << (3 * k) for k in range(10)]
 QUICK_SIZES = [8, 1024, 64 * 1024, MiB, 4 * MiB]
 
 _SUFFIXES = {
-    "": 1, "b": 1,
-    "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30,
-    "kb": 10**3, "mb": 10**6, "gb": 10**9,
-}  # fmt: skip
+    "": 1,
+    "b": 1,
+    "k": 1 << 10,
+    "kib": 1 << 10,
+    "m": 1 << 20,
+    "mib": 1 << 20,
+    "g": 1 << 30,
+    "gib": 1 << 30,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+}
 
 
 def parse_size(text: str) -> int:
@@ -91,48 +99,123 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     p.add_argument(
-        "-a", "--algorithms", type=parse_algorithms, default=None, metavar="LIST",
+        "-a",
+        "--algorithms",
+        type=parse_algorithms,
+        default=None,
+        metavar="LIST",
         help=f"comma list of algorithms (default: all): {', '.join(BY_NAME)}",
-    )  # fmt: skip
-    p.add_argument("--sizes", type=parse_sizes, default=None, metavar="LIST",
-                   help="input sizes (default: 8 B, 64 B, ... 1 GiB, factor 8)")
-    p.add_argument("--threads", type=parse_threads, default=None, metavar="LIST",
-                   help="thread counts of the scaling run (default: 1 to the number of cores)")
-    p.add_argument("--scaling-size", type=parse_size, default=None, metavar="SIZE",
-                   help="input size of the thread-scaling run (default 256M, --quick 8M)")
+    )
+    p.add_argument(
+        "--sizes",
+        type=parse_sizes,
+        default=None,
+        metavar="LIST",
+        help="input sizes (default: 8 B, 64 B, ... 1 GiB, factor 8)",
+    )
+    p.add_argument(
+        "--threads",
+        type=parse_threads,
+        default=None,
+        metavar="LIST",
+        help="thread counts of the scaling run (default: 1 to the number of cores)",
+    )
+    p.add_argument(
+        "--scaling-size",
+        type=parse_size,
+        default=None,
+        metavar="SIZE",
+        help="input size of the thread-scaling run (default 256M, --quick 8M)",
+    )
     p.add_argument("--no-scaling", action="store_true", help="skip the thread-scaling run")
-    p.add_argument("-r", "--reps", type=int, default=None, metavar="N",
-                   help="repetitions per implementation and point (default 5, --quick 3)")
-    p.add_argument("--min-time", type=float, default=None, metavar="SECONDS",
-                   help="minimum duration of one sample (default 0.1, --quick 0.01)")
-    p.add_argument("--max-call", type=float, default=None, metavar="SECONDS",
-                   help="skip an implementation at sizes where one call would take longer "
-                   "(predicted from the previous size; default 10, --quick 0.5)")
-    p.add_argument("--memory-budget", type=parse_size, default=None, metavar="SIZE",
-                   help="skip sizes needing more memory (default: half of MemAvailable)")
-    p.add_argument("--backends", action="store_true",
-                   help="time every backend simdcrypt supports here, not only the selected one")
-    p.add_argument("--peers", default=None, metavar="LIST",
-                   help="only these peers (names as in the tables); default: all installed")
-    p.add_argument("--quick", action="store_true",
-                   help="small sizes and few repetitions: a check that runs in under a minute")
-    p.add_argument("--paper", action="store_true",
-                   help="print the original papers' tables (BLAKE3 vs threads, BLAKE3 vs SHA-2/3, "
-                   "Salsa20 cycles/byte, GOST hashes) with this machine's figures")
-    p.add_argument("--paper-scale", type=int, default=None, metavar="N",
-                   help="divide the --paper sizes by N (default 1, --quick 16)")
-    p.add_argument("--cpu-mhz", type=float, default=None, metavar="MHZ",
-                   help="CPU clock for cycles/byte (default: /proc/cpuinfo)")
-    p.add_argument("--json", type=Path, default=None, metavar="OUT", help="write all results as JSON")
-    p.add_argument("--plot", type=Path, default=None, metavar="DIR",
-                   help="write PNG plots (needs matplotlib)")
+    p.add_argument(
+        "-r",
+        "--reps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="repetitions per implementation and point (default 5, --quick 3)",
+    )
+    p.add_argument(
+        "--min-time",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="minimum duration of one sample (default 0.1, --quick 0.01)",
+    )
+    p.add_argument(
+        "--max-call",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="skip an implementation at sizes where one call would take longer "
+        "(predicted from the previous size; default 10, --quick 0.5)",
+    )
+    p.add_argument(
+        "--memory-budget",
+        type=parse_size,
+        default=None,
+        metavar="SIZE",
+        help="skip sizes needing more memory (default: half of MemAvailable)",
+    )
+    p.add_argument(
+        "--backends",
+        action="store_true",
+        help="time every backend simdcrypt supports here, not only the selected one",
+    )
+    p.add_argument(
+        "--peers",
+        default=None,
+        metavar="LIST",
+        help="only these peers (names as in the tables); default: all installed",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="small sizes and few repetitions: a check that runs in under a minute",
+    )
+    p.add_argument(
+        "--paper",
+        action="store_true",
+        help="print the original papers' tables (BLAKE3 vs threads, BLAKE3 vs SHA-2/3, "
+        "Salsa20 cycles/byte, GOST hashes) with this machine's figures",
+    )
+    p.add_argument(
+        "--paper-scale",
+        type=int,
+        default=None,
+        metavar="N",
+        help="divide the --paper sizes by N (default 1, --quick 16)",
+    )
+    p.add_argument(
+        "--cpu-mhz",
+        type=float,
+        default=None,
+        metavar="MHZ",
+        help="CPU clock for cycles/byte (default: /proc/cpuinfo)",
+    )
+    p.add_argument(
+        "--json", type=Path, default=None, metavar="OUT", help="write all results as JSON"
+    )
+    p.add_argument(
+        "--plot", type=Path, default=None, metavar="DIR", help="write PNG plots (needs matplotlib)"
+    )
     progress = p.add_mutually_exclusive_group()
-    progress.add_argument("--progress", dest="progress", action="store_true", default=None,
-                          help="show progress on stderr even when it is not a terminal")
-    progress.add_argument("--no-progress", dest="progress", action="store_false",
-                          help="no progress display")
-    p.add_argument("--list", action="store_true",
-                   help="list the algorithms and which implementations are available, then exit")
+    progress.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show progress on stderr even when it is not a terminal",
+    )
+    progress.add_argument(
+        "--no-progress", dest="progress", action="store_false", help="no progress display"
+    )
+    p.add_argument(
+        "--list",
+        action="store_true",
+        help="list the algorithms and which implementations are available, then exit",
+    )
     return p
 
 
@@ -172,15 +255,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             plots.require_matplotlib()
         except ImportError as error:
-            print(f"simdcrypt bench: --plot needs matplotlib ({error}); "
-                  "install it with: pip install matplotlib", file=sys.stderr)  # fmt: skip
+            print(
+                f"simdcrypt bench: --plot needs matplotlib ({error}); "
+                "install it with: pip install matplotlib",
+                file=sys.stderr,
+            )
             return 2
     settings = _settings(args)
     progress = Progress(args.progress)
     sc = _import_simdcrypt()
     names = args.algorithms or [spec.name for spec in ALGORITHMS]
     peers = [p.strip() for p in args.peers.split(",")] if args.peers else None
-    avails = [adapters.available(BY_NAME[n], sc, all_backends=args.backends, peers=peers) for n in names]
+    avails = [
+        adapters.available(BY_NAME[n], sc, all_backends=args.backends, peers=peers) for n in names
+    ]
 
     out = sys.stdout
     clock = machine.clock(args.cpu_mhz)
@@ -195,9 +283,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         file=out,
     )
     print(f"cpu flags: {' '.join(info['cpu_flags']) or 'unknown'}", file=out)
-    print(f"memory budget: {settings.memory_budget / 2**30:.1f} GiB; "
-          f"reps {settings.reps}, min sample {settings.min_time:g} s, max call {settings.max_call:g} s",
-          file=out)  # fmt: skip
+    print(
+        f"memory budget: {settings.memory_budget / 2**30:.1f} GiB; "
+        f"reps {settings.reps}, min sample {settings.min_time:g} s, max call {settings.max_call:g} s",
+        file=out,
+    )
     print(file=out)
     for avail in avails:
         print(f"{avail.spec.name}: {avail.spec.title}", file=out)
@@ -212,8 +302,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ok_avails: list[tuple[Availability, list[Implementation]]] = []
     for avail in avails:
         if avail.spec.simdcrypt_builder is not None and not avail.simdcrypt_built:
-            runner.event("skipped", "simdcrypt", avail.spec.name, None, None,
-                         "simdcrypt is not built with this algorithm; its peers are not timed")  # fmt: skip
+            runner.event(
+                "skipped",
+                "simdcrypt",
+                avail.spec.name,
+                None,
+                None,
+                "simdcrypt is not built with this algorithm; its peers are not timed",
+            )
             continue
         impls = runner.check_kats(avail.implementations, avail.spec.kats)
         if impls:
@@ -223,9 +319,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.paper:
         from . import paper
 
-        paper_tables = paper.run(runner, ok_avails, quick=args.quick, scale=args.paper_scale,
-                                 threads=args.threads, clock=clock,
-                                 out=out)  # fmt: skip
+        paper_tables = paper.run(
+            runner,
+            ok_avails,
+            quick=args.quick,
+            scale=args.paper_scale,
+            threads=args.threads,
+            clock=clock,
+            out=out,
+        )
     else:
         _run_ladder_and_scaling(args, runner, ok_avails, out)
     progress.finish()
@@ -307,9 +409,11 @@ def _run_ladder_and_scaling(
                 chosen = [i for i in impls if i.threads or t == 1]
                 plan.append((avail, chosen, _round(scaling_size, unit), t, True))
     fitting = [
-        p for p in plan
-        if p[2] + runner.memory_needed(p[1], p[2], p[0].spec.output_factor) <= runner.settings.memory_budget
-    ]  # fmt: skip
+        p
+        for p in plan
+        if p[2] + runner.memory_needed(p[1], p[2], p[0].spec.output_factor)
+        <= runner.settings.memory_budget
+    ]
     runner.buffer = InputBuffer(max((p[2] for p in fitting), default=0))
     runner.progress.begin(len(plan))
     # Each algorithm's tables are printed as soon as its points are done.
@@ -319,8 +423,14 @@ def _run_ladder_and_scaling(
         scaling: list[Measurement] = []
         for _, impls, size, t, is_scaling in (p for p in plan if p[0] is avail):
             runner.progress.step(f"{name} {format_size(size)}{f' x{t} threads' if t > 1 else ''}: ")
-            results = runner.run_point(impls, name, size, t, output_factor=avail.spec.output_factor,
-                                       series="threads" if is_scaling else "sizes")  # fmt: skip
+            results = runner.run_point(
+                impls,
+                name,
+                size,
+                t,
+                output_factor=avail.spec.output_factor,
+                series="threads" if is_scaling else "sizes",
+            )
             (scaling if is_scaling else by_size).extend(results)
         runner.progress.finish()
         print(f"== {avail.spec.title} [{name}], one thread ==", file=out)

@@ -11,9 +11,23 @@ from typing import Any
 
 # The CPU flags worth recording for simdcrypt's kernels.
 INTERESTING_FLAGS = (
-    "sse2", "ssse3", "sse4_1", "avx", "avx2", "bmi2", "avx512f", "avx512vl", "avx512bw",
-    "avx512dq", "avx512vbmi", "sha_ni", "gfni", "vaes", "asimd", "sha2",
-)  # fmt: skip
+    "sse2",
+    "ssse3",
+    "sse4_1",
+    "avx",
+    "avx2",
+    "bmi2",
+    "avx512f",
+    "avx512vl",
+    "avx512bw",
+    "avx512dq",
+    "avx512vbmi",
+    "sha_ni",
+    "gfni",
+    "vaes",
+    "asimd",
+    "sha2",
+)
 
 
 def _cpuinfo() -> list[dict[str, str]]:
@@ -87,7 +101,7 @@ def clock(override_mhz: float | None = None) -> Clock:
         khz = int(Path("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq").read_text().strip())
         return Clock(khz / 1000, "cpufreq cpuinfo_max_freq (the nominal maximum)")
     except (OSError, ValueError):
-        return Clock(None, "unknown (no /proc/cpuinfo \"cpu MHz\"; pass --cpu-mhz)")
+        return Clock(None, 'unknown (no /proc/cpuinfo "cpu MHz"; pass --cpu-mhz)')
 
 
 def describe() -> dict[str, Any]:

@@ -8,10 +8,10 @@
 4. GOST R 34.11-94 and Streebog: MB/s and cycles/byte, one thread (the GOST paper's
    table 1).
 
-MB and GB are decimal (10^6, 10^9 bytes) as in the papers. ``--quick`` divides every size
-by 16, ``--paper-scale N`` by N (and the titles say so). An implementation too slow for the full size (pure-Python peers) is
-measured on the largest of 64 KiB, 1 MiB, the full size that fits within --max-call and
-the table says which.
+MB and GB are decimal (10^6, 10^9 bytes) as in the papers. ``--quick`` divides every
+size by 16, ``--paper-scale N`` by N (and the titles say so). In the GOST table an
+implementation too slow for the full size (a pure-Python peer) is measured on the largest
+of 64 KiB, 1 MiB and the full size that fits within --max-call, and a note says which.
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def run(
     top = max(counts)
     avails = {a.spec.name: impls for a, impls in ok_avails}
     missing = sorted(
-        {"blake3", "sha256", "sha3_256", "salsa20", "streebog256", "streebog512", "gost94"} - set(avails)
+        {"blake3", "sha256", "sha3_256", "salsa20", "streebog256", "streebog512", "gost94"}
+        - set(avails)
     )
     sizes_1 = [100 * MB // scale, 200 * MB // scale, GB // scale]
     sizes_2 = [20 * MB // scale, 100 * MB // scale, 500 * MB // scale, 2 * GB // scale]
@@ -71,14 +72,24 @@ def run(
         3 * len(counts) + 4 + len(sizes_2) * (1 if top == 1 else 2) + 2 * len(counts) + 3 * 3
     )
 
-    def point(algorithm: str, impls: list[Implementation], size: int, t: int, output_factor: float = 0.0) -> list[Measurement]:
+    def point(
+        algorithm: str, impls: list[Implementation], size: int, t: int, output_factor: float = 0.0
+    ) -> list[Measurement]:
         runner.progress.step(f"paper: {algorithm} {format_size(size)} x{t}: ")
         if size > runner.buffer.size:
             for impl in impls:
-                runner.event("skipped", impl.label, algorithm, size, t,
-                             f"over the memory budget of {format_size(budget)} (--memory-budget)")  # fmt: skip
+                runner.event(
+                    "skipped",
+                    impl.label,
+                    algorithm,
+                    size,
+                    t,
+                    f"over the memory budget of {format_size(budget)} (--memory-budget)",
+                )
             return []
-        return runner.run_point(impls, algorithm, size, t, output_factor=output_factor, series="paper")
+        return runner.run_point(
+            impls, algorithm, size, t, output_factor=output_factor, series="paper"
+        )
 
     def emit(title: str, header: list[str], rows: list[list[str]], notes: list[str]) -> None:
         runner.progress.finish()
@@ -107,7 +118,9 @@ def run(
         "BLAKE3 from Python: seconds per hash against threads",
         ["implementation", "threads", *(format_size(s) for s in sizes_1)],
         rows,
-        ["median of the repetitions; the implementations of one thread count and size were timed interleaved"],
+        [
+            "median of the repetitions; the implementations of one thread count and size were timed interleaved"
+        ],
     )
 
     # 2. BLAKE3 against SHA-256 and SHA3-256.
@@ -172,8 +185,11 @@ def run(
     )
 
     # 4. GOST hashes, one thread.
-    gost_algorithms = [("gost94", "GOST R 34.11-94"), ("streebog256", "Streebog-256"),
-                       ("streebog512", "Streebog-512")]  # fmt: skip
+    gost_algorithms = [
+        ("gost94", "GOST R 34.11-94"),
+        ("streebog256", "Streebog-256"),
+        ("streebog512", "Streebog-512"),
+    ]
     per_alg: dict[str, list[Measurement]] = {}
     labels: list[str] = []
     for algorithm, _ in gost_algorithms:
@@ -186,7 +202,9 @@ def run(
             measured.extend(point(algorithm, impls, size, 1))
         per_alg[algorithm] = measured
     rows = []
-    notes = [f"one thread; cycles/byte = clock / throughput, clock {clock.mhz or 0:.0f} MHz from {clock.source}"]
+    notes = [
+        f"one thread; cycles/byte = clock / throughput, clock {clock.mhz or 0:.0f} MHz from {clock.source}"
+    ]
     for label in labels:
         cells = [label]
         for algorithm, _ in gost_algorithms:
@@ -197,14 +215,18 @@ def run(
             cpb = clock.cycles_per_byte(gm.mb_per_s)
             cells += [report.format_rate(gm.mb_per_s), f"{cpb:.1f}" if cpb is not None else "-"]
             if gm.size != gost_size:
-                notes.append(f"{label} {algorithm}: measured on {format_size(gm.size)} (too slow for "
-                             f"{format_size(gost_size)} within --max-call)")  # fmt: skip
+                notes.append(
+                    f"{label} {algorithm}: measured on {format_size(gm.size)} (too slow for "
+                    f"{format_size(gost_size)} within --max-call)"
+                )
         rows.append(cells)
     header = ["implementation"]
     for _, title in gost_algorithms:
         header += [f"{title} MB/s", "cycles/B"]
     emit(f"GOST hashes on {format_size(gost_size)}", header, rows, notes)
     if missing:
-        print(f"not in these tables (not built, or no implementation available): {', '.join(missing)}",
-              file=out)  # fmt: skip
+        print(
+            f"not in these tables (not built, or no implementation available): {', '.join(missing)}",
+            file=out,
+        )
     return tables

@@ -26,7 +26,9 @@ def _size_label(value: float, _position: object) -> str:
     return format_size(int(value)) if value >= 1 else ""
 
 
-def write_all(directory: Path, measurements: Sequence[Measurement], avails: Sequence[Availability]) -> list[Path]:
+def write_all(
+    directory: Path, measurements: Sequence[Measurement], avails: Sequence[Availability]
+) -> list[Path]:
     plt = require_matplotlib()
     from matplotlib.ticker import FuncFormatter
 
@@ -41,7 +43,10 @@ def write_all(directory: Path, measurements: Sequence[Measurement], avails: Sequ
         if len({m.size for m in ladder}) >= 2:
             fig, ax = plt.subplots(figsize=(8, 5))
             for label in labels:
-                points = sorted({m.size: m for m in ladder if m.implementation == label}.values(), key=lambda m: m.size)
+                points = sorted(
+                    {m.size: m for m in ladder if m.implementation == label}.values(),
+                    key=lambda m: m.size,
+                )
                 ax.plot(
                     [m.size for m in points],
                     [m.mb_per_s for m in points],
@@ -70,12 +75,24 @@ def write_all(directory: Path, measurements: Sequence[Measurement], avails: Sequ
             fig, ax = plt.subplots(figsize=(8, 5))
             top = max(m.threads for m in at)
             for label in dict.fromkeys(m.implementation for m in at):
-                points = sorted((m for m in at if m.implementation == label), key=lambda m: m.threads)
+                points = sorted(
+                    (m for m in at if m.implementation == label), key=lambda m: m.threads
+                )
                 if len(points) == 1 and points[0].threads == 1:
                     # No threads option: its single-thread rate as a flat reference line.
-                    ax.plot([1, top], [points[0].mb_per_s] * 2, linestyle=":", label=f"{label} (1 thread)")
+                    ax.plot(
+                        [1, top],
+                        [points[0].mb_per_s] * 2,
+                        linestyle=":",
+                        label=f"{label} (1 thread)",
+                    )
                 else:
-                    ax.plot([m.threads for m in points], [m.mb_per_s for m in points], marker="o", label=label)
+                    ax.plot(
+                        [m.threads for m in points],
+                        [m.mb_per_s for m in points],
+                        marker="o",
+                        label=label,
+                    )
             ax.set_xlabel("threads")
             ax.set_ylabel("MB/s (median)")
             ax.set_xticks(range(1, top + 1))

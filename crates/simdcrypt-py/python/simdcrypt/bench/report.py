@@ -33,7 +33,9 @@ def format_count(per_s: float) -> str:
     return f"{per_s:.1f}"
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool] | None = None) -> str:
+def table(
+    header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool] | None = None
+) -> str:
     """A plain text table with columns padded to their widest cell."""
     widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
     align = right if right is not None else [False] + [True] * (len(header) - 1)
@@ -68,7 +70,9 @@ def ladder_table(measurements: Sequence[Measurement]) -> str:
     rows = []
     last_size = None
     # Implementations in the order they were set up: simdcrypt's first, then the peers.
-    order = {label: i for i, label in enumerate(dict.fromkeys(m.implementation for m in measurements))}
+    order = {
+        label: i for i, label in enumerate(dict.fromkeys(m.implementation for m in measurements))
+    }
     for m in sorted(measurements, key=lambda m: (m.size, order[m.implementation])):
         rows.append(
             [
@@ -91,7 +95,9 @@ def ladder_table(measurements: Sequence[Measurement]) -> str:
 def scaling_table(measurements: Sequence[Measurement]) -> str:
     one = {m.implementation: m.mb_per_s for m in measurements if m.threads == 1}
     rows = []
-    order = {label: i for i, label in enumerate(dict.fromkeys(m.implementation for m in measurements))}
+    order = {
+        label: i for i, label in enumerate(dict.fromkeys(m.implementation for m in measurements))
+    }
     for m in sorted(measurements, key=lambda m: (order[m.implementation], m.threads)):
         base = one.get(m.implementation)
         rows.append(
@@ -120,7 +126,9 @@ def events_lines(events: Sequence[Event]) -> list[str]:
             )
             if x
         )
-        lines.append(f"  {e.kind.upper()}: {e.algorithm} {e.implementation}{' at ' + where if where else ''}: {e.reason}")
+        lines.append(
+            f"  {e.kind.upper()}: {e.algorithm} {e.implementation}{' at ' + where if where else ''}: {e.reason}"
+        )
     return lines
 
 

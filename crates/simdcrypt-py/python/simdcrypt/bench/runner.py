@@ -106,7 +106,14 @@ class Event:
 
 def format_size(n: int) -> str:
     """8 B, 4 KiB, 1 GiB (binary multiples), or 100 MB, 2 GB (decimal ones)."""
-    for unit, scale in (("GiB", 1 << 30), ("GB", 10**9), ("MiB", 1 << 20), ("MB", 10**6), ("KiB", 1 << 10), ("KB", 10**3)):
+    for unit, scale in (
+        ("GiB", 1 << 30),
+        ("GB", 10**9),
+        ("MiB", 1 << 20),
+        ("MB", 10**6),
+        ("KiB", 1 << 10),
+        ("KB", 10**3),
+    ):
         if n >= scale and n % scale == 0:
             return f"{n // scale} {unit}"
     if n >= 10**6:
@@ -184,13 +191,23 @@ class Runner:
     # Called with each event as it happens (the CLI prints it).
     on_event: Callable[[Event], None] | None = None
 
-    def event(self, kind: str, impl: str, algorithm: str, size: int | None, threads: int | None, reason: str) -> None:
+    def event(
+        self,
+        kind: str,
+        impl: str,
+        algorithm: str,
+        size: int | None,
+        threads: int | None,
+        reason: str,
+    ) -> None:
         ev = Event(kind, algorithm, impl, size, threads, reason)
         self.events.append(ev)
         if self.on_event is not None:
             self.on_event(ev)
 
-    def _probe(self, impl: Implementation, threads: int, key: tuple[str, str, int]) -> tuple[int, float] | None:
+    def _probe(
+        self, impl: Implementation, threads: int, key: tuple[str, str, int]
+    ) -> tuple[int, float] | None:
         try:
             kernel = impl.make(threads)
             data = self.buffer.view(PROBE)
@@ -202,12 +219,16 @@ class Runner:
             return None
         return self._last[key]
 
-    def memory_needed(self, impls: Sequence[Implementation], size: int, output_factor: float) -> int:
+    def memory_needed(
+        self, impls: Sequence[Implementation], size: int, output_factor: float
+    ) -> int:
         """Bytes needed beyond the shared input buffer while one point runs."""
         extra = max((i.memory_factor + (1.0 if i.needs_bytes else 0.0) for i in impls), default=0.0)
         return int(size * (extra + 2 * output_factor)) + (1 << 20)
 
-    def check_kats(self, impls: Sequence[Implementation], kats: Sequence[tuple[bytes, str]]) -> list[Implementation]:
+    def check_kats(
+        self, impls: Sequence[Implementation], kats: Sequence[tuple[bytes, str]]
+    ) -> list[Implementation]:
         """The implementations that give every known answer; the others are reported."""
         good = []
         for impl in impls:
@@ -216,10 +237,18 @@ class Runner:
                 wrong = [
                     (message, expected, out.hex())
                     for message, expected in kats
-                    if (out := kernel(message if impl.needs_bytes else memoryview(message))).hex() != expected
+                    if (out := kernel(message if impl.needs_bytes else memoryview(message))).hex()
+                    != expected
                 ]
             except Exception as error:  # noqa: BLE001 - any failure of a peer is reported
-                self.event("error", impl.label, impl.algorithm, None, None, f"known-answer check raised {error!r}")
+                self.event(
+                    "error",
+                    impl.label,
+                    impl.algorithm,
+                    None,
+                    None,
+                    f"known-answer check raised {error!r}",
+                )
                 continue
             if wrong:
                 message, expected, got = wrong[0]
