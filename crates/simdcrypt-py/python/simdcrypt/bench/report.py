@@ -1,4 +1,14 @@
-"""Text tables for the terminal and the JSON document of a run."""
+"""Text tables for the terminal and the JSON document of a run.
+
+The JSON document (``--json OUT``, schema ``simdcrypt-bench/1``) has: ``date``, ``command``,
+``machine`` (CPU model, relevant flags, cores, memory, OS, Python, load average),
+``clock`` (MHz and its source), ``settings``, ``simdcrypt`` (version, ``backends()``),
+``algorithms`` (per algorithm: the implementations with versions, the unavailable ones
+with the reason), ``results`` (one entry per implementation and point: ``series``
+sizes/threads/paper, size, threads, every sample in seconds per call, median, spread,
+MB/s, calls/s, ratio to the best peer), ``events`` (skipped points, verification failures,
+errors, each with its reason) and ``paper`` (the --paper tables as header and rows).
+"""
 
 from __future__ import annotations
 
