@@ -246,3 +246,15 @@ def test_a_jump_from_tiny_to_large_sizes_is_not_mistaken_for_slowness(tmp_path: 
     status, doc = run(tmp_path, "-a", "sha256", "--sizes", "8,4M", "--max-call", "0.2")
     assert status == 0
     assert {r["size"] for r in doc["results"]} == {8, 4 << 20}
+
+
+def test_scaling_ratio_uses_single_thread_peers(tmp_path: Path) -> None:
+    status, doc = run(
+        tmp_path, "-a", "sha256_many", "--sizes", "64", "--threads", "1,2", "--scaling-size", "64K"
+    )
+    assert status == 0
+    scaling = [r for r in doc["results"] if r["series"] == "threads"]
+    peer = next(r for r in scaling if not r["simdcrypt"])
+    assert peer["threads"] == 1
+    two = next(r for r in scaling if r["simdcrypt"] and r["threads"] == 2)
+    assert two["ratio_to_best_peer"] == pytest.approx(two["mb_per_s"] / peer["mb_per_s"])

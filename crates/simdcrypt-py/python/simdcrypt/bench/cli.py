@@ -388,6 +388,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def scaling_ratios(measurements: Sequence[Measurement]) -> None:
+    """Ratios to the best peer in the thread-scaling run, where a peer without a threads
+    option (timed at one thread only) counts with its one-thread figure: that is what its
+    users get on any number of cores."""
+    peers = [m for m in measurements if not m.is_simdcrypt]
+    for m in measurements:
+        if not m.is_simdcrypt:
+            continue
+        best: dict[str, Measurement] = {}
+        for p in peers:
+            if p.threads <= m.threads and (
+                p.implementation not in best or p.threads > best[p.implementation].threads
+            ):
+                best[p.implementation] = p
+        if best:
+            m.ratio_to_best_peer = m.mb_per_s / max(p.mb_per_s for p in best.values())
+
+
 def _run_ladder_and_scaling(
     args: argparse.Namespace,
     runner: Runner,
@@ -433,6 +451,7 @@ def _run_ladder_and_scaling(
             )
             (scaling if is_scaling else by_size).extend(results)
         runner.progress.finish()
+        scaling_ratios(scaling)
         print(f"== {avail.spec.title} [{name}], one thread ==", file=out)
         print(report.ladder_table(by_size) if by_size else "  (nothing measured)", file=out)
         if scaling:
