@@ -258,3 +258,15 @@ def test_scaling_ratio_uses_single_thread_peers(tmp_path: Path) -> None:
     assert peer["threads"] == 1
     two = next(r for r in scaling if r["simdcrypt"] and r["threads"] == 2)
     assert two["ratio_to_best_peer"] == pytest.approx(two["mb_per_s"] / peer["mb_per_s"])
+
+
+def test_unverified_and_unknown_peer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # sha256_many has no known answer: without its peer nothing checks simdcrypt's output.
+    status, doc = run(
+        tmp_path, "-a", "sha256_many", "--sizes", "64", "--no-scaling", "--peers", "blake3"
+    )
+    assert status == 0
+    assert [e["kind"] for e in doc["events"]] == ["unverified"]
+    with pytest.raises(SystemExit):
+        main(["--peers", "nosuchpeer"])
+    assert "unknown peer nosuchpeer" in capsys.readouterr().err

@@ -266,6 +266,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     sc = _import_simdcrypt()
     names = args.algorithms or [spec.name for spec in ALGORITHMS]
     peers = [p.strip() for p in args.peers.split(",")] if args.peers else None
+    known_peers = {peer.name for spec in ALGORITHMS for peer in spec.peers}
+    if peers is not None and not set(peers) <= known_peers:
+        unknown = ", ".join(sorted(set(peers) - known_peers))
+        parser.error(f"unknown peer {unknown}; expected some of: {', '.join(sorted(known_peers))}")
     avails = [
         adapters.available(BY_NAME[n], sc, all_backends=args.backends, peers=peers) for n in names
     ]
@@ -312,6 +316,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             continue
         impls = runner.check_kats(avail.implementations, avail.spec.kats)
+        if len(impls) == 1 and not avail.spec.kats:
+            runner.event(
+                "unverified",
+                impls[0].label,
+                avail.spec.name,
+                None,
+                None,
+                "timed without verification: no peer installed and no known answer",
+            )
         if impls:
             ok_avails.append((avail, impls))
 
@@ -333,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     progress.finish()
 
     problems = [e for e in runner.events if e.kind in ("mismatch", "error")]
-    skipped = [e for e in runner.events if e.kind == "skipped"]
+    skipped = [e for e in runner.events if e.kind in ("skipped", "unverified")]
     if skipped or problems:
         print("\nNot measured:" if not problems else "\nProblems and omissions:", file=out)
         for line in report.events_lines(skipped + problems):
