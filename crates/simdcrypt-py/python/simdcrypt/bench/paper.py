@@ -93,6 +93,8 @@ def run(
 
     def emit(title: str, header: list[str], rows: list[list[str]], notes: list[str]) -> None:
         runner.progress.finish()
+        if not rows:
+            notes = ["no implementation available (see 'not in these tables' below)", *notes]
         print(f"== {title}{note_quick} ==", file=out)
         print(report.table(header, rows), file=out)
         for n in notes:
@@ -198,7 +200,7 @@ def run(
             if impl.label not in labels:
                 labels.append(impl.label)
         measured: list[Measurement] = []
-        for size in sorted({64 * 1024, MiB, gost_size}):
+        for size in sorted({s for s in (64 * 1024, MiB) if s < gost_size} | {gost_size}):
             measured.extend(point(algorithm, impls, size, 1))
         per_alg[algorithm] = measured
     rows = []
