@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="minimum duration of one sample (default 0.1, --quick 0.01)",
+        help="minimum duration of one sample (default 0.1, --quick 0.02)",
     )
     p.add_argument(
         "--max-call",
@@ -224,7 +224,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     budget = args.memory_budget or (available // 2 if available else 4 << 30)
     return Settings(
         reps=args.reps or (3 if args.quick else 5),
-        min_time=args.min_time if args.min_time is not None else (0.01 if args.quick else 0.1),
+        min_time=args.min_time if args.min_time is not None else (0.02 if args.quick else 0.1),
         max_call=args.max_call if args.max_call is not None else (0.5 if args.quick else 10.0),
         memory_budget=budget,
     )
