@@ -270,3 +270,26 @@ def test_unverified_and_unknown_peer(tmp_path: Path, capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit):
         main(["--peers", "nosuchpeer"])
     assert "unknown peer nosuchpeer" in capsys.readouterr().err
+
+
+def test_progress_display_on_a_terminal() -> None:
+    import io
+
+    from simdcrypt.bench.progress import Progress
+
+    stream = io.StringIO()
+    progress = Progress(True, stream)
+    progress.begin(2)
+    progress.step("blake3 1 MiB: ")
+    progress.note("SKIPPED: something")
+    progress.step("sha256 1 MiB: ")
+    progress.finish()
+    text = stream.getvalue()
+    assert "[1/2 " in text and "blake3 1 MiB" in text and "[2/2 " in text
+    assert "SKIPPED: something\n" in text and text.endswith("\r\x1b[K")
+    silent = io.StringIO()
+    quiet = Progress(None, silent)  # not a terminal: nothing
+    quiet.begin(1)
+    quiet.step("x")
+    quiet.finish()
+    assert silent.getvalue() == ""

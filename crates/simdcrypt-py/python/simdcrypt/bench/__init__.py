@@ -16,6 +16,12 @@ __all__ = ["main"]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the benchmark with the command-line arguments ``argv`` (default: sys.argv)."""
+    import sys
+
     from .cli import main as run
 
-    return run(argv)
+    try:
+        return run(argv)
+    except KeyboardInterrupt:
+        print("\nsimdcrypt bench: interrupted", file=sys.stderr)
+        return 130

@@ -63,6 +63,9 @@ class Measurement:
         return 1.0 / self.median if self.median else math.inf
 
     def to_json(self) -> dict[str, Any]:
+        def finite(x: float) -> float | None:
+            return x if math.isfinite(x) else None
+
         return {
             "series": self.series,
             "algorithm": self.algorithm,
@@ -76,8 +79,8 @@ class Measurement:
             "samples_s": self.samples,
             "median_s": self.median,
             "spread": self.spread,
-            "mb_per_s": self.mb_per_s,
-            "calls_per_s": self.calls_per_s,
+            "mb_per_s": finite(self.mb_per_s),
+            "calls_per_s": finite(self.calls_per_s),
             "ratio_to_best_peer": self.ratio_to_best_peer,
         }
 
