@@ -4,6 +4,7 @@
 //! subcommand lives in its own module.
 
 mod backends;
+mod bench;
 mod check;
 mod escape;
 mod hashing;
@@ -68,6 +69,14 @@ enum Command {
     /// backend selected and the backends this CPU supports.
     #[command(after_help = EXIT_STATUS_HELP)]
     Backends(backends::BackendsArgs),
+
+    /// Compare simdcrypt with other libraries on this machine (runs `python3 -m simdcrypt.bench`)
+    ///
+    /// Every argument goes to the Python harness (`simdcrypt bench --help` shows its
+    /// options). The Python is $SIMDCRYPT_PYTHON, else the active virtual environment's,
+    /// else python3 from PATH; it needs the simdcrypt package. The exit status is the
+    /// harness's: 0 success, 1 a verification failure (or no usable Python), 2 usage error.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -77,6 +86,7 @@ fn main() -> ExitCode {
         Command::Sum(args) => sum::run(args, &mut out),
         Command::Check(args) => check::run(args, &mut out),
         Command::Backends(args) => backends::run(args, &mut out),
+        Command::Bench(args) => return bench::run(args),
     };
     // Flush before any final message so that stdout and stderr stay in order.
     let flushed = out.finish();
