@@ -31,6 +31,7 @@ pub mod blake3;
 pub mod cpu;
 mod error;
 pub mod sha256;
+pub mod streebog;
 
 pub use error::Error;
 

@@ -1,0 +1,43 @@
+//! Table-driven Streebog: LPS as 64 lookups in the generated tables, any CPU.
+
+use super::tables::{C, LPS};
+use super::{State, BLOCK_LEN};
+
+/// L∘P∘S of a 512-bit value, as eight little-endian words.
+#[inline(always)]
+pub(crate) fn lps(x: &[u64; 8]) -> [u64; 8] {
+    core::array::from_fn(|i| {
+        let mut r = 0u64;
+        for (j, table) in LPS.iter().enumerate() {
+            r ^= table[(x[j] >> (8 * i)) as u8 as usize];
+        }
+        r
+    })
+}
+
+#[inline(always)]
+fn xor(a: &[u64; 8], b: &[u64; 8]) -> [u64; 8] {
+    core::array::from_fn(|i| a[i] ^ b[i])
+}
+
+/// The compression function g_N(h, m) (the standard's 7): h ← E(LPS(h ⊕ N), m) ⊕ h ⊕ m.
+pub(crate) fn g(h: &mut [u64; 8], n: &[u64; 8], m: &[u64; 8]) {
+    let mut k = lps(&xor(h, n));
+    let mut t = *m;
+    for c in &C {
+        t = lps(&xor(&t, &k));
+        k = lps(&xor(&k, c));
+    }
+    for i in 0..8 {
+        h[i] ^= t[i] ^ k[i] ^ m[i];
+    }
+}
+
+/// Compresses each 64-byte block of `blocks` in turn (stage 2 of the standard).
+pub(crate) fn compress_blocks(state: &mut State, blocks: &[u8]) {
+    for block in blocks.chunks_exact(BLOCK_LEN) {
+        let m = super::load_block(block);
+        g(&mut state.h, &state.n, &m);
+        state.absorb(&m);
+    }
+}
