@@ -38,6 +38,7 @@ pub(crate) mod portable;
 mod tables;
 
 pub use batch::{hash_many, Bits};
+pub(crate) use batch::{check_out_len, split_between_threads};
 pub use platform::Platform;
 
 use crate::backend::Backend;
