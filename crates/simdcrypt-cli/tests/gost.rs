@@ -110,7 +110,8 @@ fn check_accepts_what_sum_prints() {
             (&["--gost-reverse"], &["-a", algo, "--gost-reverse"]),
             (&["--tag", "--gost-reverse"], &["--gost-reverse"]),
         ] {
-            let manifest = ok_bytes(run(simdcrypt(dir.path()).args(["sum", "-a", algo]).args(sum_opts).args(names(&files))));
+            let manifest =
+                ok_bytes(run(simdcrypt(dir.path()).args(["sum", "-a", algo]).args(sum_opts).args(names(&files))));
             let m = dir.file("manifest", &manifest);
             let out = ok(run(simdcrypt(dir.path()).arg("check").args(check_opts).arg(&m)));
             assert_eq!(out.lines().filter(|l| l.ends_with(": OK")).count(), files.len(), "{algo} {sum_opts:?}\n{out}");
@@ -168,8 +169,13 @@ fn output_matches_rhash() {
             variants.push((vec!["--gost-reverse"], vec!["--gost-reverse"]));
         }
         for (rhash_opts, our_opts) in variants {
-            let theirs = ok_bytes(run(Command::new(&rhash).current_dir(dir.path()).arg(option).args(&rhash_opts).args(names(&files))));
-            let ours = ok_bytes(run(simdcrypt(dir.path()).args(["sum", "-a", algo]).args(&our_opts).args(names(&files))));
+            let theirs = ok_bytes(run(Command::new(&rhash)
+                .current_dir(dir.path())
+                .arg(option)
+                .args(&rhash_opts)
+                .args(names(&files))));
+            let ours =
+                ok_bytes(run(simdcrypt(dir.path()).args(["sum", "-a", algo]).args(&our_opts).args(names(&files))));
             assert_eq!(String::from_utf8(ours).unwrap(), String::from_utf8(theirs).unwrap(), "{algo} {rhash_opts:?}");
         }
     }

@@ -39,8 +39,7 @@ hash_object_methods!(
         h.set_platform(platform::<Platform>(backend.as_deref())?);
         absorb_new(&mut h, data)?;
         Ok(PyGost94 { state: SharedState::new("gost94", h) })
-    }
-
+    },
     /// The S-box parameter set, "cryptopro" or "test".
     #[getter]
     fn sbox(&self, py: Python<'_>) -> PyResult<&'static str> {

@@ -9,7 +9,9 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use simdcrypt::streebog::{self, Bits, HmacStreebog256, HmacStreebog512, Platform, Streebog256, Streebog512, BLOCK_LEN};
+use simdcrypt::streebog::{
+    self, Bits, HmacStreebog256, HmacStreebog512, Platform, Streebog256, Streebog512, BLOCK_LEN,
+};
 
 use crate::args;
 use crate::buffer;
@@ -143,7 +145,5 @@ pub(crate) fn streebog_many<'py>(
     let bits = Bits::from_bits(bits).map_err(args::value_error)?;
     let threads = args::threads(max_threads)?;
     let p = platform::<Platform>(backend.as_deref())?;
-    crate::gost_common::hash_many(py, messages, bits.out_len(), |m, out| {
-        streebog::hash_many(m, bits, out, p, threads)
-    })
+    crate::gost_common::hash_many(py, messages, bits.out_len(), |m, out| streebog::hash_many(m, bits, out, p, threads))
 }

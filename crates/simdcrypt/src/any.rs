@@ -136,7 +136,9 @@ impl AnyHasher {
     pub fn is_xof(&self) -> bool {
         match self {
             AnyHasher::Blake3(_) => true,
-            AnyHasher::Sha256(_) | AnyHasher::Streebog256(_) | AnyHasher::Streebog512(_) | AnyHasher::Gost94(_) => false,
+            AnyHasher::Sha256(_) | AnyHasher::Streebog256(_) | AnyHasher::Streebog512(_) | AnyHasher::Gost94(_) => {
+                false
+            }
         }
     }
 

@@ -87,7 +87,9 @@ fn any_hasher_by_name_on_every_backend() {
     let cases = cases();
     for platform in common::supported_backends::<Platform>("any_hasher_by_name_on_every_backend") {
         let opts = HashOptions { backend: Some(platform.name().to_string()), ..HashOptions::default() };
-        for (name, sbox, label) in [("GOST94", SBox::CryptoPro, "GOST94-CRYPTOPRO"), ("gost94-test", SBox::Test, "GOST94")] {
+        for (name, sbox, label) in
+            [("GOST94", SBox::CryptoPro, "GOST94-CRYPTOPRO"), ("gost94-test", SBox::Test, "GOST94")]
+        {
             let hasher = AnyHasher::new(name, &opts).unwrap();
             assert_eq!(hasher.algorithm(), name.to_lowercase());
             assert_eq!(hasher.tag_label(), label);

@@ -158,7 +158,12 @@ fn batches_match_one_at_a_time() {
                     for threads in [Threads::One, Threads::Max(3)] {
                         let mut out = vec![0u8; count * n];
                         streebog::hash_many(&msgs, bits, &mut out, platform, threads).unwrap();
-                        assert_eq!(out, expected, "{} count {count} equal {equal} {bits:?} {threads:?}", platform.name());
+                        assert_eq!(
+                            out,
+                            expected,
+                            "{} count {count} equal {equal} {bits:?} {threads:?}",
+                            platform.name()
+                        );
                     }
                 }
             }
@@ -176,6 +181,8 @@ fn batches_match_one_at_a_time() {
         }
     }
     let mut out = vec![0u8; 63];
-    assert!(streebog::hash_many(&[b"a", b"b"], Bits::B256, &mut out, streebog::Platform::Portable, Threads::One).is_err());
+    assert!(
+        streebog::hash_many(&[b"a", b"b"], Bits::B256, &mut out, streebog::Platform::Portable, Threads::One).is_err()
+    );
     assert!(Bits::from_bits(384).unwrap_err().to_string().contains("256 or 512, got 384"));
 }

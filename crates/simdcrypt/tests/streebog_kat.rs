@@ -79,7 +79,11 @@ fn standard_examples_on_every_backend() {
         }
     }
     for case in &cases {
-        let d = if case.bits == 256 { streebog::hash256(&case.message).to_vec() } else { streebog::hash512(&case.message).to_vec() };
+        let d = if case.bits == 256 {
+            streebog::hash256(&case.message).to_vec()
+        } else {
+            streebog::hash512(&case.message).to_vec()
+        };
         assert_eq!(d, case.digest, "one-shot {}", case.name);
     }
 }

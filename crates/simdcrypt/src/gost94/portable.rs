@@ -128,8 +128,9 @@ mod tests {
                 let top = words[0] ^ words[1] ^ words[2] ^ words[3] ^ words[12] ^ words[15];
                 words.remove(0);
                 words.push(top);
-                let expected: [u64; 4] =
-                    core::array::from_fn(|w| (0..4).map(|i| (words[4 * w + i] as u64) << (16 * i)).fold(0, |a, b| a | b));
+                let expected: [u64; 4] = core::array::from_fn(|w| {
+                    (0..4).map(|i| (words[4 * w + i] as u64) << (16 * i)).fold(0, |a, b| a | b)
+                });
                 if r == 1 {
                     assert_eq!(psi(y), expected);
                 }

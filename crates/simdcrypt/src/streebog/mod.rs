@@ -37,8 +37,8 @@ mod platform;
 pub(crate) mod portable;
 mod tables;
 
-pub use batch::{hash_many, Bits};
 pub(crate) use batch::{check_out_len, split_between_threads};
+pub use batch::{hash_many, Bits};
 pub use platform::Platform;
 
 use crate::backend::Backend;

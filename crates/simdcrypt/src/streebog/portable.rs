@@ -3,15 +3,20 @@
 use super::tables::{C, LPS};
 use super::{State, BLOCK_LEN};
 
-/// L∘P∘S of a 512-bit value, as eight little-endian words.
+/// L∘P∘S of a 512-bit value, as eight little-endian words. Reading the state as bytes
+/// lets the table indices come from byte loads rather than shifts and masks.
 #[inline(always)]
 pub(crate) fn lps(x: &[u64; 8]) -> [u64; 8] {
+    let b: [[u8; 8]; 8] = x.map(u64::to_le_bytes);
     core::array::from_fn(|i| {
-        let mut r = 0u64;
-        for (j, table) in LPS.iter().enumerate() {
-            r ^= table[(x[j] >> (8 * i)) as u8 as usize];
-        }
-        r
+        LPS[0][b[0][i] as usize]
+            ^ LPS[1][b[1][i] as usize]
+            ^ LPS[2][b[2][i] as usize]
+            ^ LPS[3][b[3][i] as usize]
+            ^ LPS[4][b[4][i] as usize]
+            ^ LPS[5][b[5][i] as usize]
+            ^ LPS[6][b[6][i] as usize]
+            ^ LPS[7][b[7][i] as usize]
     })
 }
 
