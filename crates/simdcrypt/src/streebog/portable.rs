@@ -7,17 +7,19 @@ use super::{State, BLOCK_LEN};
 /// lets the table indices come from byte loads rather than shifts and masks.
 #[inline(always)]
 pub(crate) fn lps(x: &[u64; 8]) -> [u64; 8] {
-    let b: [[u8; 8]; 8] = x.map(u64::to_le_bytes);
-    core::array::from_fn(|i| {
-        LPS[0][b[0][i] as usize]
-            ^ LPS[1][b[1][i] as usize]
-            ^ LPS[2][b[2][i] as usize]
-            ^ LPS[3][b[3][i] as usize]
-            ^ LPS[4][b[4][i] as usize]
-            ^ LPS[5][b[5][i] as usize]
-            ^ LPS[6][b[6][i] as usize]
-            ^ LPS[7][b[7][i] as usize]
-    })
+    let mut bytes = [0u8; 64];
+    for (chunk, w) in bytes.chunks_exact_mut(8).zip(x) {
+        chunk.copy_from_slice(&w.to_le_bytes());
+    }
+    let mut out = [0u64; 8];
+    for (i, o) in out.iter_mut().enumerate() {
+        let mut r = 0;
+        for (j, table) in LPS.iter().enumerate() {
+            r ^= table[bytes[8 * j + i] as usize];
+        }
+        *o = r;
+    }
+    out
 }
 
 #[inline(always)]
