@@ -20,6 +20,7 @@
 use core::arch::x86_64::*;
 
 use super::tables::{A, C, PI};
+use super::batch::LANES;
 use super::{add512, State, BLOCK_LEN};
 
 /// The 8×8 bit matrix, in `gf2p8affineqb`'s layout, of block (i, j) of l: output byte i
@@ -244,21 +245,21 @@ pub(crate) fn compress_blocks(state: &mut State, blocks: &[u8]) {
     state.h = to_words(h);
 }
 
-/// g_N(h, m) on four independent inputs, their chains interleaved.
+/// g_N(h, m) on [`LANES`] independent inputs, their chains interleaved.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-pub(crate) fn g_lanes(h: &mut [[u64; 8]; 4], n: &[[u64; 8]; 4], m: &[[u64; 8]; 4]) {
+pub(crate) fn g_lanes(h: &mut [[u64; 8]; LANES], n: &[[u64; 8]; LANES], m: &[[u64; 8]; LANES]) {
     let k = Consts::new();
-    let hv: [__m512i; 4] = core::array::from_fn(|i| vec(&h[i]));
-    let mv: [__m512i; 4] = core::array::from_fn(|i| vec(&m[i]));
-    let mut key: [__m512i; 4] = core::array::from_fn(|i| lps_wide(&k, _mm512_xor_si512(hv[i], vec(&n[i]))));
+    let hv: [__m512i; LANES] = core::array::from_fn(|i| vec(&h[i]));
+    let mv: [__m512i; LANES] = core::array::from_fn(|i| vec(&m[i]));
+    let mut key: [__m512i; LANES] = core::array::from_fn(|i| lps_wide(&k, _mm512_xor_si512(hv[i], vec(&n[i]))));
     let mut t = mv;
     for c in &k.c {
-        for i in 0..4 {
+        for i in 0..LANES {
             t[i] = lps_wide(&k, _mm512_xor_si512(t[i], key[i]));
             key[i] = lps_wide(&k, _mm512_xor_si512(key[i], *c));
         }
     }
-    for i in 0..4 {
+    for i in 0..LANES {
         h[i] = to_words(_mm512_ternarylogic_epi64::<0x96>(hv[i], _mm512_xor_si512(t[i], key[i]), mv[i]));
     }
 }
