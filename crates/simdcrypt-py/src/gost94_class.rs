@@ -23,7 +23,7 @@ pub(crate) struct PyGost94 {
     state: SharedState<Gost94>,
 }
 
-hash_object_methods!(
+hash_object_methods! {
     PyGost94,
     "gost94",
     OUT_LEN,
@@ -39,13 +39,14 @@ hash_object_methods!(
         h.set_platform(platform::<Platform>(backend.as_deref())?);
         absorb_new(&mut h, data)?;
         Ok(PyGost94 { state: SharedState::new("gost94", h) })
-    },
+    }
+
     /// The S-box parameter set, "cryptopro" or "test".
     #[getter]
     fn sbox(&self, py: Python<'_>) -> PyResult<&'static str> {
         self.state.locked(py, |h| h.sbox().name())
     }
-);
+}
 
 /// GOST R 34.11-94 digests of many independent messages, concatenated (32 bytes each).
 ///

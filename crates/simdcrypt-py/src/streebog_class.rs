@@ -30,7 +30,7 @@ pub(crate) struct PyStreebog256 {
     state: SharedState<Streebog256>,
 }
 
-hash_object_methods!(
+hash_object_methods! {
     PyStreebog256,
     "streebog256",
     32,
@@ -43,7 +43,7 @@ hash_object_methods!(
         absorb_new(&mut h, data)?;
         Ok(PyStreebog256 { state: SharedState::new("streebog256", h) })
     }
-);
+}
 
 /// An incremental Streebog-512 (GOST R 34.11-2012) hasher with hashlib's interface.
 ///
@@ -54,7 +54,7 @@ pub(crate) struct PyStreebog512 {
     state: SharedState<Streebog512>,
 }
 
-hash_object_methods!(
+hash_object_methods! {
     PyStreebog512,
     "streebog512",
     64,
@@ -67,7 +67,7 @@ hash_object_methods!(
         absorb_new(&mut h, data)?;
         Ok(PyStreebog512 { state: SharedState::new("streebog512", h) })
     }
-);
+}
 
 /// HMAC-Streebog-256 (RFC 7836) with hmac.HMAC's interface.
 ///
@@ -79,7 +79,7 @@ pub(crate) struct PyHmacStreebog256 {
     state: SharedState<HmacStreebog256>,
 }
 
-hash_object_methods!(
+hash_object_methods! {
     PyHmacStreebog256,
     "hmac-streebog256",
     32,
@@ -93,7 +93,7 @@ hash_object_methods!(
         absorb_new(&mut h, data)?;
         Ok(PyHmacStreebog256 { state: SharedState::new("hmac-streebog256", h) })
     }
-);
+}
 
 /// HMAC-Streebog-512 (RFC 7836) with hmac.HMAC's interface.
 ///
@@ -104,7 +104,7 @@ pub(crate) struct PyHmacStreebog512 {
     state: SharedState<HmacStreebog512>,
 }
 
-hash_object_methods!(
+hash_object_methods! {
     PyHmacStreebog512,
     "hmac-streebog512",
     64,
@@ -118,7 +118,7 @@ hash_object_methods!(
         absorb_new(&mut h, data)?;
         Ok(PyHmacStreebog512 { state: SharedState::new("hmac-streebog512", h) })
     }
-);
+}
 
 /// Streebog digests of many independent messages, concatenated: `len(messages) *
 /// bits // 8` bytes, digest `i` being `streebog256(messages[i]).digest()` (or 512).

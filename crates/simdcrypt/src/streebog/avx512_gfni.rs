@@ -19,8 +19,8 @@
 
 use core::arch::x86_64::*;
 
-use super::tables::{A, C, PI};
 use super::batch::LANES;
+use super::tables::{A, C, PI};
 use super::{add512, State, BLOCK_LEN};
 
 /// The 8×8 bit matrix, in `gf2p8affineqb`'s layout, of block (i, j) of l: output byte i

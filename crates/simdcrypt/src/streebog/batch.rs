@@ -74,6 +74,9 @@ pub(crate) fn check_out_len(count: usize, per_message: usize, out_len: usize) ->
     Ok(())
 }
 
+/// Hashes some messages on one thread, writing their digests in order.
+pub(crate) type SerialHash<'a> = dyn Fn(&[&[u8]], &mut [u8]) + Sync + 'a;
+
 /// Shares the messages out between up to `threads` threads by total size (each message
 /// counted as at least `min_cost` bytes), and runs `serial` on each part.
 pub(crate) fn split_between_threads(
@@ -82,7 +85,7 @@ pub(crate) fn split_between_threads(
     out_len: usize,
     threads: Threads,
     min_cost: usize,
-    serial: &(dyn Fn(&[&[u8]], &mut [u8]) + Sync),
+    serial: &SerialHash<'_>,
 ) {
     if messages.is_empty() {
         return;
@@ -92,14 +95,7 @@ pub(crate) fn split_between_threads(
     crate::blake3::with_pool(pool_size, || split(messages, out, out_len, pool_size, min_cost, serial));
 }
 
-fn split(
-    messages: &[&[u8]],
-    out: &mut [u8],
-    out_len: usize,
-    threads: usize,
-    min_cost: usize,
-    serial: &(dyn Fn(&[&[u8]], &mut [u8]) + Sync),
-) {
+fn split(messages: &[&[u8]], out: &mut [u8], out_len: usize, threads: usize, min_cost: usize, serial: &SerialHash<'_>) {
     if threads <= 1 || messages.len() < 2 {
         return serial(messages, out);
     }
