@@ -39,6 +39,7 @@ impl Backend for Platform {
     }
 
     fn runs_on(self, f: Features) -> bool {
+        let _ = f; // unused where only the portable backend exists
         match self {
             Platform::Portable => true,
             #[cfg(target_arch = "x86_64")]
