@@ -207,6 +207,36 @@ pub(crate) fn g_vec(k: &Consts, h: __m512i, n: __m512i, m: __m512i) -> __m512i {
     _mm512_ternarylogic_epi64::<0x96>(h, _mm512_xor_si512(t, key), m)
 }
 
+/// g_0(IV, m) with the precomputed key schedule of a first compression.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+pub(crate) fn g_keys(h: &mut [u64; 8], keys: &[[u64; 8]; 13], m: &[u64; 8]) {
+    let k = Consts::new();
+    let mv = vec(m);
+    let mut t = mv;
+    for key in &keys[..12] {
+        t = lps(&k, _mm512_xor_si512(t, vec(key)));
+    }
+    *h = to_words(_mm512_ternarylogic_epi64::<0x96>(vec(h), _mm512_xor_si512(t, vec(&keys[12])), mv));
+}
+
+/// [`g_keys`] on [`LANES`] messages' first compressions (one IV), interleaved.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+pub(crate) fn g_keys_lanes(h: &mut [[u64; 8]; LANES], keys: &[[u64; 8]; 13], m: &[[u64; 8]; LANES]) {
+    let k = Consts::new();
+    let mv: [__m512i; LANES] = core::array::from_fn(|i| vec(&m[i]));
+    let mut t = mv;
+    for key in &keys[..12] {
+        let kv = vec(key);
+        for ti in t.iter_mut() {
+            *ti = lps_wide(&k, _mm512_xor_si512(*ti, kv));
+        }
+    }
+    let last = vec(&keys[12]);
+    for i in 0..LANES {
+        h[i] = to_words(_mm512_ternarylogic_epi64::<0x96>(vec(&h[i]), _mm512_xor_si512(t[i], last), mv[i]));
+    }
+}
+
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn load(block: &[u8]) -> __m512i {

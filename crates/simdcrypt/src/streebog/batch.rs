@@ -174,7 +174,18 @@ fn hash_serial(messages: &[&[u8]], bits: Bits, out: &mut [u8], platform: Platfor
                 Step::Idle => ([0; 8], [0; 8]),
             };
         }
-        platform.g_lanes(&mut h, &n, &m);
+        // Every busy lane at its message's first compression (h = IV, N = 0): the key
+        // schedule is precomputed, half the work.
+        let first = lanes.iter().all(|l| l.step == Step::Idle || (l.step == Step::Blocks && l.pos == 0));
+        if first {
+            let keys = match bits {
+                Bits::B256 => &super::tables::IV_KEYS_256,
+                Bits::B512 => &super::tables::IV_KEYS_512,
+            };
+            platform.g_keys_lanes(&mut h, keys, &m);
+        } else {
+            platform.g_lanes(&mut h, &n, &m);
+        }
         for (i, lane) in lanes.iter_mut().enumerate() {
             lane.state.h = h[i];
             match lane.step {

@@ -88,6 +88,22 @@ pub(crate) fn load_block(block: &[u8]) -> [u64; 8] {
     core::array::from_fn(|i| u64::from_le_bytes(block[8 * i..8 * i + 8].try_into().unwrap()))
 }
 
+/// The precomputed key schedule for a state that has compressed nothing yet (N = 0, so h
+/// is still the IV), or `None`.
+#[inline]
+pub(crate) fn fresh_keys(state: &State) -> Option<&'static [[u64; 8]; 13]> {
+    if state.n != [0; 8] {
+        return None;
+    }
+    if state.h == [0; 8] {
+        Some(&tables::IV_KEYS_512)
+    } else if state.h == [0x0101_0101_0101_0101; 8] {
+        Some(&tables::IV_KEYS_256)
+    } else {
+        None
+    }
+}
+
 /// The final stage (the standard's stage 3) on a copy of the state: the padded last
 /// partial block `rest` (fewer than 64 bytes, possibly none), then N and Σ. Returns h.
 pub(crate) fn finish(platform: Platform, state: &State, rest: &[u8]) -> [u64; 8] {
@@ -97,7 +113,10 @@ pub(crate) fn finish(platform: Platform, state: &State, rest: &[u8]) -> [u64; 8]
     last[..rest.len()].copy_from_slice(rest);
     last[rest.len()] = 1;
     let m = load_block(&last);
-    platform.g(&mut st.h, &st.n, &m);
+    match fresh_keys(&st) {
+        Some(keys) => platform.g_keys(&mut st.h, keys, &m),
+        None => platform.g(&mut st.h, &st.n, &m),
+    }
     add512(&mut st.n, &[8 * rest.len() as u64, 0, 0, 0, 0, 0, 0, 0]);
     add512(&mut st.sigma, &m);
     platform.g(&mut st.h, &[0; 8], &st.n);

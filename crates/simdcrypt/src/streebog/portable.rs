@@ -40,6 +40,17 @@ pub(crate) fn g(h: &mut [u64; 8], n: &[u64; 8], m: &[u64; 8]) {
     }
 }
 
+/// g_0(IV, m) with the precomputed key schedule of a first compression.
+pub(crate) fn g_keys(h: &mut [u64; 8], keys: &[[u64; 8]; 13], m: &[u64; 8]) {
+    let mut t = *m;
+    for k in &keys[..12] {
+        t = lps(&xor(&t, k));
+    }
+    for i in 0..8 {
+        h[i] ^= t[i] ^ keys[12][i] ^ m[i];
+    }
+}
+
 /// Compresses each 64-byte block of `blocks` in turn (stage 2 of the standard).
 pub(crate) fn compress_blocks(state: &mut State, blocks: &[u8]) {
     for block in blocks.chunks_exact(BLOCK_LEN) {
