@@ -7,6 +7,7 @@
 //! `hmac.new(key, msg, digestmod)` does; `hmac_streebog256(key, data).digest()` is the
 //! one-shot form, like `hmac.digest(key, msg, digest)`.
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use simdcrypt::streebog::{
@@ -138,11 +139,15 @@ hash_object_methods! {
 pub(crate) fn streebog_many<'py>(
     py: Python<'py>,
     messages: &Bound<'py, PyAny>,
-    bits: u32,
+    bits: i64,
     max_threads: isize,
     backend: Option<String>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let bits = Bits::from_bits(bits).map_err(args::value_error)?;
+    // The library's message for any value outside u32 too.
+    let bits = u32::try_from(bits)
+        .ok()
+        .and_then(|b| Bits::from_bits(b).ok())
+        .ok_or_else(|| PyValueError::new_err(format!("streebog bits must be 256 or 512, got {bits}")))?;
     let threads = args::threads(max_threads)?;
     let p = platform::<Platform>(backend.as_deref())?;
     crate::gost_common::hash_many(py, messages, bits.out_len(), |m, out| streebog::hash_many(m, bits, out, p, threads))

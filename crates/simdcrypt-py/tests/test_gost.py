@@ -183,6 +183,8 @@ def test_errors() -> None:
         simdcrypt.gost94_many([b""], sbox="bogus")
     with pytest.raises(ValueError, match="256 or 512, got 384"):
         simdcrypt.streebog_many([b""], bits=384)
+    with pytest.raises(ValueError, match="256 or 512, got -256"):
+        simdcrypt.streebog_many([b""], bits=-256)
     with pytest.raises(ValueError, match="unknown streebog backend"):
         simdcrypt.streebog256(backend="neon")
     with pytest.raises(ValueError, match="unknown gost94 backend"):

@@ -29,6 +29,10 @@
 //! [`Platform::Avx512Gfni`] (x86-64 with AVX-512 VBMI and GFNI) keeps the 512-bit state in
 //! one register: the S-box is two `vpermi2b` lookups, and the linear layer L is eight
 //! `gf2p8affineqb` with 8×8 bit-matrix blocks of A, followed by one byte transposition.
+//!
+//! On every backend a message's first compression (h = IV, N = 0) takes its key schedule,
+//! which depends on the IV alone, from a table computed at compile time: 12 LPS instead
+//! of 25, which shows in short messages and batches.
 
 #[cfg(target_arch = "x86_64")]
 mod avx512_gfni;
