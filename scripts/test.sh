@@ -23,6 +23,15 @@ if [ ! -x .tools/bin/b3sum ]; then
 fi
 export B3SUM="$root/.tools/bin/b3sum" SIMDCRYPT_REQUIRE_B3SUM=1
 
+step "rhash, to compare the GOST algorithms' CLI output against"
+if ! command -v rhash >/dev/null; then
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo -n"
+    { $sudo apt-get install -y -qq rhash || { $sudo apt-get update -qq && $sudo apt-get install -y -qq rhash; }; } \
+        >/tmp/simdcrypt-rhash-setup.log 2>&1 \
+        || printf '\n*** rhash NOT INSTALLED (see /tmp/simdcrypt-rhash-setup.log): CLI output not compared with RHash ***\n\n'
+fi
+if command -v rhash >/dev/null; then export SIMDCRYPT_REQUIRE_RHASH=1; fi
+
 step "Rust tests (library, CLI)"
 cargo test --workspace --exclude simdcrypt-py --no-fail-fast -- --show-output 2>&1 \
     | grep -v '^---- .* stdout ----$' | grep -v '^successes:$'
@@ -31,6 +40,8 @@ SIMDCRYPT_DISABLE=avx512,avx2,sse4.1 cargo test -p simdcrypt --test blake3_kat -
     | grep -E 'exercised|refused|test result'
 SIMDCRYPT_DISABLE=sha cargo test -p simdcrypt --test sha256_kat -- --show-output 2>&1 \
     | grep -E 'exercised|refused|test result'
+SIMDCRYPT_DISABLE=gfni cargo test -p simdcrypt --test streebog_kat -- --show-output 2>&1 \
+    | grep -E 'exercised|test result'
 
 step "aarch64 (NEON) under qemu"
 ./scripts/test-aarch64.sh

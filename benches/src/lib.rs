@@ -1,1 +1,70 @@
-//! Benchmarks only: see benches/.
+//! Benchmarks only: see benches/. This library holds what several benches share: the
+//! bindings of C peers (behind opt-in features, so that checking the benches needs no
+//! system library).
+
+#[cfg(feature = "peer-nettle")]
+pub mod nettle {
+    //! Nettle's Streebog and GOST R 34.11-94 (libnettle 3.8, nettle/streebog.h and
+    //! nettle/gosthash94.h). The contexts are opaque here: a buffer larger and more aligned
+    //! than Nettle's structs (streebog512_ctx is 260 bytes, gosthash94_ctx 112).
+
+    use std::ffi::c_void;
+
+    #[repr(C, align(16))]
+    struct Ctx([u8; 512]);
+
+    #[link(name = "nettle")]
+    extern "C" {
+        fn nettle_streebog512_init(ctx: *mut c_void);
+        fn nettle_streebog256_init(ctx: *mut c_void);
+        fn nettle_streebog512_update(ctx: *mut c_void, len: usize, data: *const u8);
+        fn nettle_streebog512_digest(ctx: *mut c_void, len: usize, out: *mut u8);
+        fn nettle_streebog256_digest(ctx: *mut c_void, len: usize, out: *mut u8);
+        fn nettle_gosthash94_init(ctx: *mut c_void);
+        fn nettle_gosthash94cp_update(ctx: *mut c_void, len: usize, data: *const u8);
+        fn nettle_gosthash94cp_digest(ctx: *mut c_void, len: usize, out: *mut u8);
+    }
+
+    /// Nettle's Streebog-512 of `data`.
+    pub fn streebog512(data: &[u8]) -> [u8; 64] {
+        let mut ctx = Ctx([0; 512]);
+        let mut out = [0u8; 64];
+        let c = ctx.0.as_mut_ptr().cast();
+        // SAFETY: `ctx` is larger and more aligned than struct streebog512_ctx; `data` and
+        // `out` are valid for the lengths passed.
+        unsafe {
+            nettle_streebog512_init(c);
+            nettle_streebog512_update(c, data.len(), data.as_ptr());
+            nettle_streebog512_digest(c, out.len(), out.as_mut_ptr());
+        }
+        out
+    }
+
+    /// Nettle's Streebog-256 of `data` (its update is Streebog-512's).
+    pub fn streebog256(data: &[u8]) -> [u8; 32] {
+        let mut ctx = Ctx([0; 512]);
+        let mut out = [0u8; 32];
+        let c = ctx.0.as_mut_ptr().cast();
+        // SAFETY: as above.
+        unsafe {
+            nettle_streebog256_init(c);
+            nettle_streebog512_update(c, data.len(), data.as_ptr());
+            nettle_streebog256_digest(c, out.len(), out.as_mut_ptr());
+        }
+        out
+    }
+
+    /// Nettle's GOST R 34.11-94 with the CryptoPro parameters (gosthash94cp) of `data`.
+    pub fn gosthash94cp(data: &[u8]) -> [u8; 32] {
+        let mut ctx = Ctx([0; 512]);
+        let mut out = [0u8; 32];
+        let c = ctx.0.as_mut_ptr().cast();
+        // SAFETY: as above (gosthash94cp_init is a macro for gosthash94_init).
+        unsafe {
+            nettle_gosthash94_init(c);
+            nettle_gosthash94cp_update(c, data.len(), data.as_ptr());
+            nettle_gosthash94cp_digest(c, out.len(), out.as_mut_ptr());
+        }
+        out
+    }
+}

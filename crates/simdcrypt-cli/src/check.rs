@@ -209,6 +209,7 @@ impl<'a> Checker<'a> {
         } else {
             hashing::hash_input(&path, hasher, Some(len), self.args.hash.no_mmap)
         };
+        let result = result.map(|digest| self.args.hash.present(hasher, digest));
         let name = check_name(&path, Style::of(hasher.algorithm()));
         let (prefix, name) = (name.line_prefix(), name.text);
         let quiet = self.args.status;

@@ -53,6 +53,16 @@ pub struct HashArgs {
     /// Never memory-map files; read them sequentially
     #[arg(long)]
     pub no_mmap: bool,
+
+    /// Streebog and GOST R 34.11-94 digests in the standards' printed byte order (the
+    /// bytes reversed), as RHash's --gost-reverse; other algorithms are unaffected
+    #[arg(long)]
+    pub gost_reverse: bool,
+}
+
+/// Whether `--gost-reverse` applies to the algorithm.
+pub fn is_gost(algorithm: &str) -> bool {
+    matches!(algorithm, "streebog256" | "streebog512" | "gost94" | "gost94-test")
 }
 
 fn parse_threads(s: &str) -> Result<Threads, String> {
@@ -75,6 +85,14 @@ impl HashArgs {
     /// Whether the key is read from standard input.
     pub fn key_from_stdin(&self) -> bool {
         self.key_file.as_deref().is_some_and(is_stdin)
+    }
+
+    /// The digest as printed: reversed for GOST algorithms under `--gost-reverse`.
+    pub fn present(&self, hasher: &AnyHasher, mut digest: Vec<u8>) -> Vec<u8> {
+        if self.gost_reverse && is_gost(hasher.algorithm()) {
+            digest.reverse();
+        }
+        digest
     }
 
     /// The library's options, reading the key file if there is one.

@@ -34,7 +34,7 @@ pub struct SumArgs {
     )]
     pub length: Option<u64>,
 
-    /// Print BSD-style lines: BLAKE3 (FILE) = HASH, SHA256 (FILE) = HASH
+    /// Print BSD-style lines: BLAKE3 (FILE) = HASH, SHA256 (FILE) = HASH, GOST12-256 (FILE) = HASH
     #[arg(long)]
     pub tag: bool,
 
@@ -60,6 +60,12 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
 
     let opts = args.hash.options()?;
     let hasher = args.hash.hasher(&args.algorithm, &opts)?;
+    if args.hash.gost_reverse && !hashing::is_gost(hasher.algorithm()) {
+        return Err(Failure::Usage(format!(
+            "--gost-reverse applies to streebog256, streebog512, gost94 and gost94-test, not {}",
+            hasher.algorithm()
+        )));
+    }
     let len = args.length.map(|l| l as usize);
     // Reject an unavailable length before reading any input. (Only fixed-length
     // algorithms can refuse one, and their digests are short.)
@@ -70,7 +76,10 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
     let mut all_ok = true;
     for path in files {
         match hashing::hash_input(path, &hasher, len, args.hash.no_mmap) {
-            Ok(digest) => out.record(&format_line(path, &hasher, &digest, args.tag))?,
+            Ok(digest) => {
+                let digest = args.hash.present(&hasher, digest);
+                out.record(&format_line(path, &hasher, &digest, args.tag))?
+            }
             Err(e) => {
                 all_ok = false;
                 out.warn(format_args!("{}: {}", path.to_string_lossy(), io_error_text(&e)))?;

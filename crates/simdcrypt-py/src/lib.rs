@@ -7,6 +7,9 @@
 //! batch.rs) and `blake3_subtree` / `blake3_merge` (hashing an input in pieces,
 //! subtree.rs). SHA-256 has `sha256_many` (hashtree-style batches of 64-byte blocks,
 //! sha256_batch.rs) and `merkle_root` / `merkle_layers` (SSZ-style Merkle trees, merkle.rs).
+//! Streebog and GOST R 34.11-94: streebog_class.rs (`streebog256`, `streebog512`, the HMAC
+//! objects, `streebog_many`) and gost94_class.rs (`gost94`, `gost94_many`), on the shared
+//! methods of gost_common.rs.
 
 use std::path::PathBuf;
 
@@ -19,10 +22,13 @@ mod args;
 mod batch;
 mod blake3_class;
 mod buffer;
+mod gost94_class;
+mod gost_common;
 mod merkle;
 mod sha256_batch;
 mod sha256_class;
 mod shared_state;
+mod streebog_class;
 mod subtree;
 
 use blake3_class::Blake3;
@@ -116,5 +122,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merkle::merkle_layers, m)?)?;
     m.add_function(wrap_pyfunction!(subtree::blake3_subtree, m)?)?;
     m.add_function(wrap_pyfunction!(subtree::blake3_merge, m)?)?;
+    m.add_class::<streebog_class::PyStreebog256>()?;
+    m.add_class::<streebog_class::PyStreebog512>()?;
+    m.add_class::<streebog_class::PyHmacStreebog256>()?;
+    m.add_class::<streebog_class::PyHmacStreebog512>()?;
+    m.add_class::<gost94_class::PyGost94>()?;
+    m.add_function(wrap_pyfunction!(streebog_class::streebog_many, m)?)?;
+    m.add_function(wrap_pyfunction!(gost94_class::gost94_many, m)?)?;
     Ok(())
 }

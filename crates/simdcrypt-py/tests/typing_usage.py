@@ -47,7 +47,9 @@ sha_hex: str = s.hexdigest()
 sha_clone: simdcrypt.sha256 = s.copy()
 sha_sizes: tuple[str, int, int, str] = (s.name, s.digest_size, s.block_size, s.backend)
 sha_by_name: simdcrypt.sha256 = simdcrypt.new("sha256", b"data", backend="portable")
-some_hasher: simdcrypt.blake3 | simdcrypt.sha256 = simdcrypt.new(str("sha256"))
+some_hasher: (
+    simdcrypt.blake3 | simdcrypt.sha256 | simdcrypt.streebog256 | simdcrypt.streebog512 | simdcrypt.gost94
+) = simdcrypt.new(str("sha256"))
 sha_file: bytes = simdcrypt.hash_file(__file__, "sha256")
 with open(__file__, "rb") as sha_f:
     if sys.version_info >= (3, 11):
@@ -112,3 +114,19 @@ root: bytes = simdcrypt.blake3_merge(left_cv, right_cv, root=True, length=64)
 parent: bytes = simdcrypt.blake3_merge(left_cv, bytearray(right_cv), derive_key_context=None)
 keyed_cv: bytes = simdcrypt.blake3_subtree(whole[:1024], offset=1024, key=bytes(32), derive_key_context=None)
 assert root == blake3(whole).digest(64)
+
+# Streebog, HMAC-Streebog, GOST R 34.11-94 and their batches.
+st: simdcrypt.streebog256 = simdcrypt.streebog256(b"abc", backend="portable")
+st.update(memoryview(b"more"))
+st_hex: str = st.hexdigest()
+st_name: str = st.name
+st5: simdcrypt.streebog512 = simdcrypt.new("streebog512", b"abc").copy()
+st5_bytes: bytes = st5.digest()
+mac: simdcrypt.hmac_streebog256 = simdcrypt.hmac_streebog256(b"key", b"data")
+mac_tag: bytes = mac.copy().digest()
+mac5: bytes = simdcrypt.hmac_streebog512(bytearray(b"key")).digest()
+g94: simdcrypt.gost94 = simdcrypt.gost94(b"abc", sbox="test")
+g94_sbox: str = g94.sbox
+g94_named: simdcrypt.gost94 = simdcrypt.new("gost94-test")
+many_st: bytes = simdcrypt.streebog_many([b"a", b"b"], bits=512, max_threads=2)
+many_g94: bytes = simdcrypt.gost94_many((b"a", bytearray(b"b")), sbox="cryptopro")

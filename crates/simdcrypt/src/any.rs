@@ -7,7 +7,9 @@ use std::path::Path;
 
 use crate::backend::Backend;
 use crate::blake3;
+use crate::gost94::{self, Gost94};
 use crate::sha256;
+use crate::streebog::{self, Streebog256, Streebog512};
 use crate::threads::Threads;
 use crate::Error;
 
@@ -33,6 +35,12 @@ pub enum AnyHasher {
     Blake3(blake3::Hasher),
     /// SHA-256.
     Sha256(sha256::Sha256),
+    /// Streebog-256 (GOST R 34.11-2012).
+    Streebog256(Streebog256),
+    /// Streebog-512 (GOST R 34.11-2012).
+    Streebog512(Streebog512),
+    /// GOST R 34.11-94 with either parameter set (`gost94`: CryptoPro, `gost94-test`: test).
+    Gost94(Gost94),
 }
 
 /// How much `update_reader` reads at a time: large enough for the widest SIMD kernels and
@@ -45,6 +53,28 @@ impl AnyHasher {
         match algorithm.to_ascii_lowercase().as_str() {
             "blake3" => Ok(AnyHasher::Blake3(new_blake3(opts)?)),
             "sha256" => Ok(AnyHasher::Sha256(new_sha256(opts)?)),
+            "streebog256" => {
+                let mut h = Streebog256::new();
+                if let Some(p) = unkeyed_backend::<streebog::Platform>("streebog256", opts)? {
+                    h.set_platform(p);
+                }
+                Ok(AnyHasher::Streebog256(h))
+            }
+            "streebog512" => {
+                let mut h = Streebog512::new();
+                if let Some(p) = unkeyed_backend::<streebog::Platform>("streebog512", opts)? {
+                    h.set_platform(p);
+                }
+                Ok(AnyHasher::Streebog512(h))
+            }
+            name @ ("gost94" | "gost94-test") => {
+                let sbox = if name == "gost94" { gost94::SBox::CryptoPro } else { gost94::SBox::Test };
+                let mut h = Gost94::new(sbox);
+                if let Some(p) = unkeyed_backend::<gost94::Platform>(name, opts)? {
+                    h.set_platform(p);
+                }
+                Ok(AnyHasher::Gost94(h))
+            }
             _ => Err(Error::InvalidArgument(format!(
                 "unknown algorithm {algorithm:?}; available: {}",
                 crate::ALGORITHMS.join(", ")
@@ -57,6 +87,12 @@ impl AnyHasher {
         match self {
             AnyHasher::Blake3(_) => "blake3",
             AnyHasher::Sha256(_) => "sha256",
+            AnyHasher::Streebog256(_) => "streebog256",
+            AnyHasher::Streebog512(_) => "streebog512",
+            AnyHasher::Gost94(h) => match h.sbox() {
+                gost94::SBox::CryptoPro => "gost94",
+                gost94::SBox::Test => "gost94-test",
+            },
         }
     }
 
@@ -65,6 +101,13 @@ impl AnyHasher {
         match self {
             AnyHasher::Blake3(_) => "BLAKE3",
             AnyHasher::Sha256(_) => "SHA256",
+            // RHash's labels.
+            AnyHasher::Streebog256(_) => "GOST12-256",
+            AnyHasher::Streebog512(_) => "GOST12-512",
+            AnyHasher::Gost94(h) => match h.sbox() {
+                gost94::SBox::CryptoPro => "GOST94-CRYPTOPRO",
+                gost94::SBox::Test => "GOST94",
+            },
         }
     }
 
@@ -73,6 +116,9 @@ impl AnyHasher {
         match self {
             AnyHasher::Blake3(h) => h.platform().name(),
             AnyHasher::Sha256(h) => h.platform().name(),
+            AnyHasher::Streebog256(h) => h.platform().name(),
+            AnyHasher::Streebog512(h) => h.platform().name(),
+            AnyHasher::Gost94(h) => h.platform().name(),
         }
     }
 
@@ -81,6 +127,9 @@ impl AnyHasher {
         match self {
             AnyHasher::Blake3(_) => blake3::OUT_LEN,
             AnyHasher::Sha256(_) => sha256::OUT_LEN,
+            AnyHasher::Streebog256(_) => 32,
+            AnyHasher::Streebog512(_) => 64,
+            AnyHasher::Gost94(_) => gost94::OUT_LEN,
         }
     }
 
@@ -88,7 +137,9 @@ impl AnyHasher {
     pub fn is_xof(&self) -> bool {
         match self {
             AnyHasher::Blake3(_) => true,
-            AnyHasher::Sha256(_) => false,
+            AnyHasher::Sha256(_) | AnyHasher::Streebog256(_) | AnyHasher::Streebog512(_) | AnyHasher::Gost94(_) => {
+                false
+            }
         }
     }
 
@@ -96,7 +147,9 @@ impl AnyHasher {
     pub fn threads(&self) -> Threads {
         match self {
             AnyHasher::Blake3(h) => h.max_threads(),
-            AnyHasher::Sha256(_) => Threads::One,
+            AnyHasher::Sha256(_) | AnyHasher::Streebog256(_) | AnyHasher::Streebog512(_) | AnyHasher::Gost94(_) => {
+                Threads::One
+            }
         }
     }
 
@@ -107,6 +160,15 @@ impl AnyHasher {
                 h.update(data);
             }
             AnyHasher::Sha256(h) => {
+                h.update(data);
+            }
+            AnyHasher::Streebog256(h) => {
+                h.update(data);
+            }
+            AnyHasher::Streebog512(h) => {
+                h.update(data);
+            }
+            AnyHasher::Gost94(h) => {
                 h.update(data);
             }
         }
@@ -144,6 +206,9 @@ impl AnyHasher {
         match self {
             AnyHasher::Blake3(h) => h.finalize_xof().fill(&mut out),
             AnyHasher::Sha256(h) => out.copy_from_slice(&h.finalize()),
+            AnyHasher::Streebog256(h) => out.copy_from_slice(&h.finalize()),
+            AnyHasher::Streebog512(h) => out.copy_from_slice(&h.finalize()),
+            AnyHasher::Gost94(h) => out.copy_from_slice(&h.finalize()),
         }
         Ok(out)
     }
@@ -185,6 +250,17 @@ fn new_sha256(opts: &HashOptions) -> Result<sha256::Sha256, Error> {
         hasher.set_platform(sha256::Platform::from_name(name)?);
     }
     Ok(hasher)
+}
+
+/// The backend for an unkeyed hash (Streebog, GOST R 34.11-94): a key or context is an
+/// error; a thread count is accepted as an upper bound (these hashes are sequential).
+fn unkeyed_backend<B: Backend>(algorithm: &str, opts: &HashOptions) -> Result<Option<B>, Error> {
+    if opts.key.is_some() || opts.derive_key_context.is_some() {
+        return Err(Error::InvalidArgument(format!(
+            "{algorithm} takes no key or derive_key_context (use the HMAC functions for a keyed hash)"
+        )));
+    }
+    opts.backend.as_deref().map(B::from_name).transpose()
 }
 
 /// How [`hash_file`] gets at a file's bytes.

@@ -30,13 +30,15 @@ pub mod backend;
 pub mod blake3;
 pub mod cpu;
 mod error;
+pub mod gost94;
 pub mod sha256;
+pub mod streebog;
 pub mod threads;
 
 pub use error::Error;
 
 /// The names of the algorithms this build provides, as used by `backend=` and the CLI.
-pub const ALGORITHMS: &[&str] = &["blake3", "sha256"];
+pub const ALGORITHMS: &[&str] = &["blake3", "sha256", "streebog256", "streebog512", "gost94", "gost94-test"];
 
 /// Which backend each algorithm would pick on this CPU, and which it could use. Besides the
 /// [`ALGORITHMS`], `"sha256-batch"` reports the block-batch kernels ([`sha256::BatchPlatform`]).
@@ -45,6 +47,8 @@ pub fn backend_report() -> Vec<backend::BackendReport> {
         backend::BackendReport::of::<blake3::Platform>(),
         backend::BackendReport::of::<sha256::Platform>(),
         backend::BackendReport::of::<sha256::BatchPlatform>(),
+        backend::BackendReport::of::<streebog::Platform>(),
+        backend::BackendReport::of::<gost94::Platform>(),
     ]
 }
 

@@ -37,11 +37,24 @@ and SSZ-style Merkle roots of 32-byte leaves built with them (zero-hash padding)
     True
     >>> len(simdcrypt.merkle_layers(leaves, depth=3))  # leaves, 3 layers up to the root
     4
+
+The Russian standards: Streebog (GOST R 34.11-2012), HMAC-Streebog (RFC 7836) and
+GOST R 34.11-94, digests in the byte order of OpenSSL, RHash and Nettle (the standards
+print them reversed)::
+
+    >>> simdcrypt.streebog256(b"abc").hexdigest()[:16]
+    '4e2919cf137ed41e'
+    >>> simdcrypt.gost94(b"abc", sbox="test").hexdigest()[:16]
+    'f3134348c44fb1b2'
+    >>> len(simdcrypt.hmac_streebog512(b"key", b"data").digest())
+    64
+    >>> simdcrypt.streebog_many([b"abc", b"x"], bits=256)[:32] == simdcrypt.streebog256(b"abc").digest()
+    True
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Callable, Literal, overload
 
 from ._native import ALGORITHMS as _ALGORITHMS
 from ._native import (
@@ -51,11 +64,18 @@ from ._native import (
     blake3_many,
     blake3_merge,
     blake3_subtree,
+    gost94,
+    gost94_many,
     hash_file,
+    hmac_streebog256,
+    hmac_streebog512,
     merkle_layers,
     merkle_root,
     sha256,
     sha256_many,
+    streebog256,
+    streebog512,
+    streebog_many,
 )
 
 if TYPE_CHECKING:
@@ -69,17 +89,38 @@ __all__ = [
     "blake3_many",
     "blake3_merge",
     "blake3_subtree",
+    "gost94",
+    "gost94_many",
     "hash_file",
+    "hmac_streebog256",
+    "hmac_streebog512",
     "merkle_layers",
     "merkle_root",
     "new",
     "sha256",
     "sha256_many",
+    "streebog256",
+    "streebog512",
+    "streebog_many",
 ]
 
 # One constructor per algorithm of the native library; a name missing here is left out
 # of algorithms_available (and the test suite flags it).
-_CONSTRUCTORS: dict[str, type[blake3] | type[sha256]] = {"blake3": blake3, "sha256": sha256}
+_Hash = blake3 | sha256 | streebog256 | streebog512 | gost94
+
+
+def _gost94_test(data: Buffer = b"", **kwargs: Any) -> gost94:
+    return gost94(data, sbox="test", **kwargs)
+
+
+_CONSTRUCTORS: dict[str, Callable[..., _Hash]] = {
+    "blake3": blake3,
+    "sha256": sha256,
+    "streebog256": streebog256,
+    "streebog512": streebog512,
+    "gost94": gost94,
+    "gost94-test": _gost94_test,
+}
 
 algorithms_available: frozenset[str] = frozenset(
     name for name in _ALGORITHMS if name in _CONSTRUCTORS
@@ -94,15 +135,22 @@ def new(name: Literal["blake3"], data: Buffer = b"", **kwargs: Any) -> blake3: .
 @overload
 def new(name: Literal["sha256"], data: Buffer = b"", **kwargs: Any) -> sha256: ...
 @overload
-def new(name: str, data: Buffer = b"", **kwargs: Any) -> blake3 | sha256: ...
+def new(name: Literal["streebog256"], data: Buffer = b"", **kwargs: Any) -> streebog256: ...
+@overload
+def new(name: Literal["streebog512"], data: Buffer = b"", **kwargs: Any) -> streebog512: ...
+@overload
+def new(name: Literal["gost94", "gost94-test"], data: Buffer = b"", **kwargs: Any) -> gost94: ...
+@overload
+def new(name: str, data: Buffer = b"", **kwargs: Any) -> _Hash: ...
 
 
-def new(name: str, data: Buffer = b"", **kwargs: Any) -> blake3 | sha256:
+def new(name: str, data: Buffer = b"", **kwargs: Any) -> _Hash:
     """A new hash object for the algorithm ``name`` (case-insensitive), like ``hashlib.new``.
 
     ``data`` is hashed first; ``kwargs`` go to the algorithm's constructor (for BLAKE3:
     key, derive_key_context, max_threads, usedforsecurity, backend; for SHA-256:
-    usedforsecurity, backend).
+    usedforsecurity, backend; for Streebog: backend; ``"gost94"`` is GOST R 34.11-94 with
+    the CryptoPro parameters, ``"gost94-test"`` with the test parameters).
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be str, not {type(name).__name__}")

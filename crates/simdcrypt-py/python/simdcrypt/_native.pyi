@@ -3,7 +3,7 @@
 
 from collections.abc import Sequence
 from os import PathLike
-from typing import ClassVar, Final, Protocol, TypedDict, final, type_check_only
+from typing import ClassVar, Final, Literal, Protocol, TypedDict, final, type_check_only
 
 from typing_extensions import Buffer, Self
 
@@ -15,11 +15,18 @@ __all__ = [
     "blake3_many",
     "blake3_merge",
     "blake3_subtree",
+    "gost94",
+    "gost94_many",
     "hash_file",
+    "hmac_streebog256",
+    "hmac_streebog512",
     "merkle_layers",
     "merkle_root",
     "sha256",
     "sha256_many",
+    "streebog256",
+    "streebog512",
+    "streebog_many",
 ]
 
 __version__: Final[str]
@@ -93,6 +100,100 @@ class sha256:
     def hexdigest(self) -> str: ...
     def copy(self) -> Self: ...
 
+@final
+class streebog256:
+    """An incremental Streebog-256 (GOST R 34.11-2012) hasher with hashlib's interface."""
+
+    digest_size: ClassVar[int]
+    block_size: ClassVar[int]
+
+    def __new__(cls, data: Buffer = b"", /, *, backend: str | None = None) -> Self: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def backend(self) -> str: ...
+    def update(self, data: Buffer, /) -> None: ...
+    def digest(self) -> bytes: ...
+    def hexdigest(self) -> str: ...
+    def copy(self) -> Self: ...
+
+@final
+class streebog512:
+    """An incremental Streebog-512 (GOST R 34.11-2012) hasher with hashlib's interface."""
+
+    digest_size: ClassVar[int]
+    block_size: ClassVar[int]
+
+    def __new__(cls, data: Buffer = b"", /, *, backend: str | None = None) -> Self: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def backend(self) -> str: ...
+    def update(self, data: Buffer, /) -> None: ...
+    def digest(self) -> bytes: ...
+    def hexdigest(self) -> str: ...
+    def copy(self) -> Self: ...
+
+@final
+class hmac_streebog256:
+    """HMAC-Streebog-256 (RFC 7836) with hmac.HMAC's interface."""
+
+    digest_size: ClassVar[int]
+    block_size: ClassVar[int]
+
+    def __new__(cls, key: Buffer, data: Buffer = b"", /, *, backend: str | None = None) -> Self: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def backend(self) -> str: ...
+    def update(self, data: Buffer, /) -> None: ...
+    def digest(self) -> bytes: ...
+    def hexdigest(self) -> str: ...
+    def copy(self) -> Self: ...
+
+@final
+class hmac_streebog512:
+    """HMAC-Streebog-512 (RFC 7836) with hmac.HMAC's interface."""
+
+    digest_size: ClassVar[int]
+    block_size: ClassVar[int]
+
+    def __new__(cls, key: Buffer, data: Buffer = b"", /, *, backend: str | None = None) -> Self: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def backend(self) -> str: ...
+    def update(self, data: Buffer, /) -> None: ...
+    def digest(self) -> bytes: ...
+    def hexdigest(self) -> str: ...
+    def copy(self) -> Self: ...
+
+@final
+class gost94:
+    """An incremental GOST R 34.11-94 hasher with hashlib's interface."""
+
+    digest_size: ClassVar[int]
+    block_size: ClassVar[int]
+
+    def __new__(
+        cls,
+        data: Buffer = b"",
+        /,
+        *,
+        sbox: Literal["cryptopro", "test"] | str = "cryptopro",
+        backend: str | None = None,
+    ) -> Self: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def sbox(self) -> str: ...
+    @property
+    def backend(self) -> str: ...
+    def update(self, data: Buffer, /) -> None: ...
+    def digest(self) -> bytes: ...
+    def hexdigest(self) -> str: ...
+    def copy(self) -> Self: ...
+
 def backends() -> dict[str, _BackendInfo]: ...
 def hash_file(
     path: str | bytes | PathLike[str] | PathLike[bytes],
@@ -155,4 +256,20 @@ def blake3_merge(
     length: int = 32,
     key: Buffer | None = None,
     derive_key_context: str | None = None,
+) -> bytes: ...
+def streebog_many(
+    messages: Sequence[Buffer] | _MessageArray,
+    /,
+    *,
+    bits: Literal[256, 512] | int = 256,
+    max_threads: int = 1,
+    backend: str | None = None,
+) -> bytes: ...
+def gost94_many(
+    messages: Sequence[Buffer] | _MessageArray,
+    /,
+    *,
+    sbox: Literal["cryptopro", "test"] | str = "cryptopro",
+    max_threads: int = 1,
+    backend: str | None = None,
 ) -> bytes: ...

@@ -1,0 +1,154 @@
+//! `simdcrypt.streebog256` / `streebog512` (hashlib-style objects),
+//! `hmac_streebog256` / `hmac_streebog512` (hmac-style objects, RFC 7836) and
+//! `streebog_many` (batches).
+//!
+//! The HMAC constructors return objects shaped like `hmac.HMAC` (`update`, `digest`,
+//! `hexdigest`, `copy`, `name` = "hmac-streebog256", `digest_size`, `block_size`), as
+//! `hmac.new(key, msg, digestmod)` does; `hmac_streebog256(key, data).digest()` is the
+//! one-shot form, like `hmac.digest(key, msg, digest)`.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use simdcrypt::streebog::{
+    self, Bits, HmacStreebog256, HmacStreebog512, Platform, Streebog256, Streebog512, BLOCK_LEN,
+};
+
+use crate::args;
+use crate::buffer;
+use crate::gost_common::{absorb_new, hash_object_methods, platform};
+use crate::shared_state::SharedState;
+
+/// An incremental Streebog-256 (GOST R 34.11-2012) hasher with hashlib's interface.
+///
+/// streebog256(data=b"", /, *, backend=None)
+///
+/// digest() returns the byte string of OpenSSL, RHash, Nettle and RustCrypto; the
+/// standard prints the same bytes reversed. Safe to share between threads.
+#[pyclass(frozen, name = "streebog256", module = "simdcrypt")]
+#[derive(Debug)]
+pub(crate) struct PyStreebog256 {
+    state: SharedState<Streebog256>,
+}
+
+hash_object_methods! {
+    PyStreebog256,
+    "streebog256",
+    32,
+    BLOCK_LEN,
+    #[new]
+    #[pyo3(signature = (data=None, /, *, backend=None), text_signature = "(data=b'', /, *, backend=None)")]
+    fn py_new(data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
+        let mut h = Streebog256::new();
+        h.set_platform(platform::<Platform>(backend.as_deref())?);
+        absorb_new(&mut h, data)?;
+        Ok(PyStreebog256 { state: SharedState::new("streebog256", h) })
+    }
+}
+
+/// An incremental Streebog-512 (GOST R 34.11-2012) hasher with hashlib's interface.
+///
+/// streebog512(data=b"", /, *, backend=None)
+#[pyclass(frozen, name = "streebog512", module = "simdcrypt")]
+#[derive(Debug)]
+pub(crate) struct PyStreebog512 {
+    state: SharedState<Streebog512>,
+}
+
+hash_object_methods! {
+    PyStreebog512,
+    "streebog512",
+    64,
+    BLOCK_LEN,
+    #[new]
+    #[pyo3(signature = (data=None, /, *, backend=None), text_signature = "(data=b'', /, *, backend=None)")]
+    fn py_new(data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
+        let mut h = Streebog512::new();
+        h.set_platform(platform::<Platform>(backend.as_deref())?);
+        absorb_new(&mut h, data)?;
+        Ok(PyStreebog512 { state: SharedState::new("streebog512", h) })
+    }
+}
+
+/// HMAC-Streebog-256 (RFC 7836) with hmac.HMAC's interface.
+///
+/// hmac_streebog256(key, data=b"", /, *, backend=None): key is any bytes-like object
+/// (longer than 64 bytes: hashed first, as HMAC specifies).
+#[pyclass(frozen, name = "hmac_streebog256", module = "simdcrypt")]
+#[derive(Debug)]
+pub(crate) struct PyHmacStreebog256 {
+    state: SharedState<HmacStreebog256>,
+}
+
+hash_object_methods! {
+    PyHmacStreebog256,
+    "hmac-streebog256",
+    32,
+    BLOCK_LEN,
+    #[new]
+    #[pyo3(signature = (key, data=None, /, *, backend=None), text_signature = "(key, data=b'', /, *, backend=None)")]
+    fn py_new(key: &Bound<'_, PyAny>, data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
+        let p = platform::<Platform>(backend.as_deref())?;
+        let mut h = buffer::with_bytes(key, HmacStreebog256::new)?;
+        h.set_platform(p);
+        absorb_new(&mut h, data)?;
+        Ok(PyHmacStreebog256 { state: SharedState::new("hmac-streebog256", h) })
+    }
+}
+
+/// HMAC-Streebog-512 (RFC 7836) with hmac.HMAC's interface.
+///
+/// hmac_streebog512(key, data=b"", /, *, backend=None)
+#[pyclass(frozen, name = "hmac_streebog512", module = "simdcrypt")]
+#[derive(Debug)]
+pub(crate) struct PyHmacStreebog512 {
+    state: SharedState<HmacStreebog512>,
+}
+
+hash_object_methods! {
+    PyHmacStreebog512,
+    "hmac-streebog512",
+    64,
+    BLOCK_LEN,
+    #[new]
+    #[pyo3(signature = (key, data=None, /, *, backend=None), text_signature = "(key, data=b'', /, *, backend=None)")]
+    fn py_new(key: &Bound<'_, PyAny>, data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
+        let p = platform::<Platform>(backend.as_deref())?;
+        let mut h = buffer::with_bytes(key, HmacStreebog512::new)?;
+        h.set_platform(p);
+        absorb_new(&mut h, data)?;
+        Ok(PyHmacStreebog512 { state: SharedState::new("hmac-streebog512", h) })
+    }
+}
+
+/// Streebog digests of many independent messages, concatenated: `len(messages) *
+/// bits // 8` bytes, digest `i` being `streebog256(messages[i]).digest()` (or 512).
+///
+/// - messages: a sequence of bytes-like objects or a 2-D C-contiguous uint8 buffer, one
+///   message per row, as for blake3_many. Lengths may differ.
+/// - bits: 256 or 512.
+/// - max_threads: how many threads may share the batch (a positive integer or AUTO).
+/// - backend: a kernel set from backends()["streebog"]["supported"].
+///
+/// Several messages run side by side, which hides the latency of the AVX-512 kernel.
+#[pyfunction]
+#[pyo3(
+    signature = (messages, /, *, bits=256, max_threads=1, backend=None),
+    text_signature = "(messages, /, *, bits=256, max_threads=1, backend=None)"
+)]
+pub(crate) fn streebog_many<'py>(
+    py: Python<'py>,
+    messages: &Bound<'py, PyAny>,
+    bits: i64,
+    max_threads: isize,
+    backend: Option<String>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    // The library's message for any value outside u32 too.
+    let bits = u32::try_from(bits)
+        .ok()
+        .and_then(|b| Bits::from_bits(b).ok())
+        .ok_or_else(|| PyValueError::new_err(format!("streebog bits must be 256 or 512, got {bits}")))?;
+    let threads = args::threads(max_threads)?;
+    let p = platform::<Platform>(backend.as_deref())?;
+    crate::gost_common::hash_many(py, messages, bits.out_len(), |m, out| streebog::hash_many(m, bits, out, p, threads))
+}

@@ -1,0 +1,305 @@
+//! GOST R 34.11-94 (RFC 5831) with the "test" parameter set of the standard's example and
+//! the CryptoPro parameter set (RFC 4357).
+//!
+//! ```
+//! use simdcrypt::gost94::{self, SBox};
+//!
+//! let digest = gost94::hash(SBox::CryptoPro, b"abc");
+//! assert_eq!(
+//!     simdcrypt::to_hex(&digest),
+//!     "b285056dbf18d7392d7677369524dd14747459ed8143997e163b2986f92fd42c"
+//! );
+//! let mut hasher = gost94::Gost94::new(SBox::Test);
+//! hasher.update(b"a").update(b"bc");
+//! assert_eq!(
+//!     simdcrypt::to_hex(&hasher.finalize()),
+//!     "f3134348c44fb1b2a277729e2285ebb5cb5e0f29c975bc753b70497c06a4d51d"
+//! );
+//! ```
+//!
+//! # Byte order and the empty message
+//!
+//! Digests are the byte strings that RHash, Nettle, libgcrypt, OpenSSL and RustCrypto
+//! output; RFC 5831 prints its examples as numbers, most significant byte first, so the
+//! same bytes reversed. For the empty message no block is hashed before the length and
+//! checksum, as the standard and most implementations do; OpenSSL's gost engine hashes
+//! an extra zero block and gives a different digest for it.
+//!
+//! The step function runs the four GOST 28147-89 encryptions of a step side by side
+//! (independent chains for the out-of-order core), with S-box-and-rotation tables built
+//! at compile time for each parameter set.
+
+mod platform;
+mod portable;
+
+pub use platform::Platform;
+
+use crate::backend::Backend;
+use crate::blake3::Threads;
+use crate::Error;
+
+/// Digest length in bytes.
+pub const OUT_LEN: usize = 32;
+/// Block size in bytes.
+pub const BLOCK_LEN: usize = 32;
+
+/// The S-box parameter set.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum SBox {
+    /// The S-boxes of the standard's example (RFC 5831's "test" parameters; RHash's GOST94).
+    Test,
+    /// The CryptoPro parameters (RFC 4357, id-GostR3411-94-CryptoProParamSet; RHash's
+    /// GOST94-CRYPTOPRO). The default.
+    #[default]
+    CryptoPro,
+}
+
+impl SBox {
+    /// Every parameter set.
+    pub const ALL: [SBox; 2] = [SBox::CryptoPro, SBox::Test];
+
+    /// `"cryptopro"` or `"test"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SBox::Test => "test",
+            SBox::CryptoPro => "cryptopro",
+        }
+    }
+
+    /// Parses `"cryptopro"` or `"test"` (case-insensitive); the error lists the choices.
+    pub fn from_name(name: &str) -> Result<Self, Error> {
+        let wanted = name.trim().to_ascii_lowercase();
+        SBox::ALL.into_iter().find(|s| s.name() == wanted).ok_or_else(|| {
+            Error::InvalidArgument(format!("unknown gost94 sbox {name:?}; choose one of: cryptopro, test"))
+        })
+    }
+
+    /// The eight 4-bit S-boxes, K1 (applied to the least significant nibble) first.
+    const fn rows(self) -> [[u8; 16]; 8] {
+        match self {
+            SBox::Test => [
+                [4, 10, 9, 2, 13, 8, 0, 14, 6, 11, 1, 12, 7, 15, 5, 3],
+                [14, 11, 4, 12, 6, 13, 15, 10, 2, 3, 8, 1, 0, 7, 5, 9],
+                [5, 8, 1, 13, 10, 3, 4, 2, 14, 15, 12, 7, 6, 0, 9, 11],
+                [7, 13, 10, 1, 0, 8, 9, 15, 14, 4, 6, 12, 11, 2, 5, 3],
+                [6, 12, 7, 1, 5, 15, 13, 8, 4, 10, 9, 14, 0, 3, 11, 2],
+                [4, 11, 10, 0, 7, 2, 1, 13, 3, 6, 8, 5, 9, 12, 15, 14],
+                [13, 11, 4, 1, 3, 15, 5, 9, 0, 10, 14, 7, 6, 8, 2, 12],
+                [1, 15, 13, 0, 5, 7, 10, 4, 9, 2, 3, 14, 6, 11, 8, 12],
+            ],
+            SBox::CryptoPro => [
+                [10, 4, 5, 6, 8, 1, 3, 7, 13, 12, 14, 0, 9, 2, 11, 15],
+                [5, 15, 4, 0, 2, 13, 11, 9, 1, 7, 6, 3, 12, 14, 10, 8],
+                [7, 15, 12, 14, 9, 4, 1, 0, 3, 11, 5, 2, 6, 10, 8, 13],
+                [4, 10, 7, 12, 0, 15, 2, 8, 14, 1, 6, 5, 13, 11, 9, 3],
+                [7, 6, 4, 11, 9, 12, 2, 10, 1, 8, 0, 14, 15, 13, 3, 5],
+                [7, 6, 2, 4, 13, 9, 15, 0, 10, 1, 5, 11, 8, 14, 12, 3],
+                [13, 14, 4, 1, 7, 0, 5, 10, 3, 12, 8, 15, 6, 2, 9, 11],
+                [1, 3, 10, 9, 5, 11, 4, 15, 8, 6, 7, 14, 13, 0, 2, 12],
+            ],
+        }
+    }
+
+    /// The combined tables of this parameter set.
+    pub(crate) fn tables(self) -> &'static Tables {
+        match self {
+            SBox::Test => &TEST_TABLES,
+            SBox::CryptoPro => &CRYPTOPRO_TABLES,
+        }
+    }
+}
+
+/// Four tables of 256 words: `T[j][b]` is the S-boxes 2j and 2j+1 applied to byte `b` in
+/// byte position `j` of a 32-bit word, rotated left by 11, so that
+/// f(x) = rotl11(S(x)) = T[0][x0] ⊕ T[1][x1] ⊕ T[2][x2] ⊕ T[3][x3].
+pub(crate) type Tables = [[u32; 256]; 4];
+
+const fn make_tables(sbox: SBox) -> Tables {
+    let rows = sbox.rows();
+    let mut t = [[0u32; 256]; 4];
+    let mut j = 0;
+    while j < 4 {
+        let mut b = 0;
+        while b < 256 {
+            let s = (rows[2 * j + 1][b >> 4] as u32) << 4 | rows[2 * j][b & 15] as u32;
+            t[j][b] = (s << (8 * j)).rotate_left(11);
+            b += 1;
+        }
+        j += 1;
+    }
+    t
+}
+
+static TEST_TABLES: Tables = make_tables(SBox::Test);
+static CRYPTOPRO_TABLES: Tables = make_tables(SBox::CryptoPro);
+
+/// H and the checksum Σ (256-bit, little-endian words).
+#[derive(Clone, Debug)]
+pub(crate) struct State {
+    pub(crate) h: [u64; 4],
+    pub(crate) sigma: [u64; 4],
+}
+
+/// a += b modulo 2^256.
+#[inline(always)]
+pub(crate) fn add256(a: &mut [u64; 4], b: &[u64; 4]) {
+    let mut carry = false;
+    for i in 0..4 {
+        let (s1, c1) = a[i].overflowing_add(b[i]);
+        let (s2, c2) = s1.overflowing_add(carry as u64);
+        a[i] = s2;
+        carry = c1 | c2;
+    }
+}
+
+#[inline(always)]
+pub(crate) fn load_block(block: &[u8]) -> [u64; 4] {
+    core::array::from_fn(|i| u64::from_le_bytes(block[8 * i..8 * i + 8].try_into().unwrap()))
+}
+
+/// The final stage on a copy of the state: the zero-padded partial block `rest` if any,
+/// then the bit length L and the checksum Σ.
+pub(crate) fn finish(platform: Platform, sbox: SBox, state: &State, rest: &[u8], len: u64) -> [u8; OUT_LEN] {
+    let t = sbox.tables();
+    let mut st = state.clone();
+    if !rest.is_empty() {
+        let mut last = [0u8; BLOCK_LEN];
+        last[..rest.len()].copy_from_slice(rest);
+        platform.compress_blocks(t, &mut st, &last);
+    }
+    let bits = (len as u128) * 8;
+    let l = [bits as u64, (bits >> 64) as u64, 0, 0];
+    let h = platform.step(t, st.h, l);
+    let h = platform.step(t, h, st.sigma);
+    let mut out = [0u8; OUT_LEN];
+    for (bytes, word) in out.chunks_exact_mut(8).zip(h) {
+        bytes.copy_from_slice(&word.to_le_bytes());
+    }
+    out
+}
+
+/// An incremental GOST R 34.11-94 hasher.
+#[derive(Clone, Debug)]
+pub struct Gost94 {
+    state: State,
+    buf: [u8; BLOCK_LEN],
+    buf_len: usize,
+    len: u64,
+    sbox: SBox,
+    platform: Platform,
+}
+
+impl Default for Gost94 {
+    fn default() -> Self {
+        Self::new(SBox::CryptoPro)
+    }
+}
+
+impl Gost94 {
+    /// A hasher with the given S-box parameter set (H0 = 0 for both).
+    pub fn new(sbox: SBox) -> Self {
+        Gost94 {
+            state: State { h: [0; 4], sigma: [0; 4] },
+            buf: [0; BLOCK_LEN],
+            buf_len: 0,
+            len: 0,
+            sbox,
+            platform: Platform::detect(),
+        }
+    }
+
+    /// Chooses the kernels.
+    ///
+    /// # Panics
+    ///
+    /// If this CPU cannot run `platform` (obtain one from [`Backend::from_name`] or
+    /// [`Backend::all_supported`], which check).
+    pub fn set_platform(&mut self, platform: Platform) -> &mut Self {
+        platform.assert_supported();
+        self.platform = platform;
+        self
+    }
+
+    /// The backend in use.
+    pub fn platform(&self) -> Platform {
+        self.platform
+    }
+
+    /// The parameter set.
+    pub fn sbox(&self) -> SBox {
+        self.sbox
+    }
+
+    /// Forgets all input, keeping the parameters and backend.
+    pub fn reset(&mut self) -> &mut Self {
+        self.state = State { h: [0; 4], sigma: [0; 4] };
+        self.buf_len = 0;
+        self.len = 0;
+        self
+    }
+
+    /// Adds input.
+    pub fn update(&mut self, mut input: &[u8]) -> &mut Self {
+        let t = self.sbox.tables();
+        self.len = self.len.wrapping_add(input.len() as u64);
+        if self.buf_len > 0 {
+            let take = (BLOCK_LEN - self.buf_len).min(input.len());
+            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&input[..take]);
+            self.buf_len += take;
+            input = &input[take..];
+            if self.buf_len < BLOCK_LEN {
+                return self;
+            }
+            self.platform.compress_blocks(t, &mut self.state, &self.buf);
+            self.buf_len = 0;
+        }
+        let whole = input.len() - input.len() % BLOCK_LEN;
+        if whole > 0 {
+            self.platform.compress_blocks(t, &mut self.state, &input[..whole]);
+        }
+        let rest = &input[whole..];
+        self.buf[..rest.len()].copy_from_slice(rest);
+        self.buf_len = rest.len();
+        self
+    }
+
+    /// The digest of the input so far; the hasher can keep being updated.
+    pub fn finalize(&self) -> [u8; OUT_LEN] {
+        finish(self.platform, self.sbox, &self.state, &self.buf[..self.buf_len], self.len)
+    }
+
+    /// The number of input bytes so far (modulo 2^64).
+    pub fn count(&self) -> u64 {
+        self.len
+    }
+}
+
+/// The GOST R 34.11-94 digest of `input` with the given parameter set.
+pub fn hash(sbox: SBox, input: &[u8]) -> [u8; OUT_LEN] {
+    Gost94::new(sbox).update(input).finalize()
+}
+
+/// Writes the digest of `messages[i]` at `out[32 * i..]`; `out` must be exactly
+/// `32 * messages.len()` bytes. Messages are shared out between up to `threads` threads.
+///
+/// # Panics
+///
+/// If this CPU cannot run `platform`.
+pub fn hash_many(
+    messages: &[&[u8]],
+    sbox: SBox,
+    out: &mut [u8],
+    platform: Platform,
+    threads: Threads,
+) -> Result<(), Error> {
+    platform.assert_supported();
+    crate::streebog::check_out_len(messages.len(), OUT_LEN, out.len())?;
+    crate::streebog::split_between_threads(messages, out, OUT_LEN, threads, BLOCK_LEN, &|msgs, o| {
+        for (m, d) in msgs.iter().zip(o.chunks_exact_mut(OUT_LEN)) {
+            let mut h = Gost94::new(sbox);
+            h.platform = platform;
+            d.copy_from_slice(&h.update(m).finalize());
+        }
+    });
+    Ok(())
+}

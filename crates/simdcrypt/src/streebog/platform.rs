@@ -1,0 +1,224 @@
+//! Streebog backend selection and the one dispatch point into the kernels.
+
+use super::{portable, State, BLOCK_LEN};
+use crate::backend::Backend;
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::Feature;
+use crate::cpu::Features;
+
+#[cfg(target_arch = "x86_64")]
+use super::avx512_gfni;
+
+/// A Streebog kernel set. Chosen once per hasher; the methods here are the only places
+/// that enter a SIMD kernel.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
+pub enum Platform {
+    /// The 8×256 lookup tables, any CPU.
+    Portable,
+    /// AVX-512 with VBMI byte permutes (S-box and transposition) and GFNI affine
+    /// transforms (the linear layer L).
+    #[cfg(target_arch = "x86_64")]
+    Avx512Gfni,
+}
+
+impl Backend for Platform {
+    const ALGORITHM: &'static str = "streebog";
+    const ALL: &'static [Platform] = &[
+        #[cfg(target_arch = "x86_64")]
+        Platform::Avx512Gfni,
+        Platform::Portable,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Platform::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512Gfni => "avx512-gfni",
+        }
+    }
+
+    fn runs_on(self, f: Features) -> bool {
+        let _ = f; // unused where only the portable backend exists
+        match self {
+            Platform::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512Gfni => {
+                f.has_all(&[Feature::Avx512F, Feature::Avx512Bw, Feature::Avx512Vbmi, Feature::Gfni])
+            }
+        }
+    }
+}
+
+impl Platform {
+    /// Panics with a clear message if this CPU cannot run the backend. Every public entry
+    /// point that accepts a `Platform` calls this, since any user can name a variant.
+    pub(crate) fn assert_supported(self) {
+        assert!(
+            self.is_supported(),
+            "streebog backend {:?} is not supported by this CPU (use Backend::from_name or all_supported)",
+            self.name()
+        );
+    }
+
+    /// Compresses each 64-byte block of `blocks` into `state`, in order.
+    ///
+    /// Panics if `blocks` is not a whole number of blocks (an internal bug, never user
+    /// input), or if the CPU cannot run the backend.
+    pub(crate) fn compress_blocks(self, state: &mut State, mut blocks: &[u8]) {
+        assert!(blocks.len().is_multiple_of(BLOCK_LEN), "streebog compress_blocks takes whole blocks");
+        if let (Some(keys), false) = (super::fresh_keys(state), blocks.is_empty()) {
+            let m = super::load_block(blocks);
+            self.g_keys(&mut state.h, keys, &m);
+            state.absorb(&m);
+            blocks = &blocks[BLOCK_LEN..];
+        }
+        match self {
+            Platform::Portable => portable::compress_blocks(state, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512Gfni => {
+                self.assert_supported();
+                // SAFETY: support for the kernel's target features (avx512f, avx512bw,
+                // avx512vbmi, gfni) was checked on the line above.
+                unsafe { avx512_gfni::compress_blocks(state, blocks) }
+            }
+        }
+    }
+
+    /// A message's first compression, g_0(IV, m), from the precomputed keys of its IV.
+    pub(crate) fn g_keys(self, h: &mut [u64; 8], keys: &[[u64; 8]; 13], m: &[u64; 8]) {
+        match self {
+            Platform::Portable => portable::g_keys(h, keys, m),
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512Gfni => {
+                self.assert_supported();
+                // SAFETY: as above: support checked on the line above.
+                unsafe { avx512_gfni::g_keys(h, keys, m) }
+            }
+        }
+    }
+
+    /// [`Platform::g_keys`] on [`super::batch::LANES`] first compressions at once.
+    pub(crate) fn g_keys_lanes(
+        self,
+        h: &mut [[u64; 8]; super::batch::LANES],
+        keys: &[[u64; 8]; 13],
+        m: &[[u64; 8]; super::batch::LANES],
+    ) {
+        match self {
+            Platform::Portable => {
+                for i in 0..h.len() {
+                    portable::g_keys(&mut h[i], keys, &m[i]);
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512Gfni => {
+                self.assert_supported();
+                // SAFETY: as above: support checked on the line above.
+                unsafe { avx512_gfni::g_keys_lanes(h, keys, m) }
+            }
+        }
+    }
+
+    /// One compression g_N(h, m) with an explicit N (the final stage's calls).
+    pub(crate) fn g(self, h: &mut [u64; 8], n: &[u64; 8], m: &[u64; 8]) {
+        match self {
+            Platform::Portable => portable::g(h, n, m),
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512Gfni => {
+                self.assert_supported();
+                // SAFETY: as above: support checked on the line above.
+                unsafe { avx512_gfni::g(h, n, m) }
+            }
+        }
+    }
+}
+
+impl Platform {
+    /// g_N(h, m) on [`super::batch::LANES`] independent inputs at once.
+    pub(crate) fn g_lanes(
+        self,
+        h: &mut [[u64; 8]; super::batch::LANES],
+        n: &[[u64; 8]; super::batch::LANES],
+        m: &[[u64; 8]; super::batch::LANES],
+    ) {
+        match self {
+            Platform::Portable => {
+                for i in 0..h.len() {
+                    portable::g(&mut h[i], &n[i], &m[i]);
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512Gfni => {
+                self.assert_supported();
+                // SAFETY: as above: support checked on the line above.
+                unsafe { avx512_gfni::g_lanes(h, n, m) }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each backend's compression against the portable one on pseudo-random values.
+    #[test]
+    fn g_matches_portable() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut exercised = Vec::new();
+        for platform in Platform::all_supported() {
+            exercised.push(platform.name());
+            for trial in 0..200 {
+                let h: [u64; 8] = core::array::from_fn(|_| next());
+                let n: [u64; 8] = core::array::from_fn(|_| next());
+                let m: [u64; 8] = core::array::from_fn(|_| next());
+                let mut expected = h;
+                portable::g(&mut expected, &n, &m);
+                let mut got = h;
+                platform.g(&mut got, &n, &m);
+                assert_eq!(got, expected, "{platform:?} trial {trial}");
+            }
+        }
+        println!("g_matches_portable: streebog backends exercised: {}", exercised.join(", "));
+    }
+
+    /// The first-compression shortcut (precomputed keys, one and four lanes) against the
+    /// full compression g_0(IV, m) on every backend.
+    #[test]
+    fn first_compression_shortcut_matches_g() {
+        use super::super::batch::LANES;
+        use super::super::tables::{IV_KEYS_256, IV_KEYS_512};
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut exercised = Vec::new();
+        for platform in Platform::all_supported() {
+            exercised.push(platform.name());
+            for (iv, keys) in [(0u64, &IV_KEYS_512), (0x0101_0101_0101_0101, &IV_KEYS_256)] {
+                let m: [[u64; 8]; LANES] = core::array::from_fn(|_| core::array::from_fn(|_| next()));
+                let mut one = [[iv; 8]; LANES];
+                let mut lanes = [[iv; 8]; LANES];
+                platform.g_keys_lanes(&mut lanes, keys, &m);
+                for i in 0..LANES {
+                    let mut expected = [iv; 8];
+                    portable::g(&mut expected, &[0; 8], &m[i]);
+                    platform.g_keys(&mut one[i], keys, &m[i]);
+                    assert_eq!(one[i], expected, "{platform:?} one lane {i}");
+                    assert_eq!(lanes[i], expected, "{platform:?} lanes {i}");
+                }
+            }
+        }
+        println!("first_compression_shortcut_matches_g: streebog backends exercised: {}", exercised.join(", "));
+    }
+}
