@@ -35,7 +35,7 @@ mod portable;
 pub use platform::Platform;
 
 use crate::backend::Backend;
-use crate::blake3::Threads;
+use crate::threads::Threads;
 use crate::Error;
 
 /// Digest length in bytes.

@@ -30,9 +30,11 @@ impl Backend for Platform {
 }
 
 impl Platform {
-    /// Panics with a clear message if this CPU cannot run the backend.
+    /// Panics with a clear message if this CPU cannot run the backend. Every public entry
+    /// point that accepts a `Platform` calls this, since any user can name a variant.
+    #[track_caller]
     pub(crate) fn assert_supported(self) {
-        assert!(self.is_supported(), "gost94 backend {:?} is not supported by this CPU", self.name());
+        crate::backend::assert_supported(self);
     }
 
     /// Hashes each 32-byte block of `blocks` into `state` (H and Σ).

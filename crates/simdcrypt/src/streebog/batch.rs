@@ -7,7 +7,7 @@
 //! lane to the next message, so messages of any lengths mix.
 
 use super::{add512, digest_bytes, load_block, Platform, State, BLOCK_LEN};
-use crate::blake3::Threads;
+use crate::threads::Threads;
 use crate::Error;
 
 /// How many messages run side by side. Eight lanes measured no faster than four (403 µs
@@ -92,7 +92,7 @@ pub(crate) fn split_between_threads(
     }
     let total: usize = messages.iter().map(|m| m.len().max(min_cost)).sum();
     let pool_size = threads.pool_size(total);
-    crate::blake3::with_pool(pool_size, || split(messages, out, out_len, pool_size, min_cost, serial));
+    crate::threads::with_pool(pool_size, || split(messages, out, out_len, pool_size, min_cost, serial));
 }
 
 fn split(messages: &[&[u8]], out: &mut [u8], out_len: usize, threads: usize, min_cost: usize, serial: &SerialHash<'_>) {
@@ -109,7 +109,7 @@ fn split(messages: &[&[u8]], out: &mut [u8], out_len: usize, threads: usize, min
     }
     let mid = mid.max(1);
     let (left_out, right_out) = out.split_at_mut(mid * out_len);
-    crate::blake3::join(
+    crate::threads::join(
         true,
         || split(&messages[..mid], left_out, out_len, left_threads, min_cost, serial),
         || split(&messages[mid..], right_out, out_len, threads - left_threads, min_cost, serial),

@@ -53,12 +53,9 @@ impl Backend for Platform {
 impl Platform {
     /// Panics with a clear message if this CPU cannot run the backend. Every public entry
     /// point that accepts a `Platform` calls this, since any user can name a variant.
+    #[track_caller]
     pub(crate) fn assert_supported(self) {
-        assert!(
-            self.is_supported(),
-            "streebog backend {:?} is not supported by this CPU (use Backend::from_name or all_supported)",
-            self.name()
-        );
+        crate::backend::assert_supported(self);
     }
 
     /// Compresses each 64-byte block of `blocks` into `state`, in order.
