@@ -30,6 +30,7 @@ pub mod backend;
 pub mod blake3;
 pub mod cpu;
 mod error;
+pub mod salsa20;
 pub mod sha256;
 
 pub use error::Error;
@@ -38,12 +39,14 @@ pub use error::Error;
 pub const ALGORITHMS: &[&str] = &["blake3", "sha256"];
 
 /// Which backend each algorithm would pick on this CPU, and which it could use. Besides the
-/// [`ALGORITHMS`], `"sha256-batch"` reports the block-batch kernels ([`sha256::BatchPlatform`]).
+/// [`ALGORITHMS`], `"sha256-batch"` reports the block-batch kernels ([`sha256::BatchPlatform`])
+/// and `"salsa20"` the stream cipher's ([`salsa20::Platform`]).
 pub fn backend_report() -> Vec<backend::BackendReport> {
     vec![
         backend::BackendReport::of::<blake3::Platform>(),
         backend::BackendReport::of::<sha256::Platform>(),
         backend::BackendReport::of::<sha256::BatchPlatform>(),
+        backend::BackendReport::of::<salsa20::Platform>(),
     ]
 }
 
