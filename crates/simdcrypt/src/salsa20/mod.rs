@@ -618,9 +618,9 @@ mod tests {
                         state[9] = (counter >> 32) as u32;
                         let input: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
                         let mut expected = input.clone();
-                        portable::xor_keystream(&state, dr, expected[..].into());
+                        portable::xor_keystream(&state, dr, (&mut expected[..]).into());
                         let mut got = input.clone();
-                        platform.xor_keystream(&state, dr, got[..].into());
+                        platform.xor_keystream(&state, dr, (&mut got[..]).into());
                         assert_eq!(got, expected, "{platform:?} counter {counter} len {len} dr {dr}");
                         let mut got = vec![0u8; len];
                         platform.xor_keystream(&state, dr, InOutBuf::new(&input, &mut got).unwrap());
