@@ -20,6 +20,8 @@ mod batch;
 mod blake3_class;
 mod buffer;
 mod merkle;
+mod salsa20_class;
+mod secretbox;
 mod sha256_batch;
 mod sha256_class;
 mod shared_state;
@@ -116,5 +118,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merkle::merkle_layers, m)?)?;
     m.add_function(wrap_pyfunction!(subtree::blake3_subtree, m)?)?;
     m.add_function(wrap_pyfunction!(subtree::blake3_merge, m)?)?;
+    m.add_class::<salsa20_class::Salsa20>()?;
+    m.add_class::<salsa20_class::XSalsa20>()?;
+    m.add_function(wrap_pyfunction!(secretbox::secretbox_seal, m)?)?;
+    m.add_function(wrap_pyfunction!(secretbox::secretbox_open, m)?)?;
+    m.add("AuthenticationError", m.py().get_type::<secretbox::AuthenticationError>())?;
     Ok(())
 }
