@@ -112,3 +112,18 @@ root: bytes = simdcrypt.blake3_merge(left_cv, right_cv, root=True, length=64)
 parent: bytes = simdcrypt.blake3_merge(left_cv, bytearray(right_cv), derive_key_context=None)
 keyed_cv: bytes = simdcrypt.blake3_subtree(whole[:1024], offset=1024, key=bytes(32), derive_key_context=None)
 assert root == blake3(whole).digest(64)
+
+# Salsa20 family and secretbox.
+s20 = simdcrypt.Salsa20(bytes(32), bytearray(8), rounds=12, counter=3, max_threads=2, backend=None)
+ct: bytes = s20.encrypt(b"abc")
+pt: bytes = s20.decrypt(memoryview(ct))
+buf = bytearray(16)
+s20.encrypt_into(buf, buf)
+s20.seek(1 << 40)
+pos: int = s20.position
+ks: bytes = simdcrypt.XSalsa20(bytes(32), bytes(24)).keystream(64)
+sealed: bytes = simdcrypt.secretbox_seal(bytes(32), bytes(24), b"x")
+try:
+    opened: bytes = simdcrypt.secretbox_open(bytes(32), bytes(24), sealed)
+except simdcrypt.AuthenticationError as err:
+    assert isinstance(err, ValueError)

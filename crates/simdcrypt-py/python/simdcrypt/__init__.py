@@ -37,6 +37,16 @@ and SSZ-style Merkle roots of 32-byte leaves built with them (zero-hash padding)
     True
     >>> len(simdcrypt.merkle_layers(leaves, depth=3))  # leaves, 3 layers up to the root
     4
+
+Salsa20/20 (/12, /8) and XSalsa20 stream ciphers with seek, and NaCl's secretbox::
+
+    >>> c = simdcrypt.Salsa20(bytes(32), bytes(8))
+    >>> ct = c.encrypt(b"attack at dawn")
+    >>> simdcrypt.Salsa20(bytes(32), bytes(8)).decrypt(ct)
+    b'attack at dawn'
+    >>> boxed = simdcrypt.secretbox_seal(bytes(32), bytes(24), b"hi")
+    >>> simdcrypt.secretbox_open(bytes(32), bytes(24), boxed)
+    b'hi'
 """
 
 from __future__ import annotations
@@ -46,6 +56,9 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from ._native import ALGORITHMS as _ALGORITHMS
 from ._native import (
     __version__,
+    AuthenticationError,
+    Salsa20,
+    XSalsa20,
     backends,
     blake3,
     blake3_many,
@@ -54,6 +67,8 @@ from ._native import (
     hash_file,
     merkle_layers,
     merkle_root,
+    secretbox_open,
+    secretbox_seal,
     sha256,
     sha256_many,
 )
@@ -62,6 +77,9 @@ if TYPE_CHECKING:
     from typing_extensions import Buffer
 
 __all__ = [
+    "AuthenticationError",
+    "Salsa20",
+    "XSalsa20",
     "__version__",
     "algorithms_available",
     "backends",
@@ -73,6 +91,8 @@ __all__ = [
     "merkle_layers",
     "merkle_root",
     "new",
+    "secretbox_open",
+    "secretbox_seal",
     "sha256",
     "sha256_many",
 ]
