@@ -74,7 +74,7 @@ pub enum DecryptError {
         /// The chunk's index.
         chunk: u64,
     },
-    /// The file ends after chunk `chunks - 1`, which was not sealed as the final chunk.
+    /// The file ends after `chunks` intact chunks, none of them sealed as the final one.
     Truncated {
         /// How many chunks were intact.
         chunks: u64,
@@ -98,10 +98,10 @@ impl std::fmt::Display for DecryptError {
                 HEADER_LEN as u64 + chunk * SEALED_CHUNK_LEN as u64
             ),
             DecryptError::Truncated { chunks } => {
-                write!(f, "the file is truncated: it ends after chunk {}, which is not the final chunk", chunks - 1)
+                write!(f, "the file is truncated: it ends after {chunks} intact chunk(s), without its final chunk")
             }
             DecryptError::Extended { chunks } => {
-                write!(f, "the file was extended: data follows its final chunk (chunk {})", chunks - 1)
+                write!(f, "the file was extended: data follows its final chunk (chunk {})", chunks.saturating_sub(1))
             }
         }
     }
