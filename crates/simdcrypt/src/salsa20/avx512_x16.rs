@@ -22,7 +22,7 @@ fn quarter(x: &mut [__m512i; 16], a: usize, b: usize, c: usize, d: usize) {
 /// The keystream of blocks `counter .. counter + 16`, block `j` in `out[j]`.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn blocks(state: &[u32; 16], counter: u64, double_rounds: u32) -> [__m512i; 16] {
+fn blocks<const DR: u32>(state: &[u32; 16], counter: u64) -> [__m512i; 16] {
     let mut x: [__m512i; 16] = core::array::from_fn(|i| _mm512_set1_epi32(state[i] as i32));
     // The full 64-bit counter per lane: the carry into word 9 is per block.
     let c: [u64; LANES] = core::array::from_fn(|j| counter.wrapping_add(j as u64));
@@ -36,8 +36,8 @@ fn blocks(state: &[u32; 16], counter: u64, double_rounds: u32) -> [__m512i; 16] 
         hi(0), hi(1), hi(2), hi(3), hi(4), hi(5), hi(6), hi(7), hi(8), hi(9), hi(10), hi(11), hi(12), hi(13), hi(14),
         hi(15),
     );
-    let input = x;
-    for _ in 0..double_rounds {
+    let (c8, c9) = (x[8], x[9]);
+    for _ in 0..DR {
         quarter(&mut x, 0, 4, 8, 12);
         quarter(&mut x, 5, 9, 13, 1);
         quarter(&mut x, 10, 14, 2, 6);
@@ -47,8 +47,14 @@ fn blocks(state: &[u32; 16], counter: u64, double_rounds: u32) -> [__m512i; 16] 
         quarter(&mut x, 10, 11, 8, 9);
         quarter(&mut x, 15, 12, 13, 14);
     }
+    // Feed-forward: the broadcast words are rebuilt rather than kept live (registers).
     for i in 0..16 {
-        x[i] = _mm512_add_epi32(x[i], input[i]);
+        let input = match i {
+            8 => c8,
+            9 => c9,
+            _ => _mm512_set1_epi32(state[i] as i32),
+        };
+        x[i] = _mm512_add_epi32(x[i], input);
     }
     transpose(x)
 }
@@ -91,13 +97,24 @@ fn transpose(x: [__m512i; 16]) -> [__m512i; 16] {
 /// length: a last partial step is computed whole and its keystream truncated.
 #[target_feature(enable = "avx512f")]
 pub(crate) fn xor_keystream(state: &[u32; 16], double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
+    // The round count as a constant, so the round loop is unrolled.
+    match double_rounds {
+        10 => xor_n::<10>(state, io),
+        6 => xor_n::<6>(state, io),
+        4 => xor_n::<4>(state, io),
+        n => unreachable!("salsa20 has 8, 12 or 20 rounds, not {}", 2 * n),
+    }
+}
+
+#[target_feature(enable = "avx512f")]
+fn xor_n<const DR: u32>(state: &[u32; 16], io: InOutBuf<'_, '_, u8>) {
     let mut counter = u64::from(state[8]) | (u64::from(state[9]) << 32);
     let whole = io.len() / STEP * STEP;
     let (body, mut tail) = io.split_at(whole);
     let (inp, out) = body.into_raw();
     let mut done = 0;
     while done < whole {
-        let ks = blocks(state, counter, double_rounds);
+        let ks = blocks::<DR>(state, counter);
         for (j, k) in ks.iter().enumerate() {
             let at = done + j * BLOCK_LEN;
             // SAFETY: at + 64 <= whole, the length of both buffers behind `inp` and `out`
@@ -112,7 +129,7 @@ pub(crate) fn xor_keystream(state: &[u32; 16], double_rounds: u32, io: InOutBuf<
         done += STEP;
     }
     if !tail.is_empty() {
-        let ks = blocks(state, counter, double_rounds);
+        let ks = blocks::<DR>(state, counter);
         let mut buf = [0u8; STEP];
         for (j, k) in ks.iter().enumerate() {
             // SAFETY: buf has STEP = 16 * 64 bytes; this writes bytes 64j .. 64j + 64.

@@ -28,7 +28,7 @@ fn quarter(x: &mut [uint32x4_t; 16], a: usize, b: usize, c: usize, d: usize) {
 /// in `out[4r + g]`.
 #[inline]
 #[target_feature(enable = "neon")]
-fn blocks(state: &[u32; 16], counter: u64, double_rounds: u32) -> [uint32x4_t; 16] {
+fn blocks<const DR: u32>(state: &[u32; 16], counter: u64) -> [uint32x4_t; 16] {
     let mut x: [uint32x4_t; 16] = core::array::from_fn(|i| vdupq_n_u32(state[i]));
     // The full 64-bit counter per lane: the carry into word 9 is per block.
     let c: [u64; LANES] = core::array::from_fn(|j| counter.wrapping_add(j as u64));
@@ -39,8 +39,8 @@ fn blocks(state: &[u32; 16], counter: u64, double_rounds: u32) -> [uint32x4_t; 1
         x[8] = vld1q_u32(lo.as_ptr());
         x[9] = vld1q_u32(hi.as_ptr());
     }
-    let input = x;
-    for _ in 0..double_rounds {
+    let (c8, c9) = (x[8], x[9]);
+    for _ in 0..DR {
         quarter(&mut x, 0, 4, 8, 12);
         quarter(&mut x, 5, 9, 13, 1);
         quarter(&mut x, 10, 14, 2, 6);
@@ -50,8 +50,14 @@ fn blocks(state: &[u32; 16], counter: u64, double_rounds: u32) -> [uint32x4_t; 1
         quarter(&mut x, 10, 11, 8, 9);
         quarter(&mut x, 15, 12, 13, 14);
     }
+    // Feed-forward: the broadcast words are rebuilt rather than kept live (registers).
     for i in 0..16 {
-        x[i] = vaddq_u32(x[i], input[i]);
+        let input = match i {
+            8 => c8,
+            9 => c9,
+            _ => vdupq_n_u32(state[i]),
+        };
+        x[i] = vaddq_u32(x[i], input);
     }
     let mut out = [vdupq_n_u32(0); 16];
     for g in 0..4 {
@@ -73,13 +79,24 @@ fn blocks(state: &[u32; 16], counter: u64, double_rounds: u32) -> [uint32x4_t; 1
 /// length: a last partial step is computed whole and its keystream truncated.
 #[target_feature(enable = "neon")]
 pub(crate) fn xor_keystream(state: &[u32; 16], double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
+    // The round count as a constant, so the round loop is unrolled.
+    match double_rounds {
+        10 => xor_n::<10>(state, io),
+        6 => xor_n::<6>(state, io),
+        4 => xor_n::<4>(state, io),
+        n => unreachable!("salsa20 has 8, 12 or 20 rounds, not {}", 2 * n),
+    }
+}
+
+#[target_feature(enable = "neon")]
+fn xor_n<const DR: u32>(state: &[u32; 16], io: InOutBuf<'_, '_, u8>) {
     let mut counter = u64::from(state[8]) | (u64::from(state[9]) << 32);
     let whole = io.len() / STEP * STEP;
     let (body, mut tail) = io.split_at(whole);
     let (inp, out) = body.into_raw();
     let mut done = 0;
     while done < whole {
-        let ks = blocks(state, counter, double_rounds);
+        let ks = blocks::<DR>(state, counter);
         for (j, k) in ks.iter().enumerate() {
             let at = done + j * 16;
             // SAFETY: at + 16 <= whole, the length of both buffers behind `inp` and `out`
@@ -94,7 +111,7 @@ pub(crate) fn xor_keystream(state: &[u32; 16], double_rounds: u32, io: InOutBuf<
         done += STEP;
     }
     if !tail.is_empty() {
-        let ks = blocks(state, counter, double_rounds);
+        let ks = blocks::<DR>(state, counter);
         let mut buf = [0u8; STEP];
         for (j, k) in ks.iter().enumerate() {
             // SAFETY: buf has STEP = 16 * 16 bytes; this writes bytes 16j .. 16j + 16.

@@ -15,11 +15,11 @@ fn quarter(x: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize) {
     x[a] ^= x[d].wrapping_add(x[c]).rotate_left(18);
 }
 
-/// `double_rounds` column rounds each followed by a row round, in place (no feed-forward:
-/// HSalsa20 uses this directly).
-#[inline]
-pub(crate) fn permute(x: &mut [u32; 16], double_rounds: u32) {
-    for _ in 0..double_rounds {
+/// `DR` column rounds each followed by a row round, in place (no feed-forward: HSalsa20
+/// uses this directly). The count is a constant so that the loop unrolls.
+#[inline(always)]
+fn rounds<const DR: u32>(x: &mut [u32; 16]) {
+    for _ in 0..DR {
         quarter(x, 0, 4, 8, 12);
         quarter(x, 5, 9, 13, 1);
         quarter(x, 10, 14, 2, 6);
@@ -31,8 +31,29 @@ pub(crate) fn permute(x: &mut [u32; 16], double_rounds: u32) {
     }
 }
 
+/// `double_rounds` double rounds in place.
+pub(crate) fn permute(x: &mut [u32; 16], double_rounds: u32) {
+    match double_rounds {
+        10 => rounds::<10>(x),
+        6 => rounds::<6>(x),
+        4 => rounds::<4>(x),
+        n => (0..n).for_each(|_| rounds::<1>(x)),
+    }
+}
+
 /// The Salsa20 core ("Salsa20 hash"): the permutation plus the input, as 64 bytes.
-#[inline]
+#[inline(always)]
+fn block_n<const DR: u32>(input: &[u32; 16]) -> [u8; BLOCK_LEN] {
+    let mut x = *input;
+    rounds::<DR>(&mut x);
+    let mut out = [0u8; BLOCK_LEN];
+    for (i, chunk) in out.chunks_exact_mut(4).enumerate() {
+        chunk.copy_from_slice(&x[i].wrapping_add(input[i]).to_le_bytes());
+    }
+    out
+}
+
+/// The core function with any round count (the specification's examples use 20).
 pub(crate) fn block(input: &[u32; 16], double_rounds: u32) -> [u8; BLOCK_LEN] {
     let mut x = *input;
     permute(&mut x, double_rounds);
@@ -46,7 +67,17 @@ pub(crate) fn block(input: &[u32; 16], double_rounds: u32) -> [u8; BLOCK_LEN] {
 /// XORs the keystream into `io`, starting at the block counter in words 8 and 9 of `state`
 /// (which are otherwise the cipher's input words). Any length; the counter is 64 bits wide
 /// and wraps only past the last block of the stream, which the caller never asks for.
-pub(crate) fn xor_keystream(state: &[u32; 16], double_rounds: u32, mut io: InOutBuf<'_, '_, u8>) {
+pub(crate) fn xor_keystream(state: &[u32; 16], double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
+    match double_rounds {
+        10 => xor_n::<10>(state, io),
+        6 => xor_n::<6>(state, io),
+        4 => xor_n::<4>(state, io),
+        n => unreachable!("salsa20 has 8, 12 or 20 rounds, not {}", 2 * n),
+    }
+}
+
+#[inline(always)]
+fn xor_n<const DR: u32>(state: &[u32; 16], mut io: InOutBuf<'_, '_, u8>) {
     let mut input = *state;
     let mut counter = u64::from(state[8]) | (u64::from(state[9]) << 32);
     while !io.is_empty() {
@@ -54,7 +85,7 @@ pub(crate) fn xor_keystream(state: &[u32; 16], double_rounds: u32, mut io: InOut
         let (mut head, rest) = io.split_at(n);
         input[8] = counter as u32;
         input[9] = (counter >> 32) as u32;
-        head.xor_in2out(&block(&input, double_rounds)[..n]);
+        head.xor_in2out(&block_n::<DR>(&input)[..n]);
         counter = counter.wrapping_add(1);
         io = rest;
     }
