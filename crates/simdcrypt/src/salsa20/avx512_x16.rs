@@ -139,3 +139,100 @@ fn xor_n<const DR: u32>(state: &[u32; 16], io: InOutBuf<'_, '_, u8>) {
         tail.xor_in2out(&buf[..n]);
     }
 }
+
+// One block at a time, row-wise, for short messages: the state as four diagonals
+// a = (x0, x5, x10, x15), b = (x4, x9, x14, x3), c = (x8, x13, x2, x7),
+// d = (x12, x1, x6, x11), so that each quarter-round step works on four columns (or, after
+// rotating b, c and d by whole lanes, four rows) at once, with AVX-512VL's one-instruction
+// rotates on 128-bit registers. Its latency is below the scalar code's instruction count.
+
+/// The quarter-round steps on four lanes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn quarter_row(a: &mut __m128i, b: &mut __m128i, c: &mut __m128i, d: &mut __m128i) {
+    *b = _mm_xor_si128(*b, _mm_rol_epi32::<7>(_mm_add_epi32(*a, *d)));
+    *c = _mm_xor_si128(*c, _mm_rol_epi32::<9>(_mm_add_epi32(*b, *a)));
+    *d = _mm_xor_si128(*d, _mm_rol_epi32::<13>(_mm_add_epi32(*c, *b)));
+    *a = _mm_xor_si128(*a, _mm_rol_epi32::<18>(_mm_add_epi32(*d, *c)));
+}
+
+/// The 64 keystream bytes of the block whose input words are `x`, as four rows.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn block_rows<const DR: u32>(x: &[u32; 16]) -> [__m128i; 4] {
+    let w = |i: usize| x[i] as i32;
+    let a0 = _mm_setr_epi32(w(0), w(5), w(10), w(15));
+    let b0 = _mm_setr_epi32(w(4), w(9), w(14), w(3));
+    let c0 = _mm_setr_epi32(w(8), w(13), w(2), w(7));
+    let d0 = _mm_setr_epi32(w(12), w(1), w(6), w(11));
+    let (mut a, mut b, mut c, mut d) = (a0, b0, c0, d0);
+    for _ in 0..DR {
+        // Columns: lane i of (a, b, c, d) is column quarter-round i.
+        quarter_row(&mut a, &mut b, &mut c, &mut d);
+        // Rows: (a, d >> 1 lane, c >> 2, b >> 3) puts row quarter-round i in lane i.
+        let mut r1 = _mm_shuffle_epi32::<0x39>(d); // (x1, x6, x11, x12)
+        let mut r2 = _mm_shuffle_epi32::<0x4E>(c); // (x2, x7, x8, x13)
+        let mut r3 = _mm_shuffle_epi32::<0x93>(b); // (x3, x4, x9, x14)
+        quarter_row(&mut a, &mut r1, &mut r2, &mut r3);
+        d = _mm_shuffle_epi32::<0x93>(r1);
+        c = _mm_shuffle_epi32::<0x4E>(r2);
+        b = _mm_shuffle_epi32::<0x39>(r3);
+    }
+    let (a, b, c, d) = (_mm_add_epi32(a, a0), _mm_add_epi32(b, b0), _mm_add_epi32(c, c0), _mm_add_epi32(d, d0));
+    // Back to rows: row r takes lane j from the diagonal that holds x[4r + j].
+    let pick = |p: __m128i, q: __m128i, r: __m128i, s: __m128i| {
+        // lane 0 from p, 1 from q, 2 from r, 3 from s
+        _mm_mask_blend_epi32(0b1000, _mm_mask_blend_epi32(0b0100, _mm_mask_blend_epi32(0b0010, p, q), r), s)
+    };
+    [pick(a, d, c, b), pick(b, a, d, c), pick(c, b, a, d), pick(d, c, b, a)]
+}
+
+/// XORs the keystream into `io` one block at a time (the short-message path), from the
+/// block counter in words 8 and 9 of `state`.
+#[target_feature(enable = "avx512f,avx512vl")]
+pub(crate) fn xor_keystream_rows(state: &[u32; 16], double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
+    match double_rounds {
+        10 => xor_rows_n::<10>(state, io),
+        6 => xor_rows_n::<6>(state, io),
+        4 => xor_rows_n::<4>(state, io),
+        n => unreachable!("salsa20 has 8, 12 or 20 rounds, not {}", 2 * n),
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512vl")]
+fn xor_rows_n<const DR: u32>(state: &[u32; 16], io: InOutBuf<'_, '_, u8>) {
+    let mut input = *state;
+    let mut counter = u64::from(state[8]) | (u64::from(state[9]) << 32);
+    let whole = io.len() / BLOCK_LEN * BLOCK_LEN;
+    let (body, mut tail) = io.split_at(whole);
+    let (inp, out) = body.into_raw();
+    let mut done = 0;
+    loop {
+        input[8] = counter as u32;
+        input[9] = (counter >> 32) as u32;
+        let rows = block_rows::<DR>(&input);
+        if done == whole {
+            if !tail.is_empty() {
+                let mut buf = [0u8; BLOCK_LEN];
+                for (j, r) in rows.iter().enumerate() {
+                    // SAFETY: buf has 64 bytes; this writes bytes 16j .. 16j + 16.
+                    unsafe { _mm_storeu_si128(buf.as_mut_ptr().add(16 * j).cast(), *r) };
+                }
+                let n = tail.len();
+                tail.xor_in2out(&buf[..n]);
+            }
+            return;
+        }
+        for (j, r) in rows.iter().enumerate() {
+            let at = done + 16 * j;
+            // SAFETY: at + 16 <= whole, the length of both buffers behind `inp` and `out`
+            // (equal lengths, possibly the same memory: each 16 bytes read before written).
+            unsafe {
+                let m = _mm_loadu_si128(inp.add(at).cast());
+                _mm_storeu_si128(out.add(at).cast(), _mm_xor_si128(m, *r));
+            }
+        }
+        counter = counter.wrapping_add(1);
+        done += BLOCK_LEN;
+    }
+}

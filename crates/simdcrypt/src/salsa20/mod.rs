@@ -303,7 +303,7 @@ impl Salsa20 {
         if position % 64 != 0 {
             let block = (position / 64) as u64;
             let mut ks = [0u8; BLOCK_LEN];
-            self.run_portable(block, &mut ks);
+            self.one_block(block, &mut ks);
             self.partial = ks;
         }
         Ok(())
@@ -349,13 +349,12 @@ impl Salsa20 {
         Ok(())
     }
 
-    /// The keystream of one block into `out`, XORed, by the portable code.
-    fn run_portable<'a>(&self, block: u64, out: &'a mut [u8; BLOCK_LEN]) -> &'a mut [u8; BLOCK_LEN] {
+    /// XORs the keystream of block `block` into `out` (the platform's one-block path).
+    fn one_block(&self, block: u64, out: &mut [u8; BLOCK_LEN]) {
         let mut state = self.state;
         state[8] = block as u32;
         state[9] = (block >> 32) as u32;
-        portable::xor_keystream(&state, self.rounds.double_rounds(), (&mut out[..]).into());
-        out
+        self.platform.xor_keystream(&state, self.rounds.double_rounds(), (&mut out[..]).into());
     }
 
     fn apply(&mut self, io: Io<'_>) -> Result<(), Error> {
@@ -393,7 +392,7 @@ impl Salsa20 {
         self.pos += whole as u128;
         if tail.len() > 0 {
             let mut ks = [0u8; BLOCK_LEN];
-            self.run_portable(first.wrapping_add((whole / BLOCK_LEN) as u64), &mut ks);
+            self.one_block(first.wrapping_add((whole / BLOCK_LEN) as u64), &mut ks);
             self.partial = ks;
             let n = tail.len();
             tail.inout().xor_in2out(&self.partial[..n]);
