@@ -23,7 +23,7 @@ pub enum Platform {
     /// x86-64 AVX2, 8 blocks per step.
     #[cfg(target_arch = "x86_64")]
     Avx2,
-    /// x86-64 AVX-512F, 16 blocks per step; AVX-512VL for single blocks.
+    /// x86-64 AVX-512F, 16 blocks per step.
     #[cfg(target_arch = "x86_64")]
     Avx512,
     /// aarch64 NEON, 4 blocks per step.
@@ -66,9 +66,9 @@ impl Backend for Platform {
             Platform::Sse2 => f.has(Feature::Sse2),
             #[cfg(target_arch = "x86_64")]
             Platform::Avx2 => f.has_all(&[Feature::Avx, Feature::Avx2]),
-            // 16 blocks: AVX-512F (vprold, vshufi32x4, unpacks); one block row-wise: VL.
+            // The kernel uses only AVX-512F instructions (vprold, vshufi32x4, unpacks).
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => f.has_all(&[Feature::Avx512F, Feature::Avx512Vl]),
+            Platform::Avx512 => f.has(Feature::Avx512F),
             #[cfg(target_arch = "aarch64")]
             Platform::Neon => f.has(Feature::Neon),
         }
@@ -95,7 +95,7 @@ impl Platform {
     ///
     /// Short-message policy: whole kernel steps go to the kernel; a remainder of at
     /// least half a step is computed by one more (truncated) kernel step, a shorter one
-    /// block by block (by AVX-512VL row-wise code on `Avx512`, else the portable code). So a 64-byte message never pays for a wide
+    /// block by block by the portable code. So a 64-byte message never pays for a wide
     /// step, and a 1000-byte one is not run one block at a time.
     pub(crate) fn xor_keystream(self, state: &[u32; 16], double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
         let step = self.lanes() * super::BLOCK_LEN;
@@ -110,16 +110,7 @@ impl Platform {
             let counter = (u64::from(state[8]) | (u64::from(state[9]) << 32)).wrapping_add((wide / 64) as u64);
             tail_state[8] = counter as u32;
             tail_state[9] = (counter >> 32) as u32;
-            match self {
-                // AVX-512VL rotates make one block row-wise faster than the scalar code.
-                #[cfg(target_arch = "x86_64")]
-                Platform::Avx512 => {
-                    debug_assert!(self.is_supported());
-                    // SAFETY: as in `kernel` (avx512f, avx512vl).
-                    unsafe { avx512_x16::xor_keystream_rows(&tail_state, double_rounds, tail) }
-                }
-                _ => portable::xor_keystream(&tail_state, double_rounds, tail),
-            }
+            portable::xor_keystream(&tail_state, double_rounds, tail);
         }
     }
 
@@ -142,7 +133,7 @@ impl Platform {
             #[cfg(target_arch = "x86_64")]
             Platform::Avx512 => {
                 debug_assert!(self.is_supported());
-                // SAFETY: as above (avx512f, avx512vl).
+                // SAFETY: as above (avx512f).
                 unsafe { avx512_x16::xor_keystream(state, double_rounds, io) }
             }
             #[cfg(target_arch = "aarch64")]

@@ -77,16 +77,34 @@ pub(crate) fn xor_keystream(state: &[u32; 16], double_rounds: u32, io: InOutBuf<
 }
 
 #[inline(always)]
-fn xor_n<const DR: u32>(state: &[u32; 16], mut io: InOutBuf<'_, '_, u8>) {
+fn xor_n<const DR: u32>(state: &[u32; 16], io: InOutBuf<'_, '_, u8>) {
     let mut input = *state;
     let mut counter = u64::from(state[8]) | (u64::from(state[9]) << 32);
-    while !io.is_empty() {
-        let n = io.len().min(BLOCK_LEN);
-        let (mut head, rest) = io.split_at(n);
+    let whole = io.len() / BLOCK_LEN * BLOCK_LEN;
+    let (body, mut tail) = io.split_at(whole);
+    let (inp, out) = body.into_raw();
+    let mut done = 0;
+    while done < whole {
         input[8] = counter as u32;
         input[9] = (counter >> 32) as u32;
-        head.xor_in2out(&block_n::<DR>(&input)[..n]);
+        let mut x = input;
+        rounds::<DR>(&mut x);
+        for i in 0..16 {
+            let at = done + 4 * i;
+            // SAFETY: at + 4 <= whole, the length of both buffers behind `inp` and `out`
+            // (equal lengths, possibly the same memory: each word is read before written).
+            unsafe {
+                let m = u32::from_le(inp.add(at).cast::<u32>().read_unaligned());
+                out.add(at).cast::<u32>().write_unaligned((m ^ x[i].wrapping_add(input[i])).to_le());
+            }
+        }
         counter = counter.wrapping_add(1);
-        io = rest;
+        done += BLOCK_LEN;
+    }
+    if !tail.is_empty() {
+        input[8] = counter as u32;
+        input[9] = (counter >> 32) as u32;
+        let n = tail.len();
+        tail.xor_in2out(&block_n::<DR>(&input)[..n]);
     }
 }
