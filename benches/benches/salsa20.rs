@@ -41,7 +41,9 @@ mod sodium {
     pub fn xor(buf: &mut [u8], nonce: &[u8; 8], key: &[u8; 32]) {
         // SAFETY: c and m point at buf.len() valid bytes (the same buffer, which libsodium
         // allows); n and k at 8 and 32 bytes.
-        let rc = unsafe { crypto_stream_salsa20_xor(buf.as_mut_ptr(), buf.as_ptr(), buf.len() as u64, nonce.as_ptr(), key.as_ptr()) };
+        let rc = unsafe {
+            crypto_stream_salsa20_xor(buf.as_mut_ptr(), buf.as_ptr(), buf.len() as u64, nonce.as_ptr(), key.as_ptr())
+        };
         assert_eq!(rc, 0);
     }
 }
@@ -85,7 +87,9 @@ fn one_thread(c: &mut Criterion) {
                 b.iter(|| ours(black_box(&mut buf), platform, Threads::One))
             });
         }
-        group.bench_function(BenchmarkId::new("rustcrypto-salsa20", size), |b| b.iter(|| rustcrypto(black_box(&mut buf))));
+        group.bench_function(BenchmarkId::new("rustcrypto-salsa20", size), |b| {
+            b.iter(|| rustcrypto(black_box(&mut buf)))
+        });
         #[cfg(feature = "peer-libsodium")]
         group.bench_function(BenchmarkId::new("libsodium", size), |b| {
             b.iter(|| sodium::xor(black_box(&mut buf), &NONCE, &KEY))

@@ -21,7 +21,8 @@ fn keygen(dir: &Path, name: &str) -> Vec<u8> {
 
 /// The names in `dir`, sorted.
 fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut v: Vec<String> =
+        fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     v.sort();
     v
 }
@@ -50,7 +51,9 @@ fn keygen_makes_private_random_keys() {
 fn round_trips() {
     let dir = TempDir::new("crypt-round-trips");
     keygen(dir.path(), "k");
-    for (i, len) in [0usize, 1, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK, 3 * CHUNK + 17, 100_000_000].into_iter().enumerate() {
+    for (i, len) in
+        [0usize, 1, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK, 3 * CHUNK + 17, 100_000_000].into_iter().enumerate()
+    {
         let plain = data(len, i as u64);
         dir.file("plain", &plain);
         ok(run(simdcrypt(dir.path()).args(["encrypt", "-k", "k", "plain", "-o", "enc", "--force"])));
@@ -62,9 +65,11 @@ fn round_trips() {
         assert!(fs::read(dir.path().join("dec")).unwrap() == plain, "len {len}");
         // The same through pipes.
         if len <= 4 * CHUNK {
-            let enc2 = ok_bytes(run_with_stdin(simdcrypt(dir.path()).args(["encrypt", "-k", "k", "-", "-o", "-"]), &plain));
+            let enc2 =
+                ok_bytes(run_with_stdin(simdcrypt(dir.path()).args(["encrypt", "-k", "k", "-", "-o", "-"]), &plain));
             assert_ne!(enc2, enc, "a fresh random nonce per file");
-            let dec2 = ok_bytes(run_with_stdin(simdcrypt(dir.path()).args(["decrypt", "-k", "k", "-", "-o", "-"]), &enc2));
+            let dec2 =
+                ok_bytes(run_with_stdin(simdcrypt(dir.path()).args(["decrypt", "-k", "k", "-", "-o", "-"]), &enc2));
             assert!(dec2 == plain, "pipes len {len}");
         }
     }

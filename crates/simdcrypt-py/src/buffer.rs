@@ -186,7 +186,10 @@ impl From<ExportError> for PyErr {
 
 /// Exports `obj`'s buffer into `view`, checking that it is C-contiguous (so `bytes()` is
 /// valid on the result).
-fn export<'py, V: DerefMut<Target = RawBuffer>>(obj: &Bound<'py, PyAny>, view: V) -> Result<Export<'py, V>, ExportError> {
+fn export<'py, V: DerefMut<Target = RawBuffer>>(
+    obj: &Bound<'py, PyAny>,
+    view: V,
+) -> Result<Export<'py, V>, ExportError> {
     export_with_flags(obj, view, PYBUF_STRIDES)
 }
 

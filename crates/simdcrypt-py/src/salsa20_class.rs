@@ -120,9 +120,9 @@ macro_rules! cipher_methods {
         impl $class {
             #[new]
             #[pyo3(
-                signature = (key, nonce, /, *, rounds=20, counter=BigIndex(0), max_threads=1, backend=None),
-                text_signature = "(key, nonce, /, *, rounds=20, counter=0, max_threads=1, backend=None)"
-            )]
+                        signature = (key, nonce, /, *, rounds=20, counter=BigIndex(0), max_threads=1, backend=None),
+                        text_signature = "(key, nonce, /, *, rounds=20, counter=0, max_threads=1, backend=None)"
+                    )]
             fn py_new(
                 key: &Bound<'_, PyAny>,
                 nonce: &Bound<'_, PyAny>,
@@ -227,9 +227,9 @@ pub(crate) struct XSalsa20 {
 
 impl XSalsa20 {
     fn cipher(key: &[u8], nonce: &[u8], rounds: Rounds) -> PyResult<Cipher> {
-        let key: [u8; salsa20::KEY_LEN] = key.try_into().map_err(|_| {
-            PyValueError::new_err(format!("key must be {} bytes, got {}", salsa20::KEY_LEN, key.len()))
-        })?;
+        let key: [u8; salsa20::KEY_LEN] = key
+            .try_into()
+            .map_err(|_| PyValueError::new_err(format!("key must be {} bytes, got {}", salsa20::KEY_LEN, key.len())))?;
         if nonce.len() != salsa20::XNONCE_LEN {
             return Err(PyValueError::new_err(format!(
                 "nonce must be {} bytes, got {}",

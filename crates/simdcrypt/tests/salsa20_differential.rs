@@ -13,7 +13,12 @@ use simdcrypt::salsa20::{self, secretbox, Platform, Rounds, Salsa20, XSalsa20, S
 
 /// The reference keystream bytes `start .. start + len` for a 32-byte key.
 fn reference(rounds: Rounds, key: &[u8; 32], nonce: &[u8], start: u64, len: usize) -> Vec<u8> {
-    fn run<C: KeyIvInit + StreamCipher + StreamCipherSeek>(key: &[u8], nonce: &[u8], start: u64, len: usize) -> Vec<u8> {
+    fn run<C: KeyIvInit + StreamCipher + StreamCipherSeek>(
+        key: &[u8],
+        nonce: &[u8],
+        start: u64,
+        len: usize,
+    ) -> Vec<u8> {
         let mut c = C::new_from_slices(key, nonce).unwrap();
         c.seek(start);
         let mut out = vec![0u8; len];
@@ -92,7 +97,11 @@ fn matches_rustcrypto_on_random_inputs() {
                     let data = common::random_bytes(i as u64, len);
                     let ks = reference(rounds, &key, &nonce, start, len);
                     let expected: Vec<u8> = data.iter().zip(&ks).map(|(a, b)| a ^ b).collect();
-                    let label = format!("{} rounds {} nonce {nonce_len} len {len} start {start}", platform.name(), rounds.count());
+                    let label = format!(
+                        "{} rounds {} nonce {nonce_len} len {len} start {start}",
+                        platform.name(),
+                        rounds.count()
+                    );
 
                     // In place, in random pieces.
                     let mut c = Any::new(&key, &nonce, rounds, platform);
@@ -100,7 +109,11 @@ fn matches_rustcrypto_on_random_inputs() {
                     let mut got = data.clone();
                     let mut at = 0;
                     while at < len {
-                        let n = if rng.random_bool(0.5) { rng.random_range(0..=(len - at).min(300)) } else { rng.random_range(0..=len - at) };
+                        let n = if rng.random_bool(0.5) {
+                            rng.random_range(0..=(len - at).min(300))
+                        } else {
+                            rng.random_range(0..=len - at)
+                        };
                         c.xor(&mut got[at..at + n]);
                         at += n;
                     }
@@ -142,7 +155,12 @@ fn counter_boundaries_match_portable_and_rustcrypto() {
                         continue;
                     }
                     let got = keystream(&key, platform, pos, len);
-                    assert_eq!(got, keystream(&key, Platform::Portable, pos, len), "{} pos {pos} len {len}", platform.name());
+                    assert_eq!(
+                        got,
+                        keystream(&key, Platform::Portable, pos, len),
+                        "{} pos {pos} len {len}",
+                        platform.name()
+                    );
                     // RustCrypto refuses the last block of the stream; compare where it can.
                     if pos + (len as u128) < (1u128 << 64) * 64 - 64 && pos < u128::from(u64::MAX) {
                         let ks = reference(Rounds::R20, &key, &[9, 8, 7, 6, 5, 4, 3, 2], pos as u64, len);

@@ -29,11 +29,39 @@ fn blocks<const DR: u32>(state: &[u32; 16], counter: u64) -> [__m512i; 16] {
     let lo = |j: usize| c[j] as u32 as i32;
     let hi = |j: usize| (c[j] >> 32) as u32 as i32;
     x[8] = _mm512_setr_epi32(
-        lo(0), lo(1), lo(2), lo(3), lo(4), lo(5), lo(6), lo(7), lo(8), lo(9), lo(10), lo(11), lo(12), lo(13), lo(14),
+        lo(0),
+        lo(1),
+        lo(2),
+        lo(3),
+        lo(4),
+        lo(5),
+        lo(6),
+        lo(7),
+        lo(8),
+        lo(9),
+        lo(10),
+        lo(11),
+        lo(12),
+        lo(13),
+        lo(14),
         lo(15),
     );
     x[9] = _mm512_setr_epi32(
-        hi(0), hi(1), hi(2), hi(3), hi(4), hi(5), hi(6), hi(7), hi(8), hi(9), hi(10), hi(11), hi(12), hi(13), hi(14),
+        hi(0),
+        hi(1),
+        hi(2),
+        hi(3),
+        hi(4),
+        hi(5),
+        hi(6),
+        hi(7),
+        hi(8),
+        hi(9),
+        hi(10),
+        hi(11),
+        hi(12),
+        hi(13),
+        hi(14),
         hi(15),
     );
     let (c8, c9) = (x[8], x[9]);

@@ -234,7 +234,21 @@ impl Salsa20 {
         }
         let (a, b, n): ([u32; 4], [u32; 4], [u32; 2]) = (words(k0), words(k1), words(nonce));
         let state = [
-            constants[0], a[0], a[1], a[2], a[3], constants[1], n[0], n[1], 0, 0, constants[2], b[0], b[1], b[2], b[3],
+            constants[0],
+            a[0],
+            a[1],
+            a[2],
+            a[3],
+            constants[1],
+            n[0],
+            n[1],
+            0,
+            0,
+            constants[2],
+            b[0],
+            b[1],
+            b[2],
+            b[3],
             constants[3],
         ];
         Ok(Salsa20 {
@@ -300,7 +314,7 @@ impl Salsa20 {
             )));
         }
         self.pos = position;
-        if position % 64 != 0 {
+        if !position.is_multiple_of(64) {
             let block = (position / 64) as u64;
             let mut ks = [0u8; BLOCK_LEN];
             self.one_block(block, &mut ks);
@@ -612,7 +626,8 @@ mod tests {
             for &counter in &[0u64, 5, (1 << 32) - 3, (1 << 32) - 1, 1 << 32, u64::MAX - 40] {
                 for len in (0..=40 * 64 + 1).step_by(21).chain([64, 256, 512, 1024, 2048]) {
                     for dr in [4, 6, 10] {
-                        let mut state: [u32; 16] = core::array::from_fn(|i| (i as u32).wrapping_mul(0x9E37_79B9) ^ 0x5555);
+                        let mut state: [u32; 16] =
+                            core::array::from_fn(|i| (i as u32).wrapping_mul(0x9E37_79B9) ^ 0x5555);
                         state[8] = counter as u32;
                         state[9] = (counter >> 32) as u32;
                         let input: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();

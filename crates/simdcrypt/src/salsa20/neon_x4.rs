@@ -65,8 +65,12 @@ fn blocks<const DR: u32>(state: &[u32; 16], counter: u64) -> [uint32x4_t; 16] {
         let t1 = vzip2q_u32(x[4 * g], x[4 * g + 1]);
         let t2 = vzip1q_u32(x[4 * g + 2], x[4 * g + 3]);
         let t3 = vzip2q_u32(x[4 * g + 2], x[4 * g + 3]);
-        let (t0, t1, t2, t3) =
-            (vreinterpretq_u64_u32(t0), vreinterpretq_u64_u32(t1), vreinterpretq_u64_u32(t2), vreinterpretq_u64_u32(t3));
+        let (t0, t1, t2, t3) = (
+            vreinterpretq_u64_u32(t0),
+            vreinterpretq_u64_u32(t1),
+            vreinterpretq_u64_u32(t2),
+            vreinterpretq_u64_u32(t3),
+        );
         out[g] = vreinterpretq_u32_u64(vzip1q_u64(t0, t2));
         out[4 + g] = vreinterpretq_u32_u64(vzip2q_u64(t0, t2));
         out[8 + g] = vreinterpretq_u32_u64(vzip1q_u64(t1, t3));

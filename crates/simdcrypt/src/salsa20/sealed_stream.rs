@@ -219,7 +219,11 @@ pub fn decrypt(key: &[u8; KEY_LEN], mut input: impl Read, mut output: impl Write
         if n < TAG_LEN {
             // Shorter than a tag: a chunk was cut, or the file ends right after chunk
             // index - 1, which (it was opened as non-final) is then not final.
-            return Err(if n == 0 { DecryptError::Truncated { chunks: index } } else { DecryptError::Authentication { chunk: index } });
+            return Err(if n == 0 {
+                DecryptError::Truncated { chunks: index }
+            } else {
+                DecryptError::Authentication { chunk: index }
+            });
         }
         let (tag, body) = buf[..n].split_at_mut(TAG_LEN);
         let tag: [u8; TAG_LEN] = (&*tag).try_into().expect("16 bytes");
