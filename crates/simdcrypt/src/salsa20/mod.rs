@@ -140,6 +140,13 @@ pub fn hsalsa(key: &[u8; KEY_LEN], input: &[u8; HSALSA_INPUT_LEN], rounds: Round
     out
 }
 
+/// [`Platform::detect`], once per process (a cipher for a 64-byte message should not
+/// walk the backend list).
+fn detected() -> Platform {
+    static DETECTED: std::sync::OnceLock<Platform> = std::sync::OnceLock::new();
+    *DETECTED.get_or_init(Platform::detect)
+}
+
 /// The input and output of one keystream application: in place, or from one buffer into
 /// another of the same length. Split by block for threads.
 enum Io<'a> {
@@ -218,7 +225,7 @@ impl Drop for Salsa20 {
 impl Salsa20 {
     /// Salsa20/20 with a 32-byte key, at position 0, on the best backend for this CPU.
     pub fn new(key: &[u8; KEY_LEN], nonce: &[u8; NONCE_LEN]) -> Self {
-        Self::with_options(key, nonce, Rounds::R20).expect("a 32-byte key and an 8-byte nonce are valid")
+        Self::from_words(SIGMA, words(&key[..16]), words(&key[16..]), words(nonce), Rounds::R20)
     }
 
     /// Any round count, and a 32- or 16-byte key (16-byte keys use the "expand 16-byte k"
@@ -232,7 +239,10 @@ impl Salsa20 {
         if nonce.len() != NONCE_LEN {
             return Err(Error::InvalidLength { what: "nonce", expected: NONCE_LEN, got: nonce.len() });
         }
-        let (a, b, n): ([u32; 4], [u32; 4], [u32; 2]) = (words(k0), words(k1), words(nonce));
+        Ok(Self::from_words(constants, words(k0), words(k1), words(nonce), rounds))
+    }
+
+    fn from_words(constants: [u32; 4], a: [u32; 4], b: [u32; 4], n: [u32; 2], rounds: Rounds) -> Self {
         let state = [
             constants[0],
             a[0],
@@ -251,14 +261,7 @@ impl Salsa20 {
             b[3],
             constants[3],
         ];
-        Ok(Salsa20 {
-            state,
-            rounds,
-            platform: Platform::detect(),
-            threads: Threads::One,
-            pos: 0,
-            partial: [0; BLOCK_LEN],
-        })
+        Salsa20 { state, rounds, platform: detected(), threads: Threads::One, pos: 0, partial: [0; BLOCK_LEN] }
     }
 
     /// Chooses the kernels (the default is [`Platform::detect`]). The output never depends
