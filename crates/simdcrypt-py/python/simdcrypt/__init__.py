@@ -106,7 +106,7 @@ algorithms_available: frozenset[str] = frozenset(
 )
 """The names ``new()`` and ``hash_file()`` accept. (``backends()`` also lists
 ``"sha256-batch"``, the kernels of ``sha256_many``, ``merkle_root`` and
-``merkle_layers``.)"""
+``merkle_layers``, and ``"salsa20"``, the kernels of the ``Salsa20``/``XSalsa20`` ciphers.)"""
 
 
 @overload

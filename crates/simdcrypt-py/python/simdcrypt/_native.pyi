@@ -9,6 +9,9 @@ from typing_extensions import Buffer, Self
 
 __all__ = [
     "ALGORITHMS",
+    "AuthenticationError",
+    "Salsa20",
+    "XSalsa20",
     "__version__",
     "backends",
     "blake3",
@@ -18,6 +21,8 @@ __all__ = [
     "hash_file",
     "merkle_layers",
     "merkle_root",
+    "secretbox_open",
+    "secretbox_seal",
     "sha256",
     "sha256_many",
 ]
