@@ -6,6 +6,7 @@
 mod backends;
 mod bench;
 mod check;
+mod crypt;
 mod escape;
 mod hashing;
 mod output;
@@ -77,6 +78,25 @@ enum Command {
     /// else python3 from PATH; it needs the simdcrypt package. The exit status is the
     /// harness's: 0 success, 1 a verification failure (or no usable Python), 2 usage error.
     Bench(bench::BenchArgs),
+    /// Write a new 32-byte random key file (mode 0600) for encrypt/decrypt
+    #[command(after_help = EXIT_STATUS_HELP)]
+    Keygen(crypt::KeygenArgs),
+
+    /// Encrypt a file (XSalsa20-Poly1305 in 64 KiB authenticated chunks)
+    ///
+    /// Writes OUT through a temporary file in the same folder, renamed when complete; an
+    /// existing OUT is kept unless --force. Memory use does not depend on the file size.
+    /// The format is documented in docs/file-format.md.
+    #[command(after_help = EXIT_STATUS_HELP)]
+    Encrypt(crypt::CryptArgs),
+
+    /// Decrypt a file made by `simdcrypt encrypt`
+    ///
+    /// Any modification, truncation, extension, reordering or a wrong key is an error
+    /// (exit status 1) and OUT is not created. With `-o -` each chunk is written to stdout
+    /// once it has authenticated; a truncation is detected at the end.
+    #[command(after_help = EXIT_STATUS_HELP)]
+    Decrypt(crypt::CryptArgs),
 }
 
 fn main() -> ExitCode {
@@ -87,6 +107,9 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args, &mut out),
         Command::Backends(args) => backends::run(args, &mut out),
         Command::Bench(args) => return bench::run(args),
+        Command::Keygen(args) => crypt::keygen(args),
+        Command::Encrypt(args) => crypt::run(args, crypt::Direction::Encrypt),
+        Command::Decrypt(args) => crypt::run(args, crypt::Direction::Decrypt),
     };
     // Flush before any final message so that stdout and stderr stay in order.
     let flushed = out.finish();

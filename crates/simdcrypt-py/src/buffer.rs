@@ -71,6 +71,7 @@ impl RawBuffer {
 
 /// `PyBUF_ND | 0x0010`: shape and strides, no format, read-only accepted.
 const PYBUF_STRIDES: c_int = 0x0008 | 0x0010;
+const PYBUF_WRITABLE: c_int = 0x0001;
 
 extern "C" {
     fn PyObject_GetBuffer(obj: *mut ffi::PyObject, view: *mut RawBuffer, flags: c_int) -> c_int;
@@ -187,14 +188,23 @@ impl From<ExportError> for PyErr {
 /// valid on the result).
 fn export<'py, V: DerefMut<Target = RawBuffer>>(
     obj: &Bound<'py, PyAny>,
+    view: V,
+) -> Result<Export<'py, V>, ExportError> {
+    export_with_flags(obj, view, PYBUF_STRIDES)
+}
+
+/// `export` with the request flags given (PYBUF_STRIDES, plus PYBUF_WRITABLE for outputs).
+fn export_with_flags<'py, V: DerefMut<Target = RawBuffer>>(
+    obj: &Bound<'py, PyAny>,
     mut view: V,
+    flags: c_int,
 ) -> Result<Export<'py, V>, ExportError> {
     let py = obj.py();
     // SAFETY: `obj` is a live object (a Bound holds a reference) and the GIL is held; `view`
     // is a properly laid out, writable Py_buffer that holds no export (an `Export` owns the
     // only handle to a filled one and releases it on drop). On failure the exporter leaves
     // nothing to release and sets a Python exception.
-    let rc = unsafe { PyObject_GetBuffer(obj.as_ptr(), &mut *view, PYBUF_STRIDES) };
+    let rc = unsafe { PyObject_GetBuffer(obj.as_ptr(), &mut *view, flags) };
     if rc != 0 {
         let err =
             PyErr::take(py).unwrap_or_else(|| PySystemError::new_err("PyObject_GetBuffer failed without an exception"));
@@ -325,4 +335,57 @@ impl<'py> HeldBuffers<'py> {
             })
             .collect()
     }
+}
+
+/// An input and a writable output of the same length, as `with_in_out` lends them: the
+/// same memory (in place) or two buffers that do not overlap.
+#[derive(Debug)]
+pub(crate) enum InOutBytes<'a> {
+    /// `data` and `out` are the same bytes.
+    InPlace(&'a mut [u8]),
+    /// Separate input and output.
+    Separate(&'a [u8], &'a mut [u8]),
+}
+
+/// Calls `f` with `data`'s bytes and `out`'s writable bytes, holding both exports until
+/// `f` returns (`f` may release the GIL). `out` must export a writable C-contiguous buffer
+/// of the same length as `data` (`ValueError` otherwise, `TypeError` for a read-only one,
+/// from its exporter); the two may be the same memory, but a partial overlap is a
+/// `ValueError` (no slice may alias a mutable one).
+pub(crate) fn with_in_out<R>(
+    data: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    f: impl FnOnce(InOutBytes<'_>) -> R,
+) -> PyResult<R> {
+    use pyo3::exceptions::PyValueError;
+    let mut out_view = RawBuffer::empty();
+    let out_export = export_with_flags(out, &mut out_view, PYBUF_STRIDES | PYBUF_WRITABLE)?;
+    let mut in_view = RawBuffer::empty();
+    let in_export = export(data, &mut in_view)?;
+    let (in_ptr, in_len) = (in_export.view.buf as *const u8, in_export.view.len.max(0) as usize);
+    let (out_ptr, out_len) = (out_export.view.buf.cast::<u8>(), out_export.view.len.max(0) as usize);
+    if in_len != out_len {
+        return Err(PyValueError::new_err(format!(
+            "out must be a writable buffer of the same length as data ({in_len} bytes), got {out_len} bytes"
+        )));
+    }
+    if in_len == 0 || in_ptr.is_null() || out_ptr.is_null() {
+        return Ok(f(InOutBytes::Separate(&[], &mut [])));
+    }
+    let (a, b) = (in_ptr as usize, out_ptr as usize);
+    if a == b {
+        // SAFETY: a writable, C-contiguous export (checked by export_with_flags) of
+        // `out_len` bytes at `out_ptr`, held until this function returns; `data` is the same
+        // memory, so only this one (mutable) slice is made of it.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(out_ptr, out_len) };
+        return Ok(f(InOutBytes::InPlace(bytes)));
+    }
+    if a < b + out_len && b < a + in_len {
+        return Err(PyValueError::new_err("data and out overlap without being the same memory"));
+    }
+    // SAFETY: two held C-contiguous exports of `in_len` bytes each that do not overlap
+    // (checked above), the second writable; both stay exported until this function returns.
+    let (input, output) =
+        unsafe { (std::slice::from_raw_parts(in_ptr, in_len), std::slice::from_raw_parts_mut(out_ptr, out_len)) };
+    Ok(f(InOutBytes::Separate(input, output)))
 }

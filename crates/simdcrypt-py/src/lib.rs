@@ -25,6 +25,8 @@ mod buffer;
 mod gost94_class;
 mod gost_common;
 mod merkle;
+mod salsa20_class;
+mod secretbox;
 mod sha256_batch;
 mod sha256_class;
 mod shared_state;
@@ -129,5 +131,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<gost94_class::PyGost94>()?;
     m.add_function(wrap_pyfunction!(streebog_class::streebog_many, m)?)?;
     m.add_function(wrap_pyfunction!(gost94_class::gost94_many, m)?)?;
+    m.add_class::<salsa20_class::Salsa20>()?;
+    m.add_class::<salsa20_class::XSalsa20>()?;
+    m.add_function(wrap_pyfunction!(secretbox::secretbox_seal, m)?)?;
+    m.add_function(wrap_pyfunction!(secretbox::secretbox_open, m)?)?;
+    m.add("AuthenticationError", m.py().get_type::<secretbox::AuthenticationError>())?;
     Ok(())
 }

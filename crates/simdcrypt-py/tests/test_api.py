@@ -246,9 +246,10 @@ def test_algorithms_available() -> None:
     assert isinstance(simdcrypt.algorithms_available, frozenset)
     assert "blake3" in simdcrypt.algorithms_available
     # Every algorithm of the native library has a constructor; backends() also lists the
-    # kernels of sha256_many, which is not an algorithm of new().
+    # kernels of sha256_many and the salsa20 cipher's, which are not algorithms of new().
     assert {BACKEND_FAMILY.get(n, n) for n in simdcrypt.algorithms_available} == set(simdcrypt.backends()) - {
-        "sha256-batch"
+        "sha256-batch",
+        "salsa20",
     }
     for name in simdcrypt.algorithms_available:
         h = simdcrypt.new(name, b"abc")
@@ -278,7 +279,7 @@ def test_new() -> None:
 def test_backends_shape() -> None:
     info = simdcrypt.backends()
     families = {BACKEND_FAMILY.get(n, n) for n in simdcrypt.algorithms_available}
-    assert isinstance(info, dict) and set(info) == families | {"sha256-batch"}
+    assert isinstance(info, dict) and set(info) == families | {"sha256-batch", "salsa20"}
     for name, entry in info.items():
         assert set(entry) == {"selected", "supported"}
         assert isinstance(entry["selected"], str)
@@ -304,6 +305,11 @@ def test_version() -> None:
 def test_all() -> None:
     assert sorted(simdcrypt.__all__) == sorted(
         [
+            "AuthenticationError",
+            "Salsa20",
+            "XSalsa20",
+            "secretbox_open",
+            "secretbox_seal",
             "__version__",
             "algorithms_available",
             "backends",

@@ -130,3 +130,17 @@ g94_sbox: str = g94.sbox
 g94_named: simdcrypt.gost94 = simdcrypt.new("gost94-test")
 many_st: bytes = simdcrypt.streebog_many([b"a", b"b"], bits=512, max_threads=2)
 many_g94: bytes = simdcrypt.gost94_many((b"a", bytearray(b"b")), sbox="cryptopro")
+# Salsa20 family and secretbox.
+s20 = simdcrypt.Salsa20(bytes(32), bytearray(8), rounds=12, counter=3, max_threads=2, backend=None)
+ct: bytes = s20.encrypt(b"abc")
+pt: bytes = s20.decrypt(memoryview(ct))
+buf = bytearray(16)
+s20.encrypt_into(buf, buf)
+s20.seek(1 << 40)
+pos: int = s20.position
+ks: bytes = simdcrypt.XSalsa20(bytes(32), bytes(24)).keystream(64)
+sealed: bytes = simdcrypt.secretbox_seal(bytes(32), bytes(24), b"x")
+try:
+    opened: bytes = simdcrypt.secretbox_open(bytes(32), bytes(24), sealed)
+except simdcrypt.AuthenticationError as err:
+    assert isinstance(err, ValueError)

@@ -31,6 +31,7 @@ pub mod blake3;
 pub mod cpu;
 mod error;
 pub mod gost94;
+pub mod salsa20;
 pub mod sha256;
 pub mod streebog;
 pub mod threads;
@@ -41,7 +42,8 @@ pub use error::Error;
 pub const ALGORITHMS: &[&str] = &["blake3", "sha256", "streebog256", "streebog512", "gost94", "gost94-test"];
 
 /// Which backend each algorithm would pick on this CPU, and which it could use. Besides the
-/// [`ALGORITHMS`], `"sha256-batch"` reports the block-batch kernels ([`sha256::BatchPlatform`]).
+/// [`ALGORITHMS`], `"sha256-batch"` reports the block-batch kernels ([`sha256::BatchPlatform`])
+/// and `"salsa20"` the stream cipher's ([`salsa20::Platform`]).
 pub fn backend_report() -> Vec<backend::BackendReport> {
     vec![
         backend::BackendReport::of::<blake3::Platform>(),
@@ -49,6 +51,7 @@ pub fn backend_report() -> Vec<backend::BackendReport> {
         backend::BackendReport::of::<sha256::BatchPlatform>(),
         backend::BackendReport::of::<streebog::Platform>(),
         backend::BackendReport::of::<gost94::Platform>(),
+        backend::BackendReport::of::<salsa20::Platform>(),
     ]
 }
 

@@ -50,6 +50,16 @@ print them reversed)::
     64
     >>> simdcrypt.streebog_many([b"abc", b"x"], bits=256)[:32] == simdcrypt.streebog256(b"abc").digest()
     True
+
+Salsa20/20 (/12, /8) and XSalsa20 stream ciphers with seek, and NaCl's secretbox::
+
+    >>> c = simdcrypt.Salsa20(bytes(32), bytes(8))
+    >>> ct = c.encrypt(b"attack at dawn")
+    >>> simdcrypt.Salsa20(bytes(32), bytes(8)).decrypt(ct)
+    b'attack at dawn'
+    >>> boxed = simdcrypt.secretbox_seal(bytes(32), bytes(24), b"hi")
+    >>> simdcrypt.secretbox_open(bytes(32), bytes(24), boxed)
+    b'hi'
 """
 
 from __future__ import annotations
@@ -59,6 +69,9 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, overload
 from ._native import ALGORITHMS as _ALGORITHMS
 from ._native import (
     __version__,
+    AuthenticationError,
+    Salsa20,
+    XSalsa20,
     backends,
     blake3,
     blake3_many,
@@ -71,6 +84,8 @@ from ._native import (
     hmac_streebog512,
     merkle_layers,
     merkle_root,
+    secretbox_open,
+    secretbox_seal,
     sha256,
     sha256_many,
     streebog256,
@@ -82,6 +97,9 @@ if TYPE_CHECKING:
     from typing_extensions import Buffer
 
 __all__ = [
+    "AuthenticationError",
+    "Salsa20",
+    "XSalsa20",
     "__version__",
     "algorithms_available",
     "backends",
@@ -97,6 +115,8 @@ __all__ = [
     "merkle_layers",
     "merkle_root",
     "new",
+    "secretbox_open",
+    "secretbox_seal",
     "sha256",
     "sha256_many",
     "streebog256",
@@ -127,7 +147,7 @@ algorithms_available: frozenset[str] = frozenset(
 )
 """The names ``new()`` and ``hash_file()`` accept. (``backends()`` also lists
 ``"sha256-batch"``, the kernels of ``sha256_many``, ``merkle_root`` and
-``merkle_layers``.)"""
+``merkle_layers``, and ``"salsa20"``, the kernels of the ``Salsa20``/``XSalsa20`` ciphers.)"""
 
 
 @overload

@@ -9,6 +9,9 @@ from typing_extensions import Buffer, Self
 
 __all__ = [
     "ALGORITHMS",
+    "AuthenticationError",
+    "Salsa20",
+    "XSalsa20",
     "__version__",
     "backends",
     "blake3",
@@ -22,6 +25,8 @@ __all__ = [
     "hmac_streebog512",
     "merkle_layers",
     "merkle_root",
+    "secretbox_open",
+    "secretbox_seal",
     "sha256",
     "sha256_many",
     "streebog256",
@@ -194,6 +199,61 @@ class gost94:
     def hexdigest(self) -> str: ...
     def copy(self) -> Self: ...
 
+class AuthenticationError(ValueError):
+    """A secretbox failed authentication (forged, corrupted, or wrong key/nonce)."""
+
+@final
+class Salsa20:
+    def __new__(
+        cls,
+        key: Buffer,
+        nonce: Buffer,
+        /,
+        *,
+        rounds: int = 20,
+        counter: int = 0,
+        max_threads: int = 1,
+        backend: str | None = None,
+    ) -> Self: ...
+    def encrypt(self, data: Buffer, /) -> bytes: ...
+    def decrypt(self, data: Buffer, /) -> bytes: ...
+    def encrypt_into(self, data: Buffer, out: Buffer, /) -> None: ...
+    def keystream(self, n: int, /) -> bytes: ...
+    def seek(self, position: int, /) -> None: ...
+    @property
+    def position(self) -> int: ...
+    @property
+    def rounds(self) -> int: ...
+    @property
+    def backend(self) -> str: ...
+
+@final
+class XSalsa20:
+    def __new__(
+        cls,
+        key: Buffer,
+        nonce: Buffer,
+        /,
+        *,
+        rounds: int = 20,
+        counter: int = 0,
+        max_threads: int = 1,
+        backend: str | None = None,
+    ) -> Self: ...
+    def encrypt(self, data: Buffer, /) -> bytes: ...
+    def decrypt(self, data: Buffer, /) -> bytes: ...
+    def encrypt_into(self, data: Buffer, out: Buffer, /) -> None: ...
+    def keystream(self, n: int, /) -> bytes: ...
+    def seek(self, position: int, /) -> None: ...
+    @property
+    def position(self) -> int: ...
+    @property
+    def rounds(self) -> int: ...
+    @property
+    def backend(self) -> str: ...
+
+def secretbox_seal(key: Buffer, nonce: Buffer, plaintext: Buffer, /) -> bytes: ...
+def secretbox_open(key: Buffer, nonce: Buffer, boxed: Buffer, /) -> bytes: ...
 def backends() -> dict[str, _BackendInfo]: ...
 def hash_file(
     path: str | bytes | PathLike[str] | PathLike[bytes],

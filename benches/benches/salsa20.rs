@@ -1,0 +1,116 @@
+//! Salsa20/20: simdcrypt (every supported backend) against RustCrypto's `salsa20` crate
+//! (scalar) and, with `--features peer-libsodium`, libsodium's `crypto_stream_salsa20_xor`
+//! (Debian's libsodium 1.0.18, AVX2 path), in the same criterion groups.
+//!
+//! - `salsa20`: one in-place encryption of a buffer per iteration, the cipher constructed
+//!   each time (which is what a 64-byte message costs), 64 B to 1 GiB. At 1 GiB only the
+//!   detected backend runs, next to the peers.
+//! - `salsa20-threads`: 1 GiB on one thread and on two (`Threads::Max(2)`).
+//!
+//! Run: `cargo bench -p simdcrypt-bench --bench salsa20 --features peer-libsodium`
+//! (without libsodium: drop `--features peer-libsodium`; a quick pass: append
+//! `-- --warm-up-time 1 --measurement-time 2`).
+
+use cipher::{KeyIvInit, StreamCipher};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use simdcrypt::backend::Backend;
+use simdcrypt::blake3::Threads;
+use simdcrypt::salsa20::{Platform, Salsa20};
+use std::hint::black_box;
+
+const KEY: [u8; 32] = [7; 32];
+const NONCE: [u8; 8] = [9; 8];
+const SIZES: [usize; 5] = [64, 1 << 10, 1 << 20, 100_000_000, 1 << 30];
+
+#[cfg(feature = "peer-libsodium")]
+mod sodium {
+    // By its full file name: Debian's runtime package has no `libsodium.so` symlink (that
+    // comes with libsodium-dev).
+    #[link(name = "libsodium.so.23", kind = "dylib", modifiers = "+verbatim")]
+    extern "C" {
+        fn sodium_init() -> i32;
+        fn crypto_stream_salsa20_xor(c: *mut u8, m: *const u8, mlen: u64, n: *const u8, k: *const u8) -> i32;
+    }
+
+    pub fn init() {
+        // SAFETY: sodium_init takes no arguments and may be called more than once.
+        assert!(unsafe { sodium_init() } >= 0, "sodium_init failed");
+    }
+
+    /// In-place Salsa20/20 from block 0 (libsodium allows c == m).
+    pub fn xor(buf: &mut [u8], nonce: &[u8; 8], key: &[u8; 32]) {
+        // SAFETY: c and m point at buf.len() valid bytes (the same buffer, which libsodium
+        // allows); n and k at 8 and 32 bytes.
+        let rc = unsafe {
+            crypto_stream_salsa20_xor(buf.as_mut_ptr(), buf.as_ptr(), buf.len() as u64, nonce.as_ptr(), key.as_ptr())
+        };
+        assert_eq!(rc, 0);
+    }
+}
+
+fn ours(buf: &mut [u8], platform: Platform, threads: Threads) {
+    let mut c = Salsa20::new(&KEY, &NONCE);
+    c.set_platform(platform).set_max_threads(threads);
+    c.xor_keystream(buf).unwrap();
+}
+
+fn rustcrypto(buf: &mut [u8]) {
+    let mut c = salsa20::Salsa20::new(&KEY.into(), &NONCE.into());
+    c.apply_keystream(buf);
+}
+
+fn one_thread(c: &mut Criterion) {
+    #[cfg(feature = "peer-libsodium")]
+    sodium::init();
+    let mut group = c.benchmark_group("salsa20");
+    for &size in &SIZES {
+        let mut buf = vec![0u8; size];
+        // All implementations agree on this size first.
+        let mut expected = buf.clone();
+        rustcrypto(&mut expected);
+        #[cfg(feature = "peer-libsodium")]
+        {
+            let mut s = buf.clone();
+            sodium::xor(&mut s, &NONCE, &KEY);
+            assert!(s == expected, "libsodium disagrees at {size}");
+        }
+        if size >= 1 << 20 {
+            group.sample_size(10);
+        }
+        group.throughput(Throughput::Bytes(size as u64));
+        let platforms = if size > 1 << 20 { vec![Platform::detect()] } else { Platform::all_supported() };
+        for platform in platforms {
+            let mut check = vec![0u8; size];
+            ours(&mut check, platform, Threads::One);
+            assert!(check == expected, "{platform:?} disagrees at {size}");
+            group.bench_function(BenchmarkId::new(format!("simdcrypt-{}", platform.name()), size), |b| {
+                b.iter(|| ours(black_box(&mut buf), platform, Threads::One))
+            });
+        }
+        group.bench_function(BenchmarkId::new("rustcrypto-salsa20", size), |b| {
+            b.iter(|| rustcrypto(black_box(&mut buf)))
+        });
+        #[cfg(feature = "peer-libsodium")]
+        group.bench_function(BenchmarkId::new("libsodium", size), |b| {
+            b.iter(|| sodium::xor(black_box(&mut buf), &NONCE, &KEY))
+        });
+    }
+    group.finish();
+}
+
+fn threads(c: &mut Criterion) {
+    let mut group = c.benchmark_group("salsa20-threads");
+    let size = 1 << 30;
+    let mut buf = vec![0u8; size];
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(size as u64));
+    for (name, t) in [("1", Threads::One), ("2", Threads::Max(2))] {
+        group.bench_function(BenchmarkId::new(format!("simdcrypt-threads-{name}"), size), |b| {
+            b.iter(|| ours(black_box(&mut buf), Platform::detect(), t))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, one_thread, threads);
+criterion_main!(benches);

@@ -1,0 +1,80 @@
+//! `simdcrypt.secretbox_seal` / `secretbox_open`: NaCl's crypto_secretbox
+//! (XSalsa20-Poly1305, the tag before the ciphertext, as PyNaCl's `SecretBox` and
+//! libsodium's `crypto_secretbox_easy`), and the `AuthenticationError` it raises.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use simdcrypt::salsa20::{secretbox, KEY_LEN, XNONCE_LEN};
+
+use crate::args::GIL_RELEASE_MIN;
+use crate::buffer;
+
+pyo3::create_exception!(
+    simdcrypt,
+    AuthenticationError,
+    PyValueError,
+    "A sealed box (or encrypted file) failed authentication: forged, corrupted, or the key or nonce is wrong. A subclass of ValueError."
+);
+
+fn fixed<const N: usize>(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<[u8; N]> {
+    buffer::with_bytes(obj, |b| {
+        <[u8; N]>::try_from(b).map_err(|_| PyValueError::new_err(format!("{what} must be {N} bytes, got {}", b.len())))
+    })?
+}
+
+/// secretbox_seal(key, nonce, plaintext) -> bytes: the 16-byte Poly1305 tag followed by
+/// the XSalsa20 ciphertext (key: 32 bytes, nonce: 24 bytes, never reused with a key).
+#[pyfunction]
+#[pyo3(signature = (key, nonce, plaintext, /), text_signature = "(key, nonce, plaintext, /)")]
+pub(crate) fn secretbox_seal<'py>(
+    key: &Bound<'py, PyAny>,
+    nonce: &Bound<'py, PyAny>,
+    plaintext: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let py = key.py();
+    let key: [u8; KEY_LEN] = fixed("key", key)?;
+    let nonce: [u8; XNONCE_LEN] = fixed("nonce", nonce)?;
+    buffer::with_bytes(plaintext, |p| {
+        PyBytes::new_with(py, p.len() + secretbox::TAG_LEN, |out| {
+            let (tag, body) = out.split_at_mut(secretbox::TAG_LEN);
+            body.copy_from_slice(p);
+            let mut seal = || secretbox::seal_in_place(&key, &nonce, body);
+            let t = if p.len() >= GIL_RELEASE_MIN { py.detach(seal) } else { seal() };
+            tag.copy_from_slice(&t);
+            Ok(())
+        })
+    })?
+}
+
+/// secretbox_open(key, nonce, boxed) -> bytes: the plaintext of a box made by
+/// secretbox_seal (or PyNaCl / libsodium). Raises AuthenticationError if it does not
+/// authenticate, with nothing decrypted.
+#[pyfunction]
+#[pyo3(signature = (key, nonce, boxed, /), text_signature = "(key, nonce, boxed, /)")]
+pub(crate) fn secretbox_open<'py>(
+    key: &Bound<'py, PyAny>,
+    nonce: &Bound<'py, PyAny>,
+    boxed: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let py = key.py();
+    let key: [u8; KEY_LEN] = fixed("key", key)?;
+    let nonce: [u8; XNONCE_LEN] = fixed("nonce", nonce)?;
+    buffer::with_bytes(boxed, |b| {
+        if b.len() < secretbox::TAG_LEN {
+            return Err(AuthenticationError::new_err(format!(
+                "authentication failed: a box is at least {} bytes (the tag), got {}",
+                secretbox::TAG_LEN,
+                b.len()
+            )));
+        }
+        let (tag, body) = b.split_at(secretbox::TAG_LEN);
+        let tag: [u8; secretbox::TAG_LEN] = tag.try_into().expect("16 bytes");
+        PyBytes::new_with(py, body.len(), |out| {
+            out.copy_from_slice(body);
+            let mut open = || secretbox::open_in_place(&key, &nonce, out, &tag);
+            let r = if body.len() >= GIL_RELEASE_MIN { py.detach(open) } else { open() };
+            r.map_err(|e| AuthenticationError::new_err(e.to_string()))
+        })
+    })?
+}

@@ -1,0 +1,147 @@
+//! Salsa20 backend selection and the one dispatch point into the kernels.
+
+use super::portable;
+use crate::backend::Backend;
+use crate::cpu::{Feature, Features};
+use cipher::InOutBuf;
+
+#[cfg(target_arch = "aarch64")]
+use super::neon_x4;
+#[cfg(target_arch = "x86_64")]
+use super::{avx2_x8, avx512_x16, sse2_x4};
+
+/// A Salsa20 kernel set, chosen once per cipher; [`Platform::xor_keystream`] is the only
+/// place that enters a SIMD kernel.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
+pub enum Platform {
+    /// Plain Rust, one block at a time, any CPU.
+    Portable,
+    /// x86-64 SSE2, 4 blocks per step (every x86-64 CPU).
+    #[cfg(target_arch = "x86_64")]
+    Sse2,
+    /// x86-64 AVX2, 8 blocks per step.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// x86-64 AVX-512F, 16 blocks per step.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// aarch64 NEON, 4 blocks per step.
+    #[cfg(target_arch = "aarch64")]
+    Neon,
+}
+
+impl Backend for Platform {
+    const ALGORITHM: &'static str = "salsa20";
+    const ALL: &'static [Platform] = &[
+        #[cfg(target_arch = "x86_64")]
+        Platform::Avx512,
+        #[cfg(target_arch = "x86_64")]
+        Platform::Avx2,
+        #[cfg(target_arch = "x86_64")]
+        Platform::Sse2,
+        #[cfg(target_arch = "aarch64")]
+        Platform::Neon,
+        Platform::Portable,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Platform::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse2 => "sse2",
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => "avx512",
+            #[cfg(target_arch = "aarch64")]
+            Platform::Neon => "neon",
+        }
+    }
+
+    fn runs_on(self, f: Features) -> bool {
+        match self {
+            Platform::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse2 => f.has(Feature::Sse2),
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => f.has_all(&[Feature::Avx, Feature::Avx2]),
+            // The kernel uses only AVX-512F instructions (vprold, vshufi32x4, unpacks).
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => f.has(Feature::Avx512F),
+            #[cfg(target_arch = "aarch64")]
+            Platform::Neon => f.has(Feature::Neon),
+        }
+    }
+}
+
+impl Platform {
+    /// Blocks per kernel step.
+    pub fn lanes(self) -> usize {
+        match self {
+            Platform::Portable => 1,
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse2 => 4,
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => 8,
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => 16,
+            #[cfg(target_arch = "aarch64")]
+            Platform::Neon => 4,
+        }
+    }
+
+    /// XORs the keystream into `io`, from the block counter in words 8 and 9 of `state`.
+    ///
+    /// Short-message policy: whole kernel steps go to the kernel; a remainder of at
+    /// least half a step is computed by one more (truncated) kernel step, a shorter one
+    /// block by block by the portable code. So a 64-byte message never pays for a wide
+    /// step, and a 1000-byte one is not run one block at a time.
+    pub(crate) fn xor_keystream(self, state: &[u32; 16], double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
+        let step = self.lanes() * super::BLOCK_LEN;
+        let len = io.len();
+        let wide = if len % step >= step / 2 { len } else { len / step * step };
+        let (head, tail) = io.split_at(wide);
+        if !head.is_empty() {
+            self.kernel(state, double_rounds, head);
+        }
+        if !tail.is_empty() {
+            let mut tail_state = *state;
+            let counter = (u64::from(state[8]) | (u64::from(state[9]) << 32)).wrapping_add((wide / 64) as u64);
+            tail_state[8] = counter as u32;
+            tail_state[9] = (counter >> 32) as u32;
+            portable::xor_keystream(&tail_state, double_rounds, tail);
+        }
+    }
+
+    fn kernel(self, state: &[u32; 16], double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
+        match self {
+            Platform::Portable => portable::xor_keystream(state, double_rounds, io),
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse2 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: every public entry point that takes a Platform asserts
+                // `is_supported()` (sse2) before a kernel can run.
+                unsafe { sse2_x4::xor_keystream(state, double_rounds, io) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: as above (avx, avx2).
+                unsafe { avx2_x8::xor_keystream(state, double_rounds, io) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: as above (avx512f).
+                unsafe { avx512_x16::xor_keystream(state, double_rounds, io) }
+            }
+            #[cfg(target_arch = "aarch64")]
+            Platform::Neon => {
+                debug_assert!(self.is_supported());
+                // SAFETY: as above (neon).
+                unsafe { neon_x4::xor_keystream(state, double_rounds, io) }
+            }
+        }
+    }
+}
