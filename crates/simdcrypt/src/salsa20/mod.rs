@@ -46,7 +46,7 @@ mod sse2_x4;
 pub use platform::Platform;
 
 use crate::backend::Backend;
-use crate::blake3::{join, with_pool, Threads, MIN_BYTES_PER_THREAD};
+use crate::threads::{join, with_pool, Threads, MIN_BYTES_PER_THREAD};
 use crate::Error;
 use cipher::consts::{U24, U32, U8};
 use cipher::{InOutBuf, StreamCipherError};
@@ -272,12 +272,7 @@ impl Salsa20 {
     /// If this CPU cannot run `platform` (obtain one from [`Backend::from_name`] or
     /// [`Backend::all_supported`], which check).
     pub fn set_platform(&mut self, platform: Platform) -> &mut Self {
-        assert!(
-            platform.is_supported(),
-            "salsa20 backend {:?} is not supported by this CPU; supported: {:?}",
-            platform.name(),
-            Platform::all_supported().iter().map(|p| p.name()).collect::<Vec<_>>()
-        );
+        crate::backend::assert_supported(platform);
         self.platform = platform;
         self
     }
