@@ -139,23 +139,28 @@ NON_CONTIGUOUS: dict[str, Callable[[], Any]] = {
 }
 
 
-def releases_gil(work: Callable[[], object]) -> bool:
+def releases_gil(work: Callable[[], object], attempts: int = 200) -> bool:
     """Whether ``work`` lets other Python threads run while it is still inside the call.
 
-    ``work`` runs on a worker thread that marks when it is inside the call; this thread
-    polls the mark. The switch interval is raised meanwhile, so the interpreter never
-    forces the GIL from one thread to the other: this thread can run (and see the mark set)
-    only if ``work`` released the GIL itself. No clock is read, so a slow or busy machine
-    cannot turn one answer into the other. ``work`` should take some milliseconds at least.
+    ``work`` runs on a worker thread, up to ``attempts`` times, marking when it is inside
+    the call; this thread polls the mark and stops the worker once it has seen it. The
+    switch interval is raised meanwhile, so the interpreter never forces the GIL from one
+    thread to the other: this thread can run (and see the mark set) only if ``work``
+    released the GIL itself. No clock is read, and a busy machine that keeps this thread
+    waiting through one call only costs another attempt, so load cannot turn one answer
+    into the other. ``work`` should take a millisecond or more.
     """
     in_call = False
     seen_inside = False
 
     def run() -> None:
         nonlocal in_call
-        in_call = True
-        work()
-        in_call = False
+        for _ in range(attempts):
+            if seen_inside:
+                return
+            in_call = True
+            work()
+            in_call = False
 
     old_interval = sys.getswitchinterval()
     sys.setswitchinterval(1000.0)
