@@ -7,6 +7,7 @@ use std::path::Path;
 
 use crate::backend::Backend;
 use crate::blake3::{self, Threads};
+use crate::highwayhash::{self, HighwayHasher};
 use crate::sha256;
 use crate::Error;
 
@@ -14,7 +15,7 @@ use crate::Error;
 /// does not take are rejected with a message, never ignored.
 #[derive(Clone, Debug, Default)]
 pub struct HashOptions {
-    /// A key, for keyed modes (BLAKE3: 32 bytes).
+    /// A key, for keyed modes (BLAKE3: 32 bytes); HighwayHash requires one (32 bytes).
     pub key: Option<Vec<u8>>,
     /// BLAKE3's key derivation context string.
     pub derive_key_context: Option<String>,
@@ -32,6 +33,8 @@ pub enum AnyHasher {
     Blake3(blake3::Hasher),
     /// SHA-256.
     Sha256(sha256::Sha256),
+    /// HighwayHash with the result size it will finalize to.
+    HighwayHash(HighwayHasher, highwayhash::Size),
 }
 
 /// How much `update_reader` reads at a time: large enough for the widest SIMD kernels and
@@ -44,6 +47,9 @@ impl AnyHasher {
         match algorithm.to_ascii_lowercase().as_str() {
             "blake3" => Ok(AnyHasher::Blake3(new_blake3(opts)?)),
             "sha256" => Ok(AnyHasher::Sha256(new_sha256(opts)?)),
+            "highwayhash64" => new_highwayhash(opts, highwayhash::Size::Bits64),
+            "highwayhash128" => new_highwayhash(opts, highwayhash::Size::Bits128),
+            "highwayhash256" => new_highwayhash(opts, highwayhash::Size::Bits256),
             _ => Err(Error::InvalidArgument(format!(
                 "unknown algorithm {algorithm:?}; available: {}",
                 crate::ALGORITHMS.join(", ")
@@ -56,6 +62,7 @@ impl AnyHasher {
         match self {
             AnyHasher::Blake3(_) => "blake3",
             AnyHasher::Sha256(_) => "sha256",
+            AnyHasher::HighwayHash(_, size) => size.name(),
         }
     }
 
@@ -64,6 +71,11 @@ impl AnyHasher {
         match self {
             AnyHasher::Blake3(_) => "BLAKE3",
             AnyHasher::Sha256(_) => "SHA256",
+            AnyHasher::HighwayHash(_, size) => match size {
+                highwayhash::Size::Bits64 => "HIGHWAYHASH64",
+                highwayhash::Size::Bits128 => "HIGHWAYHASH128",
+                highwayhash::Size::Bits256 => "HIGHWAYHASH256",
+            },
         }
     }
 
@@ -72,6 +84,7 @@ impl AnyHasher {
         match self {
             AnyHasher::Blake3(h) => h.platform().name(),
             AnyHasher::Sha256(h) => h.platform().name(),
+            AnyHasher::HighwayHash(h, _) => h.platform().name(),
         }
     }
 
@@ -80,6 +93,7 @@ impl AnyHasher {
         match self {
             AnyHasher::Blake3(_) => blake3::OUT_LEN,
             AnyHasher::Sha256(_) => sha256::OUT_LEN,
+            AnyHasher::HighwayHash(_, size) => size.len(),
         }
     }
 
@@ -87,7 +101,7 @@ impl AnyHasher {
     pub fn is_xof(&self) -> bool {
         match self {
             AnyHasher::Blake3(_) => true,
-            AnyHasher::Sha256(_) => false,
+            AnyHasher::Sha256(_) | AnyHasher::HighwayHash(..) => false,
         }
     }
 
@@ -95,7 +109,7 @@ impl AnyHasher {
     pub fn threads(&self) -> Threads {
         match self {
             AnyHasher::Blake3(h) => h.max_threads(),
-            AnyHasher::Sha256(_) => Threads::One,
+            AnyHasher::Sha256(_) | AnyHasher::HighwayHash(..) => Threads::One,
         }
     }
 
@@ -106,6 +120,9 @@ impl AnyHasher {
                 h.update(data);
             }
             AnyHasher::Sha256(h) => {
+                h.update(data);
+            }
+            AnyHasher::HighwayHash(h, _) => {
                 h.update(data);
             }
         }
@@ -143,6 +160,7 @@ impl AnyHasher {
         match self {
             AnyHasher::Blake3(h) => h.finalize_xof().fill(&mut out),
             AnyHasher::Sha256(h) => out.copy_from_slice(&h.finalize()),
+            AnyHasher::HighwayHash(h, size) => h.finalize_into(*size, &mut out),
         }
         Ok(out)
     }
@@ -184,6 +202,28 @@ fn new_sha256(opts: &HashOptions) -> Result<sha256::Sha256, Error> {
         hasher.set_platform(sha256::Platform::from_name(name)?);
     }
     Ok(hasher)
+}
+
+/// HighwayHash needs a 32-byte key; it has no key derivation mode. Being sequential, it
+/// uses one thread whatever the thread setting.
+fn new_highwayhash(opts: &HashOptions, size: highwayhash::Size) -> Result<AnyHasher, Error> {
+    let name = size.name();
+    if opts.derive_key_context.is_some() {
+        return Err(Error::InvalidArgument(format!("{name} takes no derive_key_context (it has no key derivation mode)")));
+    }
+    let Some(key) = &opts.key else {
+        return Err(Error::InvalidArgument(format!("{name} needs a 32-byte key (none was given)")));
+    };
+    let key: &[u8; highwayhash::KEY_LEN] = key.as_slice().try_into().map_err(|_| Error::InvalidLength {
+        what: "highwayhash key",
+        expected: highwayhash::KEY_LEN,
+        got: key.len(),
+    })?;
+    let mut hasher = HighwayHasher::new(key);
+    if let Some(backend) = &opts.backend {
+        hasher.set_platform(highwayhash::Platform::from_name(backend)?);
+    }
+    Ok(AnyHasher::HighwayHash(hasher, size))
 }
 
 /// How [`hash_file`] gets at a file's bytes.

@@ -30,20 +30,23 @@ pub mod backend;
 pub mod blake3;
 pub mod cpu;
 mod error;
+pub mod highwayhash;
 pub mod sha256;
 
 pub use error::Error;
 
 /// The names of the algorithms this build provides, as used by `backend=` and the CLI.
-pub const ALGORITHMS: &[&str] = &["blake3", "sha256"];
+pub const ALGORITHMS: &[&str] = &["blake3", "sha256", "highwayhash64", "highwayhash128", "highwayhash256"];
 
 /// Which backend each algorithm would pick on this CPU, and which it could use. Besides the
-/// [`ALGORITHMS`], `"sha256-batch"` reports the block-batch kernels ([`sha256::BatchPlatform`]).
+/// [`ALGORITHMS`], `"sha256-batch"` reports the block-batch kernels ([`sha256::BatchPlatform`]),
+/// and `"highwayhash"` the kernels of all three HighwayHash sizes ([`highwayhash::Platform`]).
 pub fn backend_report() -> Vec<backend::BackendReport> {
     vec![
         backend::BackendReport::of::<blake3::Platform>(),
         backend::BackendReport::of::<sha256::Platform>(),
         backend::BackendReport::of::<sha256::BatchPlatform>(),
+        backend::BackendReport::of::<highwayhash::Platform>(),
     ]
 }
 

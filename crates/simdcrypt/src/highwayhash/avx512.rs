@@ -1,0 +1,145 @@
+//! HighwayHash batches with AVX-512: two messages per 512-bit register (one per 256-bit
+//! half), `GROUPS` registers interleaved, so `2 * GROUPS` independent messages advance in
+//! lockstep and their dependency chains overlap.
+
+use core::arch::x86_64::*;
+
+use super::portable::ZIPPER;
+use super::{remainder_packet, State, INIT0, INIT1, PACKET_LEN};
+
+/// Registers interleaved: 4 registers × 4 state variables = 16 of the 32 zmm registers.
+pub(crate) const GROUPS: usize = 4;
+/// Messages per lockstep group.
+pub(crate) const LANES: usize = 2 * GROUPS;
+
+#[derive(Clone, Copy)]
+struct Regs {
+    v0: __m512i,
+    v1: __m512i,
+    mul0: __m512i,
+    mul1: __m512i,
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn join(lo: __m256i, hi: __m256i) -> __m512i {
+    _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1)
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn load32(bytes: &[u8]) -> __m256i {
+    assert!(bytes.len() >= 32);
+    // SAFETY: 32 readable bytes (checked above); the load is unaligned.
+    unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn words(w: &[u64; 4]) -> __m256i {
+    // SAFETY: `w` is 32 readable bytes; the load is unaligned.
+    unsafe { _mm256_loadu_si256(w.as_ptr().cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn store_states(r: &Regs, a: &mut State, b: &mut State) {
+    let put = |w: &mut [u64; 4], v: __m256i| {
+        // SAFETY: `w` is 32 writable bytes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(w.as_mut_ptr().cast(), v) }
+    };
+    put(&mut a.v0, _mm512_castsi512_si256(r.v0));
+    put(&mut b.v0, _mm512_extracti64x4_epi64(r.v0, 1));
+    put(&mut a.v1, _mm512_castsi512_si256(r.v1));
+    put(&mut b.v1, _mm512_extracti64x4_epi64(r.v1, 1));
+    put(&mut a.mul0, _mm512_castsi512_si256(r.mul0));
+    put(&mut b.mul0, _mm512_extracti64x4_epi64(r.mul0, 1));
+    put(&mut a.mul1, _mm512_castsi512_si256(r.mul1));
+    put(&mut b.mul1, _mm512_extracti64x4_epi64(r.mul1, 1));
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn init(key: &[u64; 4]) -> Regs {
+    let k = _mm512_broadcast_i64x4(words(key));
+    let mul0 = _mm512_broadcast_i64x4(words(&INIT0));
+    let mul1 = _mm512_broadcast_i64x4(words(&INIT1));
+    Regs { v0: _mm512_xor_si512(mul0, k), v1: _mm512_xor_si512(mul1, _mm512_shuffle_epi32(k, 0xb1)), mul0, mul1 }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn update(r: &mut Regs, packet: __m512i) {
+    let z = ZIPPER.map(|b| b as i8);
+    let mask = _mm512_broadcast_i32x4(_mm_setr_epi8(
+        z[0], z[1], z[2], z[3], z[4], z[5], z[6], z[7], z[8], z[9], z[10], z[11], z[12], z[13], z[14], z[15],
+    ));
+    r.v1 = _mm512_add_epi64(_mm512_add_epi64(r.v1, packet), r.mul0);
+    r.mul0 = _mm512_xor_si512(r.mul0, _mm512_mul_epu32(r.v1, _mm512_srli_epi64(r.v0, 32)));
+    r.v0 = _mm512_add_epi64(r.v0, r.mul1);
+    r.mul1 = _mm512_xor_si512(r.mul1, _mm512_mul_epu32(r.v0, _mm512_srli_epi64(r.v1, 32)));
+    r.v0 = _mm512_add_epi64(r.v0, _mm512_shuffle_epi8(r.v1, mask));
+    r.v1 = _mm512_add_epi64(r.v1, _mm512_shuffle_epi8(r.v0, mask));
+}
+
+/// Advances `LANES` messages by `packets` whole packets each, starting at packet `from`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn update_lockstep(r: &mut [Regs; GROUPS], msgs: &[&[u8]; LANES], from: usize, packets: usize) {
+    for i in from..from + packets {
+        let at = i * PACKET_LEN;
+        for g in 0..GROUPS {
+            let p = join(load32(&msgs[2 * g][at..]), load32(&msgs[2 * g + 1][at..]));
+            update(&mut r[g], p);
+        }
+    }
+}
+
+/// Hashes `LANES` messages of the same length `len` with one key, all the way to their
+/// finished states.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+pub(crate) fn hash_equal(key: &[u64; 4], msgs: &[&[u8]; LANES], rounds: usize, out: &mut [State; LANES]) {
+    let len = msgs[0].len();
+    assert!(msgs.iter().all(|m| m.len() == len), "hash_equal takes messages of one length");
+    let start = init(key);
+    let mut r = [start; GROUPS];
+    update_lockstep(&mut r, msgs, 0, len / PACKET_LEN);
+    let n = len % PACKET_LEN;
+    if n != 0 {
+        let whole = len - n;
+        for (g, regs) in r.iter_mut().enumerate() {
+            regs.v0 = _mm512_add_epi64(regs.v0, _mm512_set1_epi32(n as i32));
+            regs.v1 = _mm512_rolv_epi32(regs.v1, _mm512_set1_epi32(n as i32));
+            let a = remainder_packet(&msgs[2 * g][whole..]);
+            let b = remainder_packet(&msgs[2 * g + 1][whole..]);
+            update(regs, join(load32(&a), load32(&b)));
+        }
+    }
+    let idx = _mm512_setr_epi32(5, 4, 7, 6, 1, 0, 3, 2, 13, 12, 15, 14, 9, 8, 11, 10);
+    for _ in 0..rounds {
+        for regs in r.iter_mut() {
+            let p = _mm512_permutexvar_epi32(idx, regs.v0);
+            update(regs, p);
+        }
+    }
+    for (g, regs) in r.iter().enumerate() {
+        let (a, b) = out.split_at_mut(2 * g + 1);
+        store_states(regs, &mut a[2 * g], &mut b[0]);
+    }
+}
+
+/// Starts `LANES` messages of any lengths and advances them in lockstep by the number of
+/// whole packets the shortest has; the caller finishes each from `out` and its message
+/// past `PACKET_LEN * done` bytes. Returns the number of packets done.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+pub(crate) fn start_ragged(key: &[u64; 4], msgs: &[&[u8]; LANES], out: &mut [State; LANES]) -> usize {
+    let packets = msgs.iter().map(|m| m.len() / PACKET_LEN).min().unwrap_or(0);
+    let start = init(key);
+    let mut r = [start; GROUPS];
+    update_lockstep(&mut r, msgs, 0, packets);
+    for (g, regs) in r.iter().enumerate() {
+        let (a, b) = out.split_at_mut(2 * g + 1);
+        store_states(regs, &mut a[2 * g], &mut b[0]);
+    }
+    packets
+}
