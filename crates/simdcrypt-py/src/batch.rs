@@ -18,7 +18,7 @@ use crate::buffer::{ExportError, HeldBuffer, HeldBuffers};
 const SEQUENCE_CAPACITY_HINT_MAX: usize = 1 << 16;
 
 /// The messages of one call, pinned until this drops.
-enum Messages<'py> {
+pub(crate) enum Messages<'py> {
     /// A sequence of bytes-like objects.
     Items(HeldBuffers<'py>),
     /// A 2-D buffer of 1-byte items: `rows` messages of `cols` bytes each.
@@ -27,7 +27,7 @@ enum Messages<'py> {
 
 impl Messages<'_> {
     /// The number of messages.
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Messages::Items(held) => held.len(),
             Messages::Rows { rows, .. } => *rows,
@@ -35,7 +35,7 @@ impl Messages<'_> {
     }
 
     /// One slice per message, in order.
-    fn slices(&self) -> PyResult<Vec<&[u8]>> {
+    pub(crate) fn slices(&self) -> PyResult<Vec<&[u8]>> {
         match self {
             Messages::Items(held) => Ok(held.slices()),
             Messages::Rows { buffer, rows, cols } => {
@@ -112,8 +112,9 @@ fn hold_rows<'py>(buffer: HeldBuffer<'py>, obj: &Bound<'py, PyAny>) -> PyResult<
     Ok(Messages::Rows { buffer, rows: shape[0], cols: shape[1] })
 }
 
-/// Pins the messages of any accepted `messages` argument.
-fn hold_messages<'py>(messages: &Bound<'py, PyAny>) -> PyResult<Messages<'py>> {
+/// Pins the messages of any accepted `messages` argument (shared with
+/// `highwayhash_many`).
+pub(crate) fn hold_messages<'py>(messages: &Bound<'py, PyAny>) -> PyResult<Messages<'py>> {
     if let Ok(list) = messages.cast::<PyList>() {
         return Ok(Messages::Items(hold_items(list.iter().map(Ok), list.len())?));
     }

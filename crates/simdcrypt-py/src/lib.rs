@@ -7,6 +7,7 @@
 //! batch.rs) and `blake3_subtree` / `blake3_merge` (hashing an input in pieces,
 //! subtree.rs). SHA-256 has `sha256_many` (hashtree-style batches of 64-byte blocks,
 //! sha256_batch.rs) and `merkle_root` / `merkle_layers` (SSZ-style Merkle trees, merkle.rs).
+//! HighwayHash has `highwayhash64/128/256` and `highwayhash_many` (highwayhash_class.rs).
 
 use std::path::PathBuf;
 
@@ -19,6 +20,7 @@ mod args;
 mod batch;
 mod blake3_class;
 mod buffer;
+mod highwayhash_class;
 mod merkle;
 mod sha256_batch;
 mod sha256_class;
@@ -26,6 +28,7 @@ mod shared_state;
 mod subtree;
 
 use blake3_class::Blake3;
+use highwayhash_class::{HighwayHash128, HighwayHash256, HighwayHash64};
 use sha256_class::Sha256;
 
 /// `{algorithm: {"selected": backend, "supported": [backends, best first]}}` for this CPU.
@@ -108,6 +111,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ALGORITHMS", PyTuple::new(m.py(), simdcrypt::ALGORITHMS)?)?;
     m.add_class::<Blake3>()?;
     m.add_class::<Sha256>()?;
+    m.add_class::<HighwayHash64>()?;
+    m.add_class::<HighwayHash128>()?;
+    m.add_class::<HighwayHash256>()?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(hash_file, m)?)?;
     m.add_function(wrap_pyfunction!(batch::blake3_many, m)?)?;
@@ -116,5 +122,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merkle::merkle_layers, m)?)?;
     m.add_function(wrap_pyfunction!(subtree::blake3_subtree, m)?)?;
     m.add_function(wrap_pyfunction!(subtree::blake3_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(highwayhash_class::highwayhash_many, m)?)?;
     Ok(())
 }

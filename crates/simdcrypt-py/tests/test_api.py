@@ -241,10 +241,13 @@ def test_algorithms_available() -> None:
     assert isinstance(simdcrypt.algorithms_available, frozenset)
     assert "blake3" in simdcrypt.algorithms_available
     # Every algorithm of the native library has a constructor; backends() also lists the
-    # kernels of sha256_many, which is not an algorithm of new().
-    assert simdcrypt.algorithms_available == frozenset(simdcrypt.backends()) - {"sha256-batch"}
+    # kernels of sha256_many, which is not an algorithm of new(), and reports HighwayHash's
+    # kernels once for its three sizes.
+    assert simdcrypt.algorithms_available == frozenset(simdcrypt.backends()) - {"sha256-batch"} - {
+        "highwayhash"
+    } | {"highwayhash64", "highwayhash128", "highwayhash256"}
     for name in simdcrypt.algorithms_available:
-        h = simdcrypt.new(name, b"abc")
+        h = simdcrypt.new(name, b"abc", **({"key": bytes(32)} if name.startswith("highwayhash") else {}))
         assert h.name == name
         assert isinstance(h.digest(), bytes)
 
@@ -270,7 +273,11 @@ def test_new() -> None:
 
 def test_backends_shape() -> None:
     info = simdcrypt.backends()
-    assert isinstance(info, dict) and set(info) == set(simdcrypt.algorithms_available) | {"sha256-batch"}
+    highwayhash_sizes = {"highwayhash64", "highwayhash128", "highwayhash256"}
+    assert isinstance(info, dict) and set(info) == set(simdcrypt.algorithms_available) - highwayhash_sizes | {
+        "sha256-batch",
+        "highwayhash",
+    }
     for name, entry in info.items():
         assert set(entry) == {"selected", "supported"}
         assert isinstance(entry["selected"], str)
@@ -304,6 +311,10 @@ def test_all() -> None:
             "blake3_merge",
             "blake3_subtree",
             "hash_file",
+            "highwayhash64",
+            "highwayhash128",
+            "highwayhash256",
+            "highwayhash_many",
             "merkle_layers",
             "merkle_root",
             "new",

@@ -37,11 +37,23 @@ and SSZ-style Merkle roots of 32-byte leaves built with them (zero-hash padding)
     True
     >>> len(simdcrypt.merkle_layers(leaves, depth=3))  # leaves, 3 layers up to the root
     4
+
+HighwayHash (64, 128 or 256 bits, a 32-byte key) with checkpoints and batches::
+
+    >>> key = bytes(range(32))
+    >>> simdcrypt.highwayhash64(b"", key=key).hexdigest()  # each u64 little-endian
+    '536ec222de567a90'
+    >>> h = simdcrypt.highwayhash256(b"part one", key=key)
+    >>> resumed = simdcrypt.highwayhash256.restore(h.export(), key=key)
+    >>> resumed.digest() == h.digest()
+    True
+    >>> simdcrypt.highwayhash_many([b"", b"x"], key=key)[:8].hex()
+    '536ec222de567a90'
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 from ._native import ALGORITHMS as _ALGORITHMS
 from ._native import (
@@ -52,6 +64,10 @@ from ._native import (
     blake3_merge,
     blake3_subtree,
     hash_file,
+    highwayhash64,
+    highwayhash128,
+    highwayhash256,
+    highwayhash_many,
     merkle_layers,
     merkle_root,
     sha256,
@@ -70,6 +86,10 @@ __all__ = [
     "blake3_merge",
     "blake3_subtree",
     "hash_file",
+    "highwayhash128",
+    "highwayhash256",
+    "highwayhash64",
+    "highwayhash_many",
     "merkle_layers",
     "merkle_root",
     "new",
@@ -79,14 +99,21 @@ __all__ = [
 
 # One constructor per algorithm of the native library; a name missing here is left out
 # of algorithms_available (and the test suite flags it).
-_CONSTRUCTORS: dict[str, type[blake3] | type[sha256]] = {"blake3": blake3, "sha256": sha256}
+_Hasher = Union[blake3, sha256, highwayhash64, highwayhash128, highwayhash256]
+_CONSTRUCTORS: dict[str, type[_Hasher]] = {
+    "blake3": blake3,
+    "sha256": sha256,
+    "highwayhash64": highwayhash64,
+    "highwayhash128": highwayhash128,
+    "highwayhash256": highwayhash256,
+}
 
 algorithms_available: frozenset[str] = frozenset(
     name for name in _ALGORITHMS if name in _CONSTRUCTORS
 )
 """The names ``new()`` and ``hash_file()`` accept. (``backends()`` also lists
 ``"sha256-batch"``, the kernels of ``sha256_many``, ``merkle_root`` and
-``merkle_layers``.)"""
+``merkle_layers``, and ``"highwayhash"``, the kernels of the three HighwayHash sizes.)"""
 
 
 @overload
@@ -94,15 +121,21 @@ def new(name: Literal["blake3"], data: Buffer = b"", **kwargs: Any) -> blake3: .
 @overload
 def new(name: Literal["sha256"], data: Buffer = b"", **kwargs: Any) -> sha256: ...
 @overload
-def new(name: str, data: Buffer = b"", **kwargs: Any) -> blake3 | sha256: ...
+def new(name: Literal["highwayhash64"], data: Buffer = b"", **kwargs: Any) -> highwayhash64: ...
+@overload
+def new(name: Literal["highwayhash128"], data: Buffer = b"", **kwargs: Any) -> highwayhash128: ...
+@overload
+def new(name: Literal["highwayhash256"], data: Buffer = b"", **kwargs: Any) -> highwayhash256: ...
+@overload
+def new(name: str, data: Buffer = b"", **kwargs: Any) -> _Hasher: ...
 
 
-def new(name: str, data: Buffer = b"", **kwargs: Any) -> blake3 | sha256:
+def new(name: str, data: Buffer = b"", **kwargs: Any) -> _Hasher:
     """A new hash object for the algorithm ``name`` (case-insensitive), like ``hashlib.new``.
 
     ``data`` is hashed first; ``kwargs`` go to the algorithm's constructor (for BLAKE3:
     key, derive_key_context, max_threads, usedforsecurity, backend; for SHA-256:
-    usedforsecurity, backend).
+    usedforsecurity, backend; for HighwayHash: key (required), backend).
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be str, not {type(name).__name__}")

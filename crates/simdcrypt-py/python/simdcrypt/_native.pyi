@@ -16,6 +16,10 @@ __all__ = [
     "blake3_merge",
     "blake3_subtree",
     "hash_file",
+    "highwayhash128",
+    "highwayhash256",
+    "highwayhash64",
+    "highwayhash_many",
     "merkle_layers",
     "merkle_root",
     "sha256",
@@ -93,6 +97,39 @@ class sha256:
     def hexdigest(self) -> str: ...
     def copy(self) -> Self: ...
 
+@type_check_only
+class _HighwayHashBase:
+    """The interface the three HighwayHash classes share (stubs only)."""
+
+    name: ClassVar[str]
+    digest_size: ClassVar[int]
+    block_size: ClassVar[int]
+
+    def __new__(cls, data: Buffer = b"", /, *, key: Buffer, backend: str | None = None) -> Self: ...
+    @property
+    def backend(self) -> str: ...
+    def update(self, data: Buffer, /) -> None: ...
+    def digest(self) -> bytes: ...
+    def hexdigest(self) -> str: ...
+    def copy(self) -> Self: ...
+    def export(self) -> bytes: ...
+    @classmethod
+    def restore(cls, blob: Buffer, /, *, key: Buffer) -> Self: ...
+
+@final
+class highwayhash64(_HighwayHashBase):
+    """HighwayHash with a 64-bit result, with hashlib's interface."""
+
+    def intdigest(self) -> int: ...
+
+@final
+class highwayhash128(_HighwayHashBase):
+    """HighwayHash with a 128-bit result, with hashlib's interface."""
+
+@final
+class highwayhash256(_HighwayHashBase):
+    """HighwayHash with a 256-bit result, with hashlib's interface."""
+
 def backends() -> dict[str, _BackendInfo]: ...
 def hash_file(
     path: str | bytes | PathLike[str] | PathLike[bytes],
@@ -155,4 +192,13 @@ def blake3_merge(
     length: int = 32,
     key: Buffer | None = None,
     derive_key_context: str | None = None,
+) -> bytes: ...
+def highwayhash_many(
+    messages: Sequence[Buffer] | _MessageArray,
+    /,
+    *,
+    key: Buffer,
+    bits: int = 64,
+    max_threads: int = 1,
+    backend: str | None = None,
 ) -> bytes: ...

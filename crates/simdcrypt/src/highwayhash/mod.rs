@@ -106,10 +106,12 @@ impl Size {
 const INIT0: [u64; 4] = [0xdbe6d5d5fe4cce2f, 0xa4093822299f31d0, 0x13198a2e03707344, 0x243f6a8885a308d3];
 const INIT1: [u64; 4] = [0x3bd39e10cb0ef593, 0xc0acf169b5f18a8c, 0xbe5466cf34e90c6c, 0x452821e638d01377];
 
-/// The hash state: four vectors of four u64 lanes. `repr(C)` so kernels load and store it
-/// as 32-byte vectors in this field order.
+/// The hash state: four vectors of four u64 lanes, which kernels load and store with
+/// unaligned vector moves. Deliberately not `align(32)`: a hasher may live in memory that
+/// does not honour alignments above 16 (Python objects do not), and the compiler turns
+/// loads of a 32-aligned type into aligned moves that fault there.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[repr(C, align(32))]
+#[repr(C)]
 pub(crate) struct State {
     pub(crate) v0: [u64; 4],
     pub(crate) v1: [u64; 4],
