@@ -31,6 +31,8 @@ SIMDCRYPT_DISABLE=avx512,avx2,sse4.1 cargo test -p simdcrypt --test blake3_kat -
     | grep -E 'exercised|test result'
 SIMDCRYPT_DISABLE=sha cargo test -p simdcrypt --test sha256_kat -- --show-output 2>&1 \
     | grep -E 'exercised|test result'
+SIMDCRYPT_DISABLE=avx512,avx2,sse4.1 cargo test -p simdcrypt --test highwayhash_kat -- --show-output 2>&1 \
+    | grep -E 'exercised|test result'
 
 step "aarch64 (NEON) under qemu"
 ./scripts/test-aarch64.sh

@@ -209,7 +209,9 @@ fn new_sha256(opts: &HashOptions) -> Result<sha256::Sha256, Error> {
 fn new_highwayhash(opts: &HashOptions, size: highwayhash::Size) -> Result<AnyHasher, Error> {
     let name = size.name();
     if opts.derive_key_context.is_some() {
-        return Err(Error::InvalidArgument(format!("{name} takes no derive_key_context (it has no key derivation mode)")));
+        return Err(Error::InvalidArgument(format!(
+            "{name} takes no derive_key_context (it has no key derivation mode)"
+        )));
     }
     let Some(key) = &opts.key else {
         return Err(Error::InvalidArgument(format!("{name} needs a 32-byte key (none was given)")));

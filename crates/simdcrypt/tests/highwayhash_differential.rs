@@ -134,7 +134,14 @@ fn batches_match_one_at_a_time() {
                             let mut h = HighwayHasher::new(&key);
                             let mut expected = vec![0u8; size.len()];
                             h.update(msg).finalize_into(size, &mut expected);
-                            assert_eq!(got, expected, "{} count {count} len {} {}", platform.name(), msg.len(), size.name());
+                            assert_eq!(
+                                got,
+                                expected,
+                                "{} count {count} len {} {}",
+                                platform.name(),
+                                msg.len(),
+                                size.name()
+                            );
                         }
                     }
                 }

@@ -78,7 +78,9 @@ impl HighwayHasher {
         }
         let version = u16::from_le_bytes([blob[4], blob[5]]);
         if version != VERSION {
-            return bad(format!("checkpoint format version {version} is not supported (this build reads version {VERSION})"));
+            return bad(format!(
+                "checkpoint format version {version} is not supported (this build reads version {VERSION})"
+            ));
         }
         let name_field = &blob[NAME_AT..NAME_AT + NAME_LEN];
         let name_len = name_field.iter().position(|&c| c == 0).unwrap_or(NAME_LEN);
@@ -92,7 +94,10 @@ impl HighwayHasher {
             };
         }
         if blob.len() != CHECKPOINT_LEN {
-            return bad(format!("damaged checkpoint: {} bytes, a version-1 checkpoint has {CHECKPOINT_LEN}", blob.len()));
+            return bad(format!(
+                "damaged checkpoint: {} bytes, a version-1 checkpoint has {CHECKPOINT_LEN}",
+                blob.len()
+            ));
         }
         let key = key_words(key);
         let stored = u64::from_le_bytes(blob[SUM_AT..].try_into().unwrap());

@@ -76,10 +76,7 @@ fn xor(a: V2, b: V2) -> V2 {
 #[inline]
 #[target_feature(enable = "ssse3,sse4.1")]
 fn mul_lo_hi(a: V2, b: V2) -> V2 {
-    V2 {
-        lo: _mm_mul_epu32(a.lo, _mm_srli_epi64(b.lo, 32)),
-        hi: _mm_mul_epu32(a.hi, _mm_srli_epi64(b.hi, 32)),
-    }
+    V2 { lo: _mm_mul_epu32(a.lo, _mm_srli_epi64(b.lo, 32)), hi: _mm_mul_epu32(a.hi, _mm_srli_epi64(b.hi, 32)) }
 }
 
 #[inline]
