@@ -162,24 +162,42 @@ fn modular_reduction(a3: u64, a2: u64, a1: u64, a0: u64) -> (u64, u64) {
 /// The last packet for a message whose length is not a multiple of 32: the 1 to 31 final
 /// bytes laid out as the reference does (whole 4-byte groups first; then, for lengths
 /// with bit 4 set, the last four bytes at the packet's end, otherwise the 1 to 3 left-over
-/// bytes at offset 16 as first, middle and last byte).
+/// bytes at offset 16 as first, middle and last byte). Built as eight 32-bit words with
+/// fixed-size reads, so that no variable-length copy (a `memcpy` call) is needed.
 #[inline(always)]
 pub(crate) fn remainder_packet(rem: &[u8]) -> [u8; PACKET_LEN] {
     let n = rem.len();
     debug_assert!(n > 0 && n < PACKET_LEN);
+    let mut words = [0u32; 8];
+    for (i, group) in rem.chunks_exact(4).enumerate() {
+        words[i] = u32::from_le_bytes(group.try_into().unwrap());
+    }
+    let (word, value) = remainder_tail(rem);
+    if word != 0 {
+        words[word] = value;
+    }
     let mut packet = [0u8; PACKET_LEN];
-    let whole4 = n & !3;
-    packet[..whole4].copy_from_slice(&rem[..whole4]);
-    if n & 16 != 0 {
-        packet[28..32].copy_from_slice(&rem[n - 4..n]);
-    } else if n & 3 != 0 {
-        let tail = &rem[whole4..];
-        let k = tail.len();
-        packet[16] = tail[0];
-        packet[17] = tail[k >> 1];
-        packet[18] = tail[k - 1];
+    for (bytes, w) in packet.chunks_exact_mut(4).zip(words) {
+        bytes.copy_from_slice(&w.to_le_bytes());
     }
     packet
+}
+
+/// The word of the last packet that is not a plain 4-byte group of the remainder: for
+/// lengths with bit 4 set, (7, the last four bytes); otherwise, when the length is not a
+/// multiple of 4, (4, first, middle and last left-over byte); else (0, 0): none.
+#[inline(always)]
+pub(crate) fn remainder_tail(rem: &[u8]) -> (usize, u32) {
+    let n = rem.len();
+    if n & 16 != 0 {
+        (7, u32::from_le_bytes(rem[n - 4..].try_into().unwrap()))
+    } else if n & 3 != 0 {
+        let tail = &rem[n & !3..];
+        let k = tail.len();
+        (4, u32::from(tail[0]) | u32::from(tail[k >> 1]) << 8 | u32::from(tail[k - 1]) << 16)
+    } else {
+        (0, 0)
+    }
 }
 
 /// The key as the four little-endian u64 words the algorithm uses.
