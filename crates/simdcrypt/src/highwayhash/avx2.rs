@@ -3,7 +3,7 @@
 
 use core::arch::x86_64::*;
 
-use super::{remainder_tail, State, INIT0, INIT1, PACKET_LEN};
+use super::{remainder_tail, State, INIT0, INIT1, KEY_LEN, PACKET_LEN};
 use crate::highwayhash::portable::ZIPPER;
 
 struct Regs {
@@ -44,8 +44,11 @@ fn store(r: &Regs, s: &mut State) {
 
 #[inline]
 #[target_feature(enable = "avx2")]
-fn init(key: &[u64; 4]) -> Regs {
-    let k = load_words(key);
+fn init(key: &[u8; KEY_LEN]) -> Regs {
+    // SAFETY: `key` is 32 readable bytes; the load is unaligned. (A vector load of the
+    // caller's bytes: converting them to words first would store four u64 that this load
+    // could not be forwarded from, a stall on every one-shot hash.)
+    let k = unsafe { _mm256_loadu_si256(key.as_ptr().cast()) };
     let mul0 = load_words(&INIT0);
     let mul1 = load_words(&INIT1);
     // Swapping each word's 32-bit halves is rotating it by 32.
@@ -167,7 +170,7 @@ pub(crate) fn finish(s: &mut State, remainder: &[u8], rounds: usize) {
 
 /// A whole message, kept in registers from the key to the finished state.
 #[target_feature(enable = "avx2")]
-pub(crate) fn hash(key: &[u64; 4], data: &[u8], rounds: usize) -> State {
+pub(crate) fn hash(key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
     let mut r = init(key);
     let whole = data.len() - data.len() % PACKET_LEN;
     update_all(&mut r, &data[..whole]);
@@ -175,4 +178,26 @@ pub(crate) fn hash(key: &[u64; 4], data: &[u8], rounds: usize) -> State {
     let mut s = State { v0: [0; 4], v1: [0; 4], mul0: [0; 4], mul1: [0; 4] };
     store(&r, &mut s);
     s
+}
+
+/// The state for a key, written with vector stores (so that the kernels' vector loads of it
+/// are forwarded from the stores instead of waiting for them to complete).
+#[target_feature(enable = "avx2")]
+pub(crate) fn new_state(key: &[u8; KEY_LEN]) -> State {
+    let r = init(key);
+    let mut s = State { v0: [0; 4], v1: [0; 4], mul0: [0; 4], mul1: [0; 4] };
+    store(&r, &mut s);
+    s
+}
+
+/// A whole message's 64-bit result, computed in registers (no state written to memory):
+/// the one-shot path for short inputs.
+#[target_feature(enable = "avx2")]
+pub(crate) fn hash64(key: &[u8; KEY_LEN], data: &[u8]) -> u64 {
+    let mut r = init(key);
+    let whole = data.len() - data.len() % PACKET_LEN;
+    update_all(&mut r, &data[..whole]);
+    finish_regs(&mut r, &data[whole..], 4);
+    let sum = _mm256_add_epi64(_mm256_add_epi64(r.v0, r.v1), _mm256_add_epi64(r.mul0, r.mul1));
+    _mm_cvtsi128_si64(_mm256_castsi256_si128(sum)) as u64
 }

@@ -5,7 +5,7 @@
 use core::arch::x86_64::*;
 
 use super::portable::ZIPPER;
-use super::{remainder_packet, State, INIT0, INIT1, PACKET_LEN};
+use super::{remainder_packet, State, INIT0, INIT1, KEY_LEN, PACKET_LEN};
 
 /// Registers interleaved: 4 registers × 4 state variables = 16 of the 32 zmm registers.
 pub(crate) const GROUPS: usize = 4;
@@ -60,8 +60,8 @@ fn store_states(r: &Regs, a: &mut State, b: &mut State) {
 
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-fn init(key: &[u64; 4]) -> Regs {
-    let k = _mm512_broadcast_i64x4(words(key));
+fn init(key: &[u8; KEY_LEN]) -> Regs {
+    let k = _mm512_broadcast_i64x4(load32(key));
     let mul0 = _mm512_broadcast_i64x4(words(&INIT0));
     let mul1 = _mm512_broadcast_i64x4(words(&INIT1));
     Regs { v0: _mm512_xor_si512(mul0, k), v1: _mm512_xor_si512(mul1, _mm512_shuffle_epi32(k, 0xb1)), mul0, mul1 }
@@ -98,7 +98,7 @@ fn update_lockstep(r: &mut [Regs; GROUPS], msgs: &[&[u8]; LANES], from: usize, p
 /// Hashes `LANES` messages of the same length `len` with one key, all the way to their
 /// finished states.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-pub(crate) fn hash_equal(key: &[u64; 4], msgs: &[&[u8]; LANES], rounds: usize, out: &mut [State; LANES]) {
+pub(crate) fn hash_equal(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], rounds: usize, out: &mut [State; LANES]) {
     let len = msgs[0].len();
     assert!(msgs.iter().all(|m| m.len() == len), "hash_equal takes messages of one length");
     let start = init(key);
@@ -132,7 +132,7 @@ pub(crate) fn hash_equal(key: &[u64; 4], msgs: &[&[u8]; LANES], rounds: usize, o
 /// whole packets the shortest has; the caller finishes each from `out` and its message
 /// past `PACKET_LEN * done` bytes. Returns the number of packets done.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-pub(crate) fn start_ragged(key: &[u64; 4], msgs: &[&[u8]; LANES], out: &mut [State; LANES]) -> usize {
+pub(crate) fn start_ragged(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], out: &mut [State; LANES]) -> usize {
     let packets = msgs.iter().map(|m| m.len() / PACKET_LEN).min().unwrap_or(0);
     let start = init(key);
     let mut r = [start; GROUPS];

@@ -39,14 +39,13 @@ pub fn hash_many_with(
     if out.len() != expected {
         return Err(Error::InvalidLength { what: "output buffer (one result per message)", expected, got: out.len() });
     }
-    let key = super::key_words(key);
     let total: usize = messages.iter().map(|m| m.len()).sum();
     let pool_size = threads.pool_size(total);
-    with_pool(pool_size, || split(platform, &key, messages, size, out, pool_size));
+    with_pool(pool_size, || split(platform, key, messages, size, out, pool_size));
     Ok(())
 }
 
-fn split(platform: Platform, key: &[u64; 4], msgs: &[&[u8]], size: Size, out: &mut [u8], threads: usize) {
+fn split(platform: Platform, key: &[u8; KEY_LEN], msgs: &[&[u8]], size: Size, out: &mut [u8], threads: usize) {
     let lanes = platform.batch_lanes();
     if threads <= 1 || msgs.len() < 2 * lanes {
         return hash_range(platform, key, msgs, size, out);
@@ -62,11 +61,11 @@ fn split(platform: Platform, key: &[u64; 4], msgs: &[&[u8]], size: Size, out: &m
     );
 }
 
-fn hash_range(platform: Platform, key: &[u64; 4], msgs: &[&[u8]], size: Size, out: &mut [u8]) {
+fn hash_range(platform: Platform, key: &[u8; KEY_LEN], msgs: &[&[u8]], size: Size, out: &mut [u8]) {
     let lanes = platform.batch_lanes();
     let words = size.len() / 8;
     let mut results = [0u64; 4];
-    let mut states = [State::new(key); MAX_LANES];
+    let mut states = [State::new(&[0; 4]); MAX_LANES];
     assert!(lanes <= MAX_LANES);
     let grouped = if lanes > 1 { msgs.len() / lanes * lanes } else { 0 };
     let (in_groups, in_rest) = msgs.split_at(grouped);

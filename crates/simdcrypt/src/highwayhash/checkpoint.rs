@@ -20,7 +20,7 @@
 //! is keyed, a blob also fails to restore under a different key. A checkpoint reveals as
 //! much as the key (the state is the key mixed with the input so far): keep it as secret.
 
-use super::{key_words, HighwayHasher, Platform, Size, State, KEY_LEN, PACKET_LEN};
+use super::{HighwayHasher, Platform, Size, State, KEY_LEN, PACKET_LEN};
 use crate::Error;
 
 /// The length of a version-1 checkpoint, in bytes.
@@ -36,7 +36,7 @@ const STATE_AT: usize = 32;
 const BUF_AT: usize = 160;
 const SUM_AT: usize = 192;
 
-fn checksum(key: &[u64; 4], body: &[u8]) -> u64 {
+fn checksum(key: &[u8; KEY_LEN], body: &[u8]) -> u64 {
     let state = Platform::detected().hash(key, body, Size::Bits64.rounds());
     let mut out = [0u64; 1];
     state.output(Size::Bits64, &mut out);
@@ -99,7 +99,6 @@ impl HighwayHasher {
                 blob.len()
             ));
         }
-        let key = key_words(key);
         let stored = u64::from_le_bytes(blob[SUM_AT..].try_into().unwrap());
         if checksum(&key, &blob[..SUM_AT]) != stored {
             return bad("checkpoint checksum mismatch: the blob is damaged or was made with another key".to_string());
@@ -122,7 +121,7 @@ impl HighwayHasher {
             buf,
             buf_len,
             len: u64::from_le_bytes(blob[COUNT_AT..COUNT_AT + 8].try_into().unwrap()),
-            key,
+            key: *key,
             platform: Platform::detected(),
         })
     }

@@ -94,7 +94,7 @@ impl Size {
     }
 
     /// How many permute-and-update rounds finalization takes (fixed by the reference).
-    const fn rounds(self) -> usize {
+    pub(crate) const fn rounds(self) -> usize {
         match self {
             Size::Bits64 => 4,
             Size::Bits128 => 6,
@@ -217,26 +217,22 @@ pub struct HighwayHasher {
     /// value modulo 32.
     len: u64,
     /// The key, for checkpoints' checksum.
-    key: [u64; 4],
+    key: [u8; KEY_LEN],
     platform: Platform,
 }
 
 impl HighwayHasher {
     /// A hasher with this key, using the best backend this CPU supports.
     pub fn new(key: &[u8; KEY_LEN]) -> Self {
-        Self::new_with_words(&key_words(key))
+        let platform = Platform::detected();
+        HighwayHasher { state: platform.new_state(key), buf: [0; PACKET_LEN], buf_len: 0, len: 0, key: *key, platform }
     }
 
     /// A hasher with the key given as four u64 words (the reference's `HHKey`).
     pub fn new_with_words(key: &[u64; 4]) -> Self {
-        HighwayHasher {
-            state: State::new(key),
-            buf: [0; PACKET_LEN],
-            buf_len: 0,
-            len: 0,
-            key: *key,
-            platform: Platform::detected(),
-        }
+        let mut bytes = [0u8; KEY_LEN];
+        words_to_bytes(key, &mut bytes);
+        Self::new(&bytes)
     }
 
     /// Chooses the kernels (the default is [`Platform::detect`]). The result never depends
@@ -338,7 +334,7 @@ pub(crate) fn words_to_bytes(words: &[u64], out: &mut [u8]) {
 
 #[inline(always)]
 fn oneshot<const N: usize>(key: &[u8; KEY_LEN], data: &[u8], size: Size) -> [u64; N] {
-    let state = Platform::detected().hash(&key_words(key), data, size.rounds());
+    let state = Platform::detected().hash(key, data, size.rounds());
     let mut out = [0u64; N];
     state.output(size, &mut out);
     out
@@ -347,7 +343,7 @@ fn oneshot<const N: usize>(key: &[u8; KEY_LEN], data: &[u8], size: Size) -> [u64
 /// The 64-bit HighwayHash of `data`. For short inputs this is much cheaper than a
 /// [`HighwayHasher`]: no buffering, and the backend is looked up once per process.
 pub fn hash64(key: &[u8; KEY_LEN], data: &[u8]) -> u64 {
-    oneshot::<1>(key, data, Size::Bits64)[0]
+    Platform::detected().hash64(key, data)
 }
 
 /// The 128-bit HighwayHash of `data`, as two u64 words.

@@ -5,7 +5,7 @@
 use core::arch::aarch64::*;
 
 use super::portable::ZIPPER;
-use super::{remainder_packet, State, INIT0, INIT1, PACKET_LEN};
+use super::{key_words, remainder_packet, State, INIT0, INIT1, KEY_LEN, PACKET_LEN};
 
 #[derive(Clone, Copy)]
 struct V2 {
@@ -103,8 +103,8 @@ fn zipper(a: V2) -> V2 {
 
 #[inline]
 #[target_feature(enable = "neon")]
-fn init(key: &[u64; 4]) -> Regs {
-    let k = load_words(key);
+fn init(key: &[u8; KEY_LEN]) -> Regs {
+    let k = load_words(&key_words(key));
     let mul0 = load_words(&INIT0);
     let mul1 = load_words(&INIT1);
     Regs { v0: xor(mul0, k), v1: xor(mul1, V2 { lo: rot32(k.lo), hi: rot32(k.hi) }), mul0, mul1 }
@@ -171,7 +171,7 @@ pub(crate) fn finish(s: &mut State, remainder: &[u8], rounds: usize) {
 
 /// A whole message, kept in registers from the key to the finished state.
 #[target_feature(enable = "neon")]
-pub(crate) fn hash(key: &[u64; 4], data: &[u8], rounds: usize) -> State {
+pub(crate) fn hash(key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
     let mut r = init(key);
     let whole = data.len() - data.len() % PACKET_LEN;
     update_all(&mut r, &data[..whole]);

@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::{portable, State, PACKET_LEN};
+use super::{portable, Size, State, KEY_LEN, PACKET_LEN};
 use crate::backend::Backend;
 use crate::cpu::{Feature, Features};
 
@@ -183,7 +183,7 @@ impl Platform {
     /// A whole message, from the key to the finished state, in one kernel call (no
     /// buffering: the one-shot path for short inputs).
     #[inline]
-    pub(crate) fn hash(self, key: &[u64; 4], data: &[u8], rounds: usize) -> State {
+    pub(crate) fn hash(self, key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
         match self {
             Platform::Portable => portable::hash(key, data, rounds),
             #[cfg(target_arch = "x86_64")]
@@ -207,6 +207,38 @@ impl Platform {
         }
     }
 
+    /// The initial state for `key`.
+    #[inline]
+    pub(crate) fn new_state(self, key: &[u8; KEY_LEN]) -> State {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 | Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support checked before use, as in update_packets.
+                unsafe { avx2::new_state(key) }
+            }
+            _ => State::new(&super::key_words(key)),
+        }
+    }
+
+    /// A whole message's 64-bit result (the one-shot path; kept in registers on AVX2).
+    #[inline]
+    pub(crate) fn hash64(self, key: &[u8; KEY_LEN], data: &[u8]) -> u64 {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 | Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support checked before use, as in update_packets.
+                unsafe { avx2::hash64(key, data) }
+            }
+            _ => {
+                let mut out = [0u64; 1];
+                self.hash(key, data, Size::Bits64.rounds()).output(Size::Bits64, &mut out);
+                out[0]
+            }
+        }
+    }
+
     /// How many messages a batch kernel advances in lockstep (1: one at a time).
     pub(crate) fn batch_lanes(self) -> usize {
         match self {
@@ -221,7 +253,7 @@ impl Platform {
     /// packets they all have and then one at a time.
     ///
     /// Panics unless `msgs.len() == out.len() == self.batch_lanes()` (an internal bug).
-    pub(crate) fn hash_group(self, key: &[u64; 4], msgs: &[&[u8]], rounds: usize, out: &mut [State]) {
+    pub(crate) fn hash_group(self, key: &[u8; KEY_LEN], msgs: &[&[u8]], rounds: usize, out: &mut [State]) {
         assert!(msgs.len() == self.batch_lanes() && out.len() == msgs.len(), "hash_group takes one lane group");
         match self {
             #[cfg(target_arch = "x86_64")]

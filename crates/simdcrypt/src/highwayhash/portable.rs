@@ -3,7 +3,7 @@
 //! The state is four 256-bit vectors held as `[u64; 4]` (see [`State`]); each step below is
 //! the lane-wise operation the SIMD kernels do with one instruction.
 
-use super::{remainder_packet, State, PACKET_LEN};
+use super::{key_words, remainder_packet, State, KEY_LEN, PACKET_LEN};
 
 #[inline(always)]
 fn load_packet(packet: &[u8]) -> [u64; 4] {
@@ -76,8 +76,8 @@ pub(crate) fn finish(s: &mut State, remainder: &[u8], rounds: usize) {
 
 /// A whole message: state from the key, packets, finish.
 #[inline(always)]
-pub(crate) fn hash(key: &[u64; 4], data: &[u8], rounds: usize) -> State {
-    let mut s = State::new(key);
+pub(crate) fn hash(key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
+    let mut s = State::new(&key_words(key));
     let whole = data.len() - data.len() % PACKET_LEN;
     update_packets(&mut s, &data[..whole]);
     finish(&mut s, &data[whole..], rounds);

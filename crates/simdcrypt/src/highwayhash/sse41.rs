@@ -5,7 +5,7 @@
 use core::arch::x86_64::*;
 
 use super::portable::ZIPPER;
-use super::{remainder_packet, State, INIT0, INIT1, PACKET_LEN};
+use super::{remainder_packet, State, INIT0, INIT1, KEY_LEN, PACKET_LEN};
 
 #[derive(Clone, Copy)]
 struct V2 {
@@ -91,8 +91,8 @@ fn zipper(a: V2) -> V2 {
 
 #[inline]
 #[target_feature(enable = "ssse3,sse4.1")]
-fn init(key: &[u64; 4]) -> Regs {
-    let k = load_words(key);
+fn init(key: &[u8; KEY_LEN]) -> Regs {
+    let k = load_bytes(key);
     let mul0 = load_words(&INIT0);
     let mul1 = load_words(&INIT1);
     let k_rot = V2 { lo: _mm_shuffle_epi32(k.lo, 0xb1), hi: _mm_shuffle_epi32(k.hi, 0xb1) };
@@ -156,7 +156,7 @@ pub(crate) fn finish(s: &mut State, remainder: &[u8], rounds: usize) {
 
 /// A whole message, kept in registers from the key to the finished state.
 #[target_feature(enable = "ssse3,sse4.1")]
-pub(crate) fn hash(key: &[u64; 4], data: &[u8], rounds: usize) -> State {
+pub(crate) fn hash(key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
     let mut r = init(key);
     let whole = data.len() - data.len() % PACKET_LEN;
     update_all(&mut r, &data[..whole]);
