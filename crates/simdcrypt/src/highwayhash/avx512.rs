@@ -86,19 +86,27 @@ fn update(r: &mut Regs, packet: __m512i) {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
 fn update_lockstep(r: &mut [Regs; GROUPS], msgs: &[&[u8]; LANES], from: usize, packets: usize) {
+    let end = (from + packets) * PACKET_LEN;
+    assert!(msgs.iter().all(|m| m.len() >= end), "update_lockstep past a message's end");
+    let ptrs: [*const u8; LANES] = core::array::from_fn(|i| msgs[i].as_ptr());
     for i in from..from + packets {
         let at = i * PACKET_LEN;
         for g in 0..GROUPS {
-            let p = join(load32(&msgs[2 * g][at..]), load32(&msgs[2 * g + 1][at..]));
-            update(&mut r[g], p);
+            // SAFETY: every message has at least `end` bytes (checked above) and
+            // at + 32 <= end; the loads are unaligned.
+            let (a, b) = unsafe {
+                (_mm256_loadu_si256(ptrs[2 * g].add(at).cast()), _mm256_loadu_si256(ptrs[2 * g + 1].add(at).cast()))
+            };
+            update(&mut r[g], join(a, b));
         }
     }
 }
 
-/// Hashes `LANES` messages of the same length `len` with one key, all the way to their
-/// finished states.
+/// Hashes `LANES` messages of the same length with one key: returns the registers after
+/// the finalization rounds.
+#[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-pub(crate) fn hash_equal(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], rounds: usize, out: &mut [State; LANES]) {
+fn finish_equal(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], rounds: usize) -> [Regs; GROUPS] {
     let len = msgs[0].len();
     assert!(msgs.iter().all(|m| m.len() == len), "hash_equal takes messages of one length");
     let start = init(key);
@@ -122,10 +130,57 @@ pub(crate) fn hash_equal(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], rounds: usi
             update(regs, p);
         }
     }
+    r
+}
+
+/// Hashes `LANES` messages of the same length with one key, all the way to their finished
+/// states.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+pub(crate) fn hash_equal(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], rounds: usize, out: &mut [State; LANES]) {
+    let r = finish_equal(key, msgs, rounds);
     for (g, regs) in r.iter().enumerate() {
         let (a, b) = out.split_at_mut(2 * g + 1);
         store_states(regs, &mut a[2 * g], &mut b[0]);
     }
+}
+
+/// 64-bit results of whole groups of `LANES` messages, in one call so that the loop and
+/// its constants stay inside the kernel, for as long as each group's messages have equal
+/// lengths. Returns how many messages it did (a multiple of `LANES`); the caller does the
+/// rest (a ragged group, the leftovers).
+///
+/// Panics unless `out` has room for `msgs.len()` results (8 bytes each).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+pub(crate) fn hash_equal64_groups(key: &[u8; KEY_LEN], msgs: &[&[u8]], out: &mut [u8]) -> usize {
+    assert_eq!(out.len(), 8 * msgs.len());
+    let mut done = 0;
+    for (group, o) in msgs.chunks_exact(LANES).zip(out.chunks_exact_mut(8 * LANES)) {
+        let group: &[&[u8]; LANES] = group.try_into().unwrap();
+        if !group.iter().all(|m| m.len() == group[0].len()) {
+            break;
+        }
+        hash_equal64(key, group, o.try_into().unwrap());
+        done += LANES;
+    }
+    done
+}
+
+/// Hashes `LANES` messages of the same length with one key and writes their 64-bit results
+/// (little-endian, in order) with one store: v0 + v1 + mul0 + mul1, word 0 of each
+/// message's half of the registers.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn hash_equal64(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], out: &mut [u8; 8 * LANES]) {
+    let r = finish_equal(key, msgs, 4);
+    let sums = r.map(|g| _mm512_add_epi64(_mm512_add_epi64(g.v0, g.v1), _mm512_add_epi64(g.mul0, g.mul1)));
+    // Words 0 and 4 of each register (its two messages) into lanes 0-3 of t and u.
+    let pick = _mm512_setr_epi64(0, 4, 8, 12, 0, 4, 8, 12);
+    let t = _mm512_permutex2var_epi64(sums[0], pick, sums[1]);
+    let u = _mm512_permutex2var_epi64(sums[2], pick, sums[3]);
+    let all = _mm512_shuffle_i64x2(t, u, 0x44);
+    // SAFETY: `out` is 64 writable bytes; the store is unaligned. x86 is little-endian, so
+    // the stored words are the byte form.
+    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), all) }
 }
 
 /// Starts `LANES` messages of any lengths and advances them in lockstep by the number of

@@ -70,14 +70,19 @@ fn hash_range(platform: Platform, key: &[u8; KEY_LEN], msgs: &[&[u8]], size: Siz
     let grouped = if lanes > 1 { msgs.len() / lanes * lanes } else { 0 };
     let (in_groups, in_rest) = msgs.split_at(grouped);
     let (out_groups, out_rest) = out.split_at_mut(grouped * size.len());
-    if grouped > 0 {
-        for (group, outs) in in_groups.chunks_exact(lanes).zip(out_groups.chunks_exact_mut(lanes * size.len())) {
-            platform.hash_group(key, group, size.rounds(), &mut states[..lanes]);
-            for (state, o) in states.iter().zip(outs.chunks_exact_mut(size.len())) {
-                state.output(size, &mut results[..words]);
-                words_to_bytes(&results[..words], o);
+    // Equal-length groups with 64-bit results run many per kernel call; a ragged group (or
+    // a group of a wider result) runs alone, and the kernel call resumes after it.
+    let mut at = 0;
+    while at < grouped {
+        if size == Size::Bits64 {
+            at += platform.hash_equal64_groups(key, &in_groups[at..], &mut out_groups[at * 8..]);
+            if at == grouped {
+                break;
             }
         }
+        let outs = &mut out_groups[at * size.len()..(at + lanes) * size.len()];
+        platform.hash_group(key, &in_groups[at..at + lanes], size, &mut states[..lanes], outs);
+        at += lanes;
     }
     // Leftovers (and everything, on one-lane platforms): one message per kernel call.
     for (msg, o) in in_rest.iter().zip(out_rest.chunks_exact_mut(size.len())) {

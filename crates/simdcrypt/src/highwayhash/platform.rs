@@ -248,13 +248,40 @@ impl Platform {
         }
     }
 
-    /// Hashes `batch_lanes()` messages (`msgs.len()`), finished states into `out`: all
-    /// the way in lockstep when the lengths are equal, otherwise in lockstep over the
-    /// packets they all have and then one at a time.
+    /// The 64-bit results of a prefix of `msgs`, whole lane groups of equal-length
+    /// messages, in one kernel call; returns how many messages it did (0 where no such
+    /// kernel exists: the caller goes on with `hash_group`).
+    pub(crate) fn hash_equal64_groups(self, key: &[u8; KEY_LEN], msgs: &[&[u8]], bytes: &mut [u8]) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support checked before use (the batch functions assert it); the
+                // bundle covers avx512f/bw/vl and avx2.
+                unsafe { avx512::hash_equal64_groups(key, msgs, bytes) }
+            }
+            _ => 0,
+        }
+    }
+
+    /// Hashes `batch_lanes()` messages (`msgs.len()`) and writes their `size` results to
+    /// `bytes`: all the way in lockstep when the lengths are equal, otherwise in lockstep
+    /// over the packets they all have and then one at a time. `out` is room for the
+    /// finished states.
     ///
-    /// Panics unless `msgs.len() == out.len() == self.batch_lanes()` (an internal bug).
-    pub(crate) fn hash_group(self, key: &[u8; KEY_LEN], msgs: &[&[u8]], rounds: usize, out: &mut [State]) {
+    /// Panics unless `msgs.len() == out.len() == self.batch_lanes()` and `bytes` holds
+    /// one result per message (an internal bug).
+    pub(crate) fn hash_group(
+        self,
+        key: &[u8; KEY_LEN],
+        msgs: &[&[u8]],
+        size: Size,
+        out: &mut [State],
+        bytes: &mut [u8],
+    ) {
         assert!(msgs.len() == self.batch_lanes() && out.len() == msgs.len(), "hash_group takes one lane group");
+        assert_eq!(bytes.len(), msgs.len() * size.len(), "hash_group writes one result per message");
+        let rounds = size.rounds();
         match self {
             #[cfg(target_arch = "x86_64")]
             Platform::Avx512 => {
@@ -277,6 +304,12 @@ impl Platform {
                 }
             }
             _ => out[0] = self.hash(key, msgs[0], rounds),
+        }
+        let mut words = [0u64; 4];
+        let words = &mut words[..size.len() / 8];
+        for (state, o) in out.iter().zip(bytes.chunks_exact_mut(size.len())) {
+            state.output(size, words);
+            super::words_to_bytes(words, o);
         }
     }
 }
