@@ -100,7 +100,7 @@ impl HighwayHasher {
             ));
         }
         let stored = u64::from_le_bytes(blob[SUM_AT..].try_into().unwrap());
-        if checksum(&key, &blob[..SUM_AT]) != stored {
+        if checksum(key, &blob[..SUM_AT]) != stored {
             return bad("checkpoint checksum mismatch: the blob is damaged or was made with another key".to_string());
         }
         let buf_len = usize::from(blob[BUFFERED_AT]);
@@ -109,7 +109,7 @@ impl HighwayHasher {
         }
         let word = |i: usize| u64::from_le_bytes(blob[STATE_AT + 8 * i..STATE_AT + 8 * i + 8].try_into().unwrap());
         let state = State {
-            v0: core::array::from_fn(|i| word(i)),
+            v0: core::array::from_fn(word),
             v1: core::array::from_fn(|i| word(4 + i)),
             mul0: core::array::from_fn(|i| word(8 + i)),
             mul1: core::array::from_fn(|i| word(12 + i)),

@@ -72,7 +72,8 @@ impl Size {
         }
     }
 
-    /// The result size in bytes.
+    /// The result size in bytes. (A size, not a container: there is no `is_empty`.)
+    #[allow(clippy::len_without_is_empty)]
     pub const fn len(self) -> usize {
         self.bits() / 8
     }
