@@ -100,12 +100,16 @@ fn batches(c: &mut Criterion) {
         for platform in Platform::all_supported() {
             highwayhash::hash_many_with(platform, Threads::One, &KEY, &msgs, Size::Bits64, &mut out).unwrap();
             assert_eq!(out, expected, "{platform:?}");
-            group.bench_with_input(BenchmarkId::new(format!("simdcrypt-many-{}", platform.name()), n), &msgs, |b, m| {
-                b.iter(|| {
-                    highwayhash::hash_many_with(platform, Threads::One, &KEY, black_box(m), Size::Bits64, &mut out)
-                        .unwrap()
-                })
-            });
+            group.bench_with_input(
+                BenchmarkId::new(format!("simdcrypt-many-{}", platform.name()), n),
+                &msgs,
+                |b, m| {
+                    b.iter(|| {
+                        highwayhash::hash_many_with(platform, Threads::One, &KEY, black_box(m), Size::Bits64, &mut out)
+                            .unwrap()
+                    })
+                },
+            );
         }
         group.bench_with_input(BenchmarkId::new("simdcrypt-oneshot-loop", n), &msgs, |b, m| {
             b.iter(|| {
