@@ -102,11 +102,20 @@ fn update_lockstep(r: &mut [Regs; GROUPS], msgs: &[&[u8]; LANES], from: usize, p
     }
 }
 
-/// Hashes `LANES` messages of the same length with one key: returns the registers after
-/// the finalization rounds.
+/// Where `finish_equal` puts its results.
+enum Out<'a> {
+    /// The finished states.
+    States(&'a mut [State; LANES]),
+    /// The 64-bit results in byte form (finalization of 4 rounds assumed).
+    Bytes64(&'a mut [u8; 8 * LANES]),
+}
+
+/// Hashes `LANES` messages of the same length with one key through the finalization
+/// rounds and writes the results (inside, so that no array of registers is returned
+/// through memory).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-fn finish_equal(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], rounds: usize) -> [Regs; GROUPS] {
+fn finish_equal(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], rounds: usize, out: Out<'_>) {
     let len = msgs[0].len();
     assert!(msgs.iter().all(|m| m.len() == len), "hash_equal takes messages of one length");
     let start = init(key);
@@ -130,18 +139,32 @@ fn finish_equal(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], rounds: usize) -> [R
             update(regs, p);
         }
     }
-    r
+    match out {
+        Out::States(states) => {
+            for (g, regs) in r.iter().enumerate() {
+                let (a, b) = states.split_at_mut(2 * g + 1);
+                store_states(regs, &mut a[2 * g], &mut b[0]);
+            }
+        }
+        Out::Bytes64(bytes) => {
+            let sums = r.map(|g| _mm512_add_epi64(_mm512_add_epi64(g.v0, g.v1), _mm512_add_epi64(g.mul0, g.mul1)));
+            // Words 0 and 4 of each register (its two messages) into lanes 0-3 of t and u.
+            let pick = _mm512_setr_epi64(0, 4, 8, 12, 0, 4, 8, 12);
+            let t = _mm512_permutex2var_epi64(sums[0], pick, sums[1]);
+            let u = _mm512_permutex2var_epi64(sums[2], pick, sums[3]);
+            let all = _mm512_shuffle_i64x2(t, u, 0x44);
+            // SAFETY: `bytes` is 64 writable bytes; the store is unaligned. x86 is
+            // little-endian, so the stored words are the byte form.
+            unsafe { _mm512_storeu_si512(bytes.as_mut_ptr().cast(), all) }
+        }
+    }
 }
 
 /// Hashes `LANES` messages of the same length with one key, all the way to their finished
 /// states.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
 pub(crate) fn hash_equal(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], rounds: usize, out: &mut [State; LANES]) {
-    let r = finish_equal(key, msgs, rounds);
-    for (g, regs) in r.iter().enumerate() {
-        let (a, b) = out.split_at_mut(2 * g + 1);
-        store_states(regs, &mut a[2 * g], &mut b[0]);
-    }
+    finish_equal(key, msgs, rounds, Out::States(out));
 }
 
 /// 64-bit results of whole groups of `LANES` messages, in one call so that the loop and
@@ -171,16 +194,7 @@ pub(crate) fn hash_equal64_groups(key: &[u8; KEY_LEN], msgs: &[&[u8]], out: &mut
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
 fn hash_equal64(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], out: &mut [u8; 8 * LANES]) {
-    let r = finish_equal(key, msgs, 4);
-    let sums = r.map(|g| _mm512_add_epi64(_mm512_add_epi64(g.v0, g.v1), _mm512_add_epi64(g.mul0, g.mul1)));
-    // Words 0 and 4 of each register (its two messages) into lanes 0-3 of t and u.
-    let pick = _mm512_setr_epi64(0, 4, 8, 12, 0, 4, 8, 12);
-    let t = _mm512_permutex2var_epi64(sums[0], pick, sums[1]);
-    let u = _mm512_permutex2var_epi64(sums[2], pick, sums[3]);
-    let all = _mm512_shuffle_i64x2(t, u, 0x44);
-    // SAFETY: `out` is 64 writable bytes; the store is unaligned. x86 is little-endian, so
-    // the stored words are the byte form.
-    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), all) }
+    finish_equal(key, msgs, 4, Out::Bytes64(out));
 }
 
 /// Starts `LANES` messages of any lengths and advances them in lockstep by the number of
