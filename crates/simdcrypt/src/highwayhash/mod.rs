@@ -248,8 +248,9 @@ impl HighwayHasher {
         Self::new(&bytes)
     }
 
-    /// Chooses the kernels (the default is [`Platform::detect`]). The result never depends
-    /// on the choice.
+    /// Chooses the kernels (the default is the best supported:
+    /// [`Backend::detect`](crate::backend::Backend::detect)). The result never depends on
+    /// the choice.
     ///
     /// # Panics
     ///
