@@ -123,13 +123,19 @@ fn finish_equal(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], rounds: usize, out: 
     update_lockstep(&mut r, msgs, 0, len / PACKET_LEN);
     let n = len % PACKET_LEN;
     if n != 0 {
+        // The packets first, then the rounds in a loop simple enough to unroll, so that the
+        // state stays in registers (a loop around the packet building kept it in memory).
         let whole = len - n;
-        for (g, regs) in r.iter_mut().enumerate() {
-            regs.v0 = _mm512_add_epi64(regs.v0, _mm512_set1_epi32(n as i32));
-            regs.v1 = _mm512_rolv_epi32(regs.v1, _mm512_set1_epi32(n as i32));
+        let packets: [__m512i; GROUPS] = core::array::from_fn(|g| {
             let a = remainder_packet(&msgs[2 * g][whole..]);
             let b = remainder_packet(&msgs[2 * g + 1][whole..]);
-            update(regs, join(load32(&a), load32(&b)));
+            join(load32(&a), load32(&b))
+        });
+        let size = _mm512_set1_epi32(n as i32);
+        for (regs, packet) in r.iter_mut().zip(packets) {
+            regs.v0 = _mm512_add_epi64(regs.v0, size);
+            regs.v1 = _mm512_rolv_epi32(regs.v1, size);
+            update(regs, packet);
         }
     }
     let idx = _mm512_setr_epi32(5, 4, 7, 6, 1, 0, 3, 2, 13, 12, 15, 14, 9, 8, 11, 10);
@@ -147,15 +153,17 @@ fn finish_equal(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], rounds: usize, out: 
             }
         }
         Out::Bytes64(bytes) => {
-            let sums = r.map(|g| _mm512_add_epi64(_mm512_add_epi64(g.v0, g.v1), _mm512_add_epi64(g.mul0, g.mul1)));
-            // Words 0 and 4 of each register (its two messages) into lanes 0-3 of t and u.
-            let pick = _mm512_setr_epi64(0, 4, 8, 12, 0, 4, 8, 12);
-            let t = _mm512_permutex2var_epi64(sums[0], pick, sums[1]);
-            let u = _mm512_permutex2var_epi64(sums[2], pick, sums[3]);
-            let all = _mm512_shuffle_i64x2(t, u, 0x44);
-            // SAFETY: `bytes` is 64 writable bytes; the store is unaligned. x86 is
-            // little-endian, so the stored words are the byte form.
-            unsafe { _mm512_storeu_si512(bytes.as_mut_ptr().cast(), all) }
+            // Words 0 and 4 of each register (its two messages' results) into its low
+            // 128 bits, stored in order.
+            let pick = _mm512_setr_epi64(0, 4, 0, 4, 0, 4, 0, 4);
+            for (g, regs) in r.iter().enumerate() {
+                let sum = _mm512_add_epi64(_mm512_add_epi64(regs.v0, regs.v1), _mm512_add_epi64(regs.mul0, regs.mul1));
+                let two = _mm512_castsi512_si128(_mm512_permutexvar_epi64(pick, sum));
+                let dst = &mut bytes[16 * g..16 * g + 16];
+                // SAFETY: `dst` is 16 writable bytes; the store is unaligned. x86 is
+                // little-endian, so the stored words are the byte form.
+                unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), two) }
+            }
         }
     }
 }
