@@ -44,6 +44,8 @@ SIMDCRYPT_DISABLE=gfni cargo test -p simdcrypt --test streebog_kat -- --show-out
     | grep -E 'exercised|test result'
 SIMDCRYPT_DISABLE=avx512,avx2 cargo test -p simdcrypt --test salsa20_kat -- --show-output 2>&1 \
     | grep -E 'exercised|test result'
+SIMDCRYPT_DISABLE=avx512,avx2,sse4.1 cargo test -p simdcrypt --test highwayhash_kat -- --show-output 2>&1 \
+    | grep -E 'exercised|test result'
 
 step "aarch64 (NEON) under qemu"
 ./scripts/test-aarch64.sh

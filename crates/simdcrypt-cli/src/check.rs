@@ -111,11 +111,16 @@ impl<'a> Hashers<'a> {
     }
 }
 
-/// Each algorithm's BSD-style label (`BLAKE3`) and name (`blake3`).
+/// Each algorithm's BSD-style label (`BLAKE3`) and name (`blake3`). Algorithms that
+/// cannot be built without a key (HighwayHash) are built with a placeholder one: labels do
+/// not depend on the key.
 fn label_table() -> Vec<(&'static str, &'static str)> {
+    let placeholder_key = HashOptions { key: Some(vec![0; 32]), ..HashOptions::default() };
     simdcrypt::ALGORITHMS
         .iter()
-        .filter_map(|name| AnyHasher::new(name, &HashOptions::default()).ok())
+        .filter_map(|name| {
+            AnyHasher::new(name, &HashOptions::default()).or_else(|_| AnyHasher::new(name, &placeholder_key)).ok()
+        })
         .map(|h| (h.tag_label(), h.algorithm()))
         .collect()
 }

@@ -33,7 +33,8 @@ pub struct HashArgs {
     #[arg(long, value_name = "NAME")]
     pub backend: Option<String>,
 
-    /// Keyed mode: read the key from FILE (exactly the raw key bytes; 32 for BLAKE3)
+    /// Keyed mode: read the key from FILE (exactly the raw key bytes; 32 for BLAKE3 and
+    /// HighwayHash, which requires one)
     ///
     /// FILE may be - to read the key from standard input, which then cannot also be hashed.
     #[arg(long, value_name = "FILE", conflicts_with = "derive_key")]

@@ -44,7 +44,9 @@ enum Command {
     ///
     /// Prints `HASH  NAME` for each FILE, or `BLAKE3 (NAME) = HASH` with --tag; for BLAKE3
     /// the output is byte-for-byte what b3sum prints with the same options, for SHA-256
-    /// (`-a sha256`) what coreutils' sha256sum prints. A name with a
+    /// (`-a sha256`) what coreutils' sha256sum prints; HighwayHash (`-a highwayhash64`,
+    /// `highwayhash128` or `highwayhash256`, key required: `--key-file`) prints its u64
+    /// words, each little-endian, in hex (label `HIGHWAYHASH64` with --tag). A name with a
     /// backslash, newline or carriage return is escaped (`\\`, `\n`, `\r`) and its line
     /// starts with a backslash. A file that cannot be read is reported on stderr and the
     /// others are still hashed.

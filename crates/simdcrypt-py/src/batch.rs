@@ -112,7 +112,8 @@ fn hold_rows<'py>(buffer: HeldBuffer<'py>, obj: &Bound<'py, PyAny>) -> PyResult<
     Ok(Messages::Rows { buffer, rows: shape[0], cols: shape[1] })
 }
 
-/// Pins the messages of any accepted `messages` argument.
+/// Pins the messages of any accepted `messages` argument (shared with
+/// `highwayhash_many`).
 pub(crate) fn hold_messages<'py>(messages: &Bound<'py, PyAny>) -> PyResult<Messages<'py>> {
     if let Ok(list) = messages.cast::<PyList>() {
         return Ok(Messages::Items(hold_items(list.iter().map(Ok), list.len())?));

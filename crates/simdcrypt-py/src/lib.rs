@@ -10,6 +10,7 @@
 //! Streebog and GOST R 34.11-94: streebog_class.rs (`streebog256`, `streebog512`, the HMAC
 //! objects, `streebog_many`) and gost94_class.rs (`gost94`, `gost94_many`), on the shared
 //! methods of gost_common.rs.
+//! HighwayHash has `highwayhash64/128/256` and `highwayhash_many` (highwayhash_class.rs).
 
 use std::path::PathBuf;
 
@@ -24,6 +25,7 @@ mod blake3_class;
 mod buffer;
 mod gost94_class;
 mod gost_common;
+mod highwayhash_class;
 mod merkle;
 mod salsa20_class;
 mod secretbox;
@@ -34,6 +36,7 @@ mod streebog_class;
 mod subtree;
 
 use blake3_class::Blake3;
+use highwayhash_class::{HighwayHash128, HighwayHash256, HighwayHash64};
 use sha256_class::Sha256;
 
 /// `{algorithm: {"selected": backend, "supported": [backends, best first]}}` for this CPU.
@@ -116,6 +119,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ALGORITHMS", PyTuple::new(m.py(), simdcrypt::ALGORITHMS)?)?;
     m.add_class::<Blake3>()?;
     m.add_class::<Sha256>()?;
+    m.add_class::<HighwayHash64>()?;
+    m.add_class::<HighwayHash128>()?;
+    m.add_class::<HighwayHash256>()?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(hash_file, m)?)?;
     m.add_function(wrap_pyfunction!(batch::blake3_many, m)?)?;
@@ -136,5 +142,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(secretbox::secretbox_seal, m)?)?;
     m.add_function(wrap_pyfunction!(secretbox::secretbox_open, m)?)?;
     m.add("AuthenticationError", m.py().get_type::<secretbox::AuthenticationError>())?;
+    m.add_function(wrap_pyfunction!(highwayhash_class::highwayhash_many, m)?)?;
     Ok(())
 }

@@ -238,8 +238,15 @@ def test_digest_argument_types() -> None:
 
 
 # backends() reports kernel sets: one "streebog" for both sizes, one "gost94" for both
-# parameter sets.
-BACKEND_FAMILY = {"streebog256": "streebog", "streebog512": "streebog", "gost94-test": "gost94"}
+# parameter sets, one "highwayhash" for the three result sizes.
+BACKEND_FAMILY = {
+    "streebog256": "streebog",
+    "streebog512": "streebog",
+    "gost94-test": "gost94",
+    "highwayhash64": "highwayhash",
+    "highwayhash128": "highwayhash",
+    "highwayhash256": "highwayhash",
+}
 
 
 def test_algorithms_available() -> None:
@@ -252,7 +259,7 @@ def test_algorithms_available() -> None:
         "salsa20",
     }
     for name in simdcrypt.algorithms_available:
-        h = simdcrypt.new(name, b"abc")
+        h = simdcrypt.new(name, b"abc", **({"key": bytes(32)} if name.startswith("highwayhash") else {}))
         assert h.name == name
         assert isinstance(h.digest(), bytes)
 
@@ -322,6 +329,10 @@ def test_all() -> None:
             "hash_file",
             "hmac_streebog256",
             "hmac_streebog512",
+            "highwayhash64",
+            "highwayhash128",
+            "highwayhash256",
+            "highwayhash_many",
             "merkle_layers",
             "merkle_root",
             "new",

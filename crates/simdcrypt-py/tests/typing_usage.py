@@ -49,6 +49,7 @@ sha_sizes: tuple[str, int, int, str] = (s.name, s.digest_size, s.block_size, s.b
 sha_by_name: simdcrypt.sha256 = simdcrypt.new("sha256", b"data", backend="portable")
 some_hasher: (
     simdcrypt.blake3 | simdcrypt.sha256 | simdcrypt.streebog256 | simdcrypt.streebog512 | simdcrypt.gost94
+    simdcrypt.blake3 | simdcrypt.sha256 | simdcrypt.highwayhash64 | simdcrypt.highwayhash128 | simdcrypt.highwayhash256
 ) = simdcrypt.new(str("sha256"))
 sha_file: bytes = simdcrypt.hash_file(__file__, "sha256")
 with open(__file__, "rb") as sha_f:
@@ -144,3 +145,20 @@ try:
     opened: bytes = simdcrypt.secretbox_open(bytes(32), bytes(24), sealed)
 except simdcrypt.AuthenticationError as err:
     assert isinstance(err, ValueError)
+# HighwayHash: a required 32-byte key, three result sizes, checkpoints, batches.
+hh_key = bytes(range(32))
+hh: simdcrypt.highwayhash64 = simdcrypt.highwayhash64(b"abc", key=hh_key, backend=None)
+hh.update(bytearray(b"more"))
+hh_int: int = hh.intdigest()
+hh_bytes: bytes = hh.digest()
+hh_hex: str = hh.hexdigest()
+hh_clone: simdcrypt.highwayhash64 = hh.copy()
+hh_blob: bytes = hh.export()
+hh_back: simdcrypt.highwayhash64 = simdcrypt.highwayhash64.restore(hh_blob, key=memoryview(hh_key))
+hh_sizes: tuple[str, int, int, str] = (hh.name, hh.digest_size, hh.block_size, hh.backend)
+hh128: simdcrypt.highwayhash128 = simdcrypt.new("highwayhash128", b"x", key=hh_key)
+hh256: simdcrypt.highwayhash256 = simdcrypt.highwayhash256(key=hh_key, backend="portable")
+hh256_back: simdcrypt.highwayhash256 = simdcrypt.highwayhash256.restore(hh256.export(), key=hh_key)
+hh_many: bytes = simdcrypt.highwayhash_many([b"a", bytearray(b"b")], key=hh_key, bits=128, max_threads=2, backend=None)
+hh_file: bytes = simdcrypt.hash_file(__file__, "highwayhash256", key=hh_key)
+assert hh_back.digest() == hh_bytes and len(hh_many) == 32 and len(hh_file) == 32 and len(hh128.digest()) == 16

@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::backend::Backend;
 use crate::blake3;
 use crate::gost94::{self, Gost94};
+use crate::highwayhash::{self, HighwayHasher};
 use crate::sha256;
 use crate::streebog::{self, Streebog256, Streebog512};
 use crate::threads::Threads;
@@ -17,7 +18,7 @@ use crate::Error;
 /// does not take are rejected with a message, never ignored.
 #[derive(Clone, Debug, Default)]
 pub struct HashOptions {
-    /// A key, for keyed modes (BLAKE3: 32 bytes).
+    /// A key, for keyed modes (BLAKE3: 32 bytes); HighwayHash requires one (32 bytes).
     pub key: Option<Vec<u8>>,
     /// BLAKE3's key derivation context string.
     pub derive_key_context: Option<String>,
@@ -41,6 +42,8 @@ pub enum AnyHasher {
     Streebog512(Streebog512),
     /// GOST R 34.11-94 with either parameter set (`gost94`: CryptoPro, `gost94-test`: test).
     Gost94(Gost94),
+    /// HighwayHash with the result size it will finalize to.
+    HighwayHash(HighwayHasher, highwayhash::Size),
 }
 
 /// How much `update_reader` reads at a time: large enough for the widest SIMD kernels and
@@ -75,6 +78,9 @@ impl AnyHasher {
                 }
                 Ok(AnyHasher::Gost94(h))
             }
+            "highwayhash64" => new_highwayhash(opts, highwayhash::Size::Bits64),
+            "highwayhash128" => new_highwayhash(opts, highwayhash::Size::Bits128),
+            "highwayhash256" => new_highwayhash(opts, highwayhash::Size::Bits256),
             _ => Err(Error::InvalidArgument(format!(
                 "unknown algorithm {algorithm:?}; available: {}",
                 crate::ALGORITHMS.join(", ")
@@ -93,6 +99,7 @@ impl AnyHasher {
                 gost94::SBox::CryptoPro => "gost94",
                 gost94::SBox::Test => "gost94-test",
             },
+            AnyHasher::HighwayHash(_, size) => size.name(),
         }
     }
 
@@ -108,6 +115,11 @@ impl AnyHasher {
                 gost94::SBox::CryptoPro => "GOST94-CRYPTOPRO",
                 gost94::SBox::Test => "GOST94",
             },
+            AnyHasher::HighwayHash(_, size) => match size {
+                highwayhash::Size::Bits64 => "HIGHWAYHASH64",
+                highwayhash::Size::Bits128 => "HIGHWAYHASH128",
+                highwayhash::Size::Bits256 => "HIGHWAYHASH256",
+            },
         }
     }
 
@@ -119,6 +131,7 @@ impl AnyHasher {
             AnyHasher::Streebog256(h) => h.platform().name(),
             AnyHasher::Streebog512(h) => h.platform().name(),
             AnyHasher::Gost94(h) => h.platform().name(),
+            AnyHasher::HighwayHash(h, _) => h.platform().name(),
         }
     }
 
@@ -130,6 +143,7 @@ impl AnyHasher {
             AnyHasher::Streebog256(_) => 32,
             AnyHasher::Streebog512(_) => 64,
             AnyHasher::Gost94(_) => gost94::OUT_LEN,
+            AnyHasher::HighwayHash(_, size) => size.len(),
         }
     }
 
@@ -137,9 +151,11 @@ impl AnyHasher {
     pub fn is_xof(&self) -> bool {
         match self {
             AnyHasher::Blake3(_) => true,
-            AnyHasher::Sha256(_) | AnyHasher::Streebog256(_) | AnyHasher::Streebog512(_) | AnyHasher::Gost94(_) => {
-                false
-            }
+            AnyHasher::Sha256(_)
+            | AnyHasher::Streebog256(_)
+            | AnyHasher::Streebog512(_)
+            | AnyHasher::Gost94(_)
+            | AnyHasher::HighwayHash(..) => false,
         }
     }
 
@@ -147,9 +163,11 @@ impl AnyHasher {
     pub fn threads(&self) -> Threads {
         match self {
             AnyHasher::Blake3(h) => h.max_threads(),
-            AnyHasher::Sha256(_) | AnyHasher::Streebog256(_) | AnyHasher::Streebog512(_) | AnyHasher::Gost94(_) => {
-                Threads::One
-            }
+            AnyHasher::Sha256(_)
+            | AnyHasher::Streebog256(_)
+            | AnyHasher::Streebog512(_)
+            | AnyHasher::Gost94(_)
+            | AnyHasher::HighwayHash(..) => Threads::One,
         }
     }
 
@@ -169,6 +187,9 @@ impl AnyHasher {
                 h.update(data);
             }
             AnyHasher::Gost94(h) => {
+                h.update(data);
+            }
+            AnyHasher::HighwayHash(h, _) => {
                 h.update(data);
             }
         }
@@ -209,6 +230,7 @@ impl AnyHasher {
             AnyHasher::Streebog256(h) => out.copy_from_slice(&h.finalize()),
             AnyHasher::Streebog512(h) => out.copy_from_slice(&h.finalize()),
             AnyHasher::Gost94(h) => out.copy_from_slice(&h.finalize()),
+            AnyHasher::HighwayHash(h, size) => h.finalize_into(*size, &mut out),
         }
         Ok(out)
     }
@@ -261,6 +283,30 @@ fn unkeyed_backend<B: Backend>(algorithm: &str, opts: &HashOptions) -> Result<Op
         )));
     }
     opts.backend.as_deref().map(B::from_name).transpose()
+}
+
+/// HighwayHash needs a 32-byte key; it has no key derivation mode. Being sequential, it
+/// uses one thread whatever the thread setting.
+fn new_highwayhash(opts: &HashOptions, size: highwayhash::Size) -> Result<AnyHasher, Error> {
+    let name = size.name();
+    if opts.derive_key_context.is_some() {
+        return Err(Error::InvalidArgument(format!(
+            "{name} takes no derive_key_context (it has no key derivation mode)"
+        )));
+    }
+    let Some(key) = &opts.key else {
+        return Err(Error::InvalidArgument(format!("{name} needs a 32-byte key (none was given)")));
+    };
+    let key: &[u8; highwayhash::KEY_LEN] = key.as_slice().try_into().map_err(|_| Error::InvalidLength {
+        what: "highwayhash key",
+        expected: highwayhash::KEY_LEN,
+        got: key.len(),
+    })?;
+    let mut hasher = HighwayHasher::new(key);
+    if let Some(backend) = &opts.backend {
+        hasher.set_platform(highwayhash::Platform::from_name(backend)?);
+    }
+    Ok(AnyHasher::HighwayHash(hasher, size))
 }
 
 /// How [`hash_file`] gets at a file's bytes.

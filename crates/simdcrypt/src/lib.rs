@@ -31,6 +31,7 @@ pub mod blake3;
 pub mod cpu;
 mod error;
 pub mod gost94;
+pub mod highwayhash;
 pub mod salsa20;
 pub mod sha256;
 pub mod streebog;
@@ -38,12 +39,25 @@ pub mod threads;
 
 pub use error::Error;
 
-/// The names of the algorithms this build provides, as used by `backend=` and the CLI.
-pub const ALGORITHMS: &[&str] = &["blake3", "sha256", "streebog256", "streebog512", "gost94", "gost94-test"];
+/// The names of the hash algorithms this build provides, as used by `new()`, `hash_file` and
+/// the CLI's `-a`.
+pub const ALGORITHMS: &[&str] = &[
+    "blake3",
+    "sha256",
+    "highwayhash64",
+    "highwayhash128",
+    "highwayhash256",
+    "streebog256",
+    "streebog512",
+    "gost94",
+    "gost94-test",
+];
 
-/// Which backend each algorithm would pick on this CPU, and which it could use. Besides the
-/// [`ALGORITHMS`], `"sha256-batch"` reports the block-batch kernels ([`sha256::BatchPlatform`])
-/// and `"salsa20"` the stream cipher's ([`salsa20::Platform`]).
+/// Which backend each kernel family would pick on this CPU, and which it could use. Most
+/// entries are an algorithm of [`ALGORITHMS`]; `"sha256-batch"` reports the block-batch
+/// kernels ([`sha256::BatchPlatform`]), `"highwayhash"` the kernels of all three HighwayHash
+/// sizes, `"streebog"` both Streebog sizes, `"gost94"` both parameter sets, and `"salsa20"`
+/// the stream cipher's ([`salsa20::Platform`]).
 pub fn backend_report() -> Vec<backend::BackendReport> {
     vec![
         backend::BackendReport::of::<blake3::Platform>(),
@@ -52,6 +66,7 @@ pub fn backend_report() -> Vec<backend::BackendReport> {
         backend::BackendReport::of::<streebog::Platform>(),
         backend::BackendReport::of::<gost94::Platform>(),
         backend::BackendReport::of::<salsa20::Platform>(),
+        backend::BackendReport::of::<highwayhash::Platform>(),
     ]
 }
 

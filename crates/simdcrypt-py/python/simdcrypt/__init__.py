@@ -60,11 +60,23 @@ Salsa20/20 (/12, /8) and XSalsa20 stream ciphers with seek, and NaCl's secretbox
     >>> boxed = simdcrypt.secretbox_seal(bytes(32), bytes(24), b"hi")
     >>> simdcrypt.secretbox_open(bytes(32), bytes(24), boxed)
     b'hi'
+HighwayHash (64, 128 or 256 bits, a 32-byte key) with checkpoints and batches::
+
+    >>> key = bytes(range(32))
+    >>> simdcrypt.highwayhash64(b"", key=key).hexdigest()  # each u64 little-endian
+    '536ec222de567a90'
+    >>> h = simdcrypt.highwayhash256(b"part one", key=key)
+    >>> resumed = simdcrypt.highwayhash256.restore(h.export(), key=key)
+    >>> resumed.digest() == h.digest()
+    True
+    >>> simdcrypt.highwayhash_many([b"", b"x"], key=key)[:8].hex()
+    '536ec222de567a90'
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 from ._native import ALGORITHMS as _ALGORITHMS
 from ._native import (
@@ -82,6 +94,10 @@ from ._native import (
     hash_file,
     hmac_streebog256,
     hmac_streebog512,
+    highwayhash64,
+    highwayhash128,
+    highwayhash256,
+    highwayhash_many,
     merkle_layers,
     merkle_root,
     secretbox_open,
@@ -112,6 +128,10 @@ __all__ = [
     "hash_file",
     "hmac_streebog256",
     "hmac_streebog512",
+    "highwayhash128",
+    "highwayhash256",
+    "highwayhash64",
+    "highwayhash_many",
     "merkle_layers",
     "merkle_root",
     "new",
@@ -140,6 +160,13 @@ _CONSTRUCTORS: dict[str, Callable[..., _Hash]] = {
     "streebog512": streebog512,
     "gost94": gost94,
     "gost94-test": _gost94_test,
+_Hasher = Union[blake3, sha256, highwayhash64, highwayhash128, highwayhash256]
+_CONSTRUCTORS: dict[str, type[_Hasher]] = {
+    "blake3": blake3,
+    "sha256": sha256,
+    "highwayhash64": highwayhash64,
+    "highwayhash128": highwayhash128,
+    "highwayhash256": highwayhash256,
 }
 
 algorithms_available: frozenset[str] = frozenset(
@@ -148,6 +175,7 @@ algorithms_available: frozenset[str] = frozenset(
 """The names ``new()`` and ``hash_file()`` accept. (``backends()`` also lists
 ``"sha256-batch"``, the kernels of ``sha256_many``, ``merkle_root`` and
 ``merkle_layers``, and ``"salsa20"``, the kernels of the ``Salsa20``/``XSalsa20`` ciphers.)"""
+``merkle_layers``, and ``"highwayhash"``, the kernels of the three HighwayHash sizes.)"""
 
 
 @overload
@@ -165,12 +193,23 @@ def new(name: str, data: Buffer = b"", **kwargs: Any) -> _Hash: ...
 
 
 def new(name: str, data: Buffer = b"", **kwargs: Any) -> _Hash:
+def new(name: Literal["highwayhash64"], data: Buffer = b"", **kwargs: Any) -> highwayhash64: ...
+@overload
+def new(name: Literal["highwayhash128"], data: Buffer = b"", **kwargs: Any) -> highwayhash128: ...
+@overload
+def new(name: Literal["highwayhash256"], data: Buffer = b"", **kwargs: Any) -> highwayhash256: ...
+@overload
+def new(name: str, data: Buffer = b"", **kwargs: Any) -> _Hasher: ...
+
+
+def new(name: str, data: Buffer = b"", **kwargs: Any) -> _Hasher:
     """A new hash object for the algorithm ``name`` (case-insensitive), like ``hashlib.new``.
 
     ``data`` is hashed first; ``kwargs`` go to the algorithm's constructor (for BLAKE3:
     key, derive_key_context, max_threads, usedforsecurity, backend; for SHA-256:
     usedforsecurity, backend; for Streebog: backend; ``"gost94"`` is GOST R 34.11-94 with
     the CryptoPro parameters, ``"gost94-test"`` with the test parameters).
+    usedforsecurity, backend; for HighwayHash: key (required), backend).
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be str, not {type(name).__name__}")

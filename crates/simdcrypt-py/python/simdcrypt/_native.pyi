@@ -23,6 +23,10 @@ __all__ = [
     "hash_file",
     "hmac_streebog256",
     "hmac_streebog512",
+    "highwayhash128",
+    "highwayhash256",
+    "highwayhash64",
+    "highwayhash_many",
     "merkle_layers",
     "merkle_root",
     "secretbox_open",
@@ -115,6 +119,15 @@ class streebog256:
     def __new__(cls, data: Buffer = b"", /, *, backend: str | None = None) -> Self: ...
     @property
     def name(self) -> str: ...
+@type_check_only
+class _HighwayHashBase:
+    """The interface the three HighwayHash classes share (stubs only)."""
+
+    name: ClassVar[str]
+    digest_size: ClassVar[int]
+    block_size: ClassVar[int]
+
+    def __new__(cls, data: Buffer = b"", /, *, key: Buffer, backend: str | None = None) -> Self: ...
     @property
     def backend(self) -> str: ...
     def update(self, data: Buffer, /) -> None: ...
@@ -254,6 +267,24 @@ class XSalsa20:
 
 def secretbox_seal(key: Buffer, nonce: Buffer, plaintext: Buffer, /) -> bytes: ...
 def secretbox_open(key: Buffer, nonce: Buffer, boxed: Buffer, /) -> bytes: ...
+    def export(self) -> bytes: ...
+    @classmethod
+    def restore(cls, blob: Buffer, /, *, key: Buffer) -> Self: ...
+
+@final
+class highwayhash64(_HighwayHashBase):
+    """HighwayHash with a 64-bit result, with hashlib's interface."""
+
+    def intdigest(self) -> int: ...
+
+@final
+class highwayhash128(_HighwayHashBase):
+    """HighwayHash with a 128-bit result, with hashlib's interface."""
+
+@final
+class highwayhash256(_HighwayHashBase):
+    """HighwayHash with a 256-bit result, with hashlib's interface."""
+
 def backends() -> dict[str, _BackendInfo]: ...
 def hash_file(
     path: str | bytes | PathLike[str] | PathLike[bytes],
@@ -330,6 +361,12 @@ def gost94_many(
     /,
     *,
     sbox: Literal["cryptopro", "test"] | str = "cryptopro",
+def highwayhash_many(
+    messages: Sequence[Buffer] | _MessageArray,
+    /,
+    *,
+    key: Buffer,
+    bits: int = 64,
     max_threads: int = 1,
     backend: str | None = None,
 ) -> bytes: ...

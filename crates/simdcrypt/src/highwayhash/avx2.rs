@@ -1,0 +1,203 @@
+//! HighwayHash with AVX2: each of the four state variables is one 256-bit vector, so a
+//! round is two `vpmuludq`, two `vpshufb` and a handful of adds and xors.
+
+use core::arch::x86_64::*;
+
+use super::{remainder_tail, State, INIT0, INIT1, KEY_LEN, PACKET_LEN};
+use crate::highwayhash::portable::ZIPPER;
+
+struct Regs {
+    v0: __m256i,
+    v1: __m256i,
+    mul0: __m256i,
+    mul1: __m256i,
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load_words(words: &[u64; 4]) -> __m256i {
+    // SAFETY: `words` is 32 readable bytes; the load is unaligned.
+    unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store_words(words: &mut [u64; 4], v: __m256i) {
+    // SAFETY: `words` is 32 writable bytes; the store is unaligned.
+    unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), v) }
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load(s: &State) -> Regs {
+    Regs { v0: load_words(&s.v0), v1: load_words(&s.v1), mul0: load_words(&s.mul0), mul1: load_words(&s.mul1) }
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store(r: &Regs, s: &mut State) {
+    store_words(&mut s.v0, r.v0);
+    store_words(&mut s.v1, r.v1);
+    store_words(&mut s.mul0, r.mul0);
+    store_words(&mut s.mul1, r.mul1);
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn init(key: &[u8; KEY_LEN]) -> Regs {
+    // SAFETY: `key` is 32 readable bytes; the load is unaligned. (A vector load of the
+    // caller's bytes: converting them to words first would store four u64 that this load
+    // could not be forwarded from, a stall on every one-shot hash.)
+    let k = unsafe { _mm256_loadu_si256(key.as_ptr().cast()) };
+    let mul0 = load_words(&INIT0);
+    let mul1 = load_words(&INIT1);
+    // Swapping each word's 32-bit halves is rotating it by 32.
+    Regs { v0: _mm256_xor_si256(mul0, k), v1: _mm256_xor_si256(mul1, _mm256_shuffle_epi32(k, 0xb1)), mul0, mul1 }
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn zipper_mask() -> __m256i {
+    let z = ZIPPER.map(|b| b as i8);
+    _mm256_setr_epi8(
+        z[0], z[1], z[2], z[3], z[4], z[5], z[6], z[7], z[8], z[9], z[10], z[11], z[12], z[13], z[14], z[15], z[0],
+        z[1], z[2], z[3], z[4], z[5], z[6], z[7], z[8], z[9], z[10], z[11], z[12], z[13], z[14], z[15],
+    )
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn update(r: &mut Regs, packet: __m256i) {
+    let mask = zipper_mask();
+    // (v1 + packet) + mul0: the same sum as the reference's v1 + (mul0 + packet), with
+    // mul0, the value that arrives last, added last.
+    r.v1 = _mm256_add_epi64(_mm256_add_epi64(r.v1, packet), r.mul0);
+    r.mul0 = _mm256_xor_si256(r.mul0, _mm256_mul_epu32(r.v1, _mm256_srli_epi64(r.v0, 32)));
+    r.v0 = _mm256_add_epi64(r.v0, r.mul1);
+    r.mul1 = _mm256_xor_si256(r.mul1, _mm256_mul_epu32(r.v0, _mm256_srli_epi64(r.v1, 32)));
+    r.v0 = _mm256_add_epi64(r.v0, _mm256_shuffle_epi8(r.v1, mask));
+    r.v1 = _mm256_add_epi64(r.v1, _mm256_shuffle_epi8(r.v0, mask));
+}
+
+/// A round whose packet was already added to v1 (see `update_all`).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn round_packet_added(r: &mut Regs, mask: __m256i) {
+    r.v1 = _mm256_add_epi64(r.v1, r.mul0);
+    r.mul0 = _mm256_xor_si256(r.mul0, _mm256_mul_epu32(r.v1, _mm256_srli_epi64(r.v0, 32)));
+    r.v0 = _mm256_add_epi64(r.v0, r.mul1);
+    r.mul1 = _mm256_xor_si256(r.mul1, _mm256_mul_epu32(r.v0, _mm256_srli_epi64(r.v1, 32)));
+    r.v0 = _mm256_add_epi64(r.v0, _mm256_shuffle_epi8(r.v1, mask));
+    r.v1 = _mm256_add_epi64(r.v1, _mm256_shuffle_epi8(r.v0, mask));
+}
+
+/// The rounds of `update` over many packets, arranged for the shortest loop-carried chain.
+/// mul0's chain (add it to v1, multiply, xor) bounds the speed; written plainly, the
+/// compiler adds the packet after mul0, putting a second add on that chain (8 cycles a
+/// packet instead of 7). Here each packet is added to v1 at the end of the round before,
+/// off that chain, so a round starts with the one add of mul0.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn update_all(r: &mut Regs, packets: &[u8]) {
+    let load = |packet: &[u8]| {
+        assert!(packet.len() >= PACKET_LEN);
+        // SAFETY: 32 readable bytes (checked above); the load is unaligned.
+        unsafe { _mm256_loadu_si256(packet.as_ptr().cast()) }
+    };
+    let mask = zipper_mask();
+    let mut chunks = packets.chunks_exact(PACKET_LEN);
+    let Some(first) = chunks.next() else { return };
+    r.v1 = _mm256_add_epi64(r.v1, load(first));
+    for next in chunks {
+        round_packet_added(r, mask);
+        r.v1 = _mm256_add_epi64(r.v1, load(next));
+    }
+    round_packet_added(r, mask);
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn finish_regs(r: &mut Regs, remainder: &[u8], rounds: usize) {
+    let n = remainder.len();
+    if n != 0 {
+        r.v0 = _mm256_add_epi64(r.v0, _mm256_set1_epi32(n as i32));
+        let left = _mm_cvtsi32_si128(n as i32);
+        let right = _mm_cvtsi32_si128(32 - n as i32);
+        r.v1 = _mm256_or_si256(_mm256_sll_epi32(r.v1, left), _mm256_srl_epi32(r.v1, right));
+        update(r, remainder_load(remainder));
+    }
+    // Permute: words (2, 3, 0, 1), each rotated by 32, as 32-bit lanes (5,4, 7,6, 1,0, 3,2).
+    let idx = _mm256_setr_epi32(5, 4, 7, 6, 1, 0, 3, 2);
+    for _ in 0..rounds {
+        let p = _mm256_permutevar8x32_epi32(r.v0, idx);
+        update(r, p);
+    }
+}
+
+/// `remainder_packet` in a register: the whole 4-byte groups with one masked load (lanes
+/// past the remainder are neither read nor faulted on), then the one special word.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn remainder_load(rem: &[u8]) -> __m256i {
+    let groups = (rem.len() / 4) as i32;
+    let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(groups), lanes);
+    // SAFETY: the mask enables only lanes i < rem.len() / 4, whose 4 bytes lie within
+    // `rem`; masked-off lanes are not accessed (and cannot fault).
+    let packet = unsafe { _mm256_maskload_epi32(rem.as_ptr().cast(), mask) };
+    match remainder_tail(rem) {
+        (7, w) => _mm256_insert_epi32::<7>(packet, w as i32),
+        (4, w) => _mm256_insert_epi32::<4>(packet, w as i32),
+        _ => packet,
+    }
+}
+
+/// Hashes whole 32-byte packets.
+#[target_feature(enable = "avx2")]
+pub(crate) fn update_packets(s: &mut State, packets: &[u8]) {
+    let mut r = load(s);
+    update_all(&mut r, packets);
+    store(&r, s);
+}
+
+/// The remainder and the finalization rounds (see `Platform::finish`).
+#[target_feature(enable = "avx2")]
+pub(crate) fn finish(s: &mut State, remainder: &[u8], rounds: usize) {
+    let mut r = load(s);
+    finish_regs(&mut r, remainder, rounds);
+    store(&r, s);
+}
+
+/// A whole message, kept in registers from the key to the finished state.
+#[target_feature(enable = "avx2")]
+pub(crate) fn hash(key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
+    let mut r = init(key);
+    let whole = data.len() - data.len() % PACKET_LEN;
+    update_all(&mut r, &data[..whole]);
+    finish_regs(&mut r, &data[whole..], rounds);
+    let mut s = State { v0: [0; 4], v1: [0; 4], mul0: [0; 4], mul1: [0; 4] };
+    store(&r, &mut s);
+    s
+}
+
+/// The state for a key, written with vector stores (so that the kernels' vector loads of it
+/// are forwarded from the stores instead of waiting for them to complete).
+#[target_feature(enable = "avx2")]
+pub(crate) fn new_state(key: &[u8; KEY_LEN]) -> State {
+    let r = init(key);
+    let mut s = State { v0: [0; 4], v1: [0; 4], mul0: [0; 4], mul1: [0; 4] };
+    store(&r, &mut s);
+    s
+}
+
+/// A whole message's 64-bit result, computed in registers (no state written to memory):
+/// the one-shot path for short inputs.
+#[target_feature(enable = "avx2")]
+pub(crate) fn hash64(key: &[u8; KEY_LEN], data: &[u8]) -> u64 {
+    let mut r = init(key);
+    let whole = data.len() - data.len() % PACKET_LEN;
+    update_all(&mut r, &data[..whole]);
+    finish_regs(&mut r, &data[whole..], 4);
+    let sum = _mm256_add_epi64(_mm256_add_epi64(r.v0, r.v1), _mm256_add_epi64(r.mul0, r.mul1));
+    _mm_cvtsi128_si64(_mm256_castsi256_si128(sum)) as u64
+}

@@ -1,0 +1,222 @@
+//! HighwayHash batches with AVX-512: two messages per 512-bit register (one per 256-bit
+//! half), `GROUPS` registers interleaved, so `2 * GROUPS` independent messages advance in
+//! lockstep and their dependency chains overlap.
+
+use core::arch::x86_64::*;
+
+use super::portable::ZIPPER;
+use super::{remainder_packet, State, INIT0, INIT1, KEY_LEN, PACKET_LEN};
+
+/// Registers interleaved: 4 registers × 4 state variables = 16 of the 32 zmm registers.
+pub(crate) const GROUPS: usize = 4;
+/// Messages per lockstep group.
+pub(crate) const LANES: usize = 2 * GROUPS;
+
+#[derive(Clone, Copy)]
+struct Regs {
+    v0: __m512i,
+    v1: __m512i,
+    mul0: __m512i,
+    mul1: __m512i,
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn join(lo: __m256i, hi: __m256i) -> __m512i {
+    _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1)
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn load32(bytes: &[u8]) -> __m256i {
+    assert!(bytes.len() >= 32);
+    // SAFETY: 32 readable bytes (checked above); the load is unaligned.
+    unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn words(w: &[u64; 4]) -> __m256i {
+    // SAFETY: `w` is 32 readable bytes; the load is unaligned.
+    unsafe { _mm256_loadu_si256(w.as_ptr().cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn store_states(r: &Regs, a: &mut State, b: &mut State) {
+    let put = |w: &mut [u64; 4], v: __m256i| {
+        // SAFETY: `w` is 32 writable bytes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(w.as_mut_ptr().cast(), v) }
+    };
+    put(&mut a.v0, _mm512_castsi512_si256(r.v0));
+    put(&mut b.v0, _mm512_extracti64x4_epi64(r.v0, 1));
+    put(&mut a.v1, _mm512_castsi512_si256(r.v1));
+    put(&mut b.v1, _mm512_extracti64x4_epi64(r.v1, 1));
+    put(&mut a.mul0, _mm512_castsi512_si256(r.mul0));
+    put(&mut b.mul0, _mm512_extracti64x4_epi64(r.mul0, 1));
+    put(&mut a.mul1, _mm512_castsi512_si256(r.mul1));
+    put(&mut b.mul1, _mm512_extracti64x4_epi64(r.mul1, 1));
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn init(key: &[u8; KEY_LEN]) -> Regs {
+    let k = _mm512_broadcast_i64x4(load32(key));
+    let mul0 = _mm512_broadcast_i64x4(words(&INIT0));
+    let mul1 = _mm512_broadcast_i64x4(words(&INIT1));
+    Regs { v0: _mm512_xor_si512(mul0, k), v1: _mm512_xor_si512(mul1, _mm512_shuffle_epi32(k, 0xb1)), mul0, mul1 }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn update(r: &mut Regs, packet: __m512i) {
+    let z = ZIPPER.map(|b| b as i8);
+    let mask = _mm512_broadcast_i32x4(_mm_setr_epi8(
+        z[0], z[1], z[2], z[3], z[4], z[5], z[6], z[7], z[8], z[9], z[10], z[11], z[12], z[13], z[14], z[15],
+    ));
+    r.v1 = _mm512_add_epi64(_mm512_add_epi64(r.v1, packet), r.mul0);
+    r.mul0 = _mm512_xor_si512(r.mul0, _mm512_mul_epu32(r.v1, _mm512_srli_epi64(r.v0, 32)));
+    r.v0 = _mm512_add_epi64(r.v0, r.mul1);
+    r.mul1 = _mm512_xor_si512(r.mul1, _mm512_mul_epu32(r.v0, _mm512_srli_epi64(r.v1, 32)));
+    r.v0 = _mm512_add_epi64(r.v0, _mm512_shuffle_epi8(r.v1, mask));
+    r.v1 = _mm512_add_epi64(r.v1, _mm512_shuffle_epi8(r.v0, mask));
+}
+
+/// Advances `LANES` messages by `packets` whole packets each, starting at packet `from`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn update_lockstep(r: &mut [Regs; GROUPS], msgs: &[&[u8]; LANES], from: usize, packets: usize) {
+    let end = (from + packets) * PACKET_LEN;
+    assert!(msgs.iter().all(|m| m.len() >= end), "update_lockstep past a message's end");
+    let ptrs: [*const u8; LANES] = core::array::from_fn(|i| msgs[i].as_ptr());
+    for i in from..from + packets {
+        let at = i * PACKET_LEN;
+        for g in 0..GROUPS {
+            // SAFETY: every message has at least `end` bytes (checked above) and
+            // at + 32 <= end; the loads are unaligned.
+            let (a, b) = unsafe {
+                (_mm256_loadu_si256(ptrs[2 * g].add(at).cast()), _mm256_loadu_si256(ptrs[2 * g + 1].add(at).cast()))
+            };
+            update(&mut r[g], join(a, b));
+        }
+    }
+}
+
+/// Where `finish_equal` puts its results.
+enum Out<'a> {
+    /// The finished states.
+    States(&'a mut [State; LANES]),
+    /// The 64-bit results in byte form (finalization of 4 rounds assumed).
+    Bytes64(&'a mut [u8; 8 * LANES]),
+}
+
+/// Hashes `LANES` messages of the same length with one key through the finalization
+/// rounds and writes the results (inside, so that no array of registers is returned
+/// through memory).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn finish_equal(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], rounds: usize, out: Out<'_>) {
+    let len = msgs[0].len();
+    assert!(msgs.iter().all(|m| m.len() == len), "hash_equal takes messages of one length");
+    let start = init(key);
+    let mut r = [start; GROUPS];
+    update_lockstep(&mut r, msgs, 0, len / PACKET_LEN);
+    let n = len % PACKET_LEN;
+    if n != 0 {
+        // The packets first, then the rounds in a loop simple enough to unroll, so that the
+        // state stays in registers (a loop around the packet building kept it in memory).
+        let whole = len - n;
+        let packets: [__m512i; GROUPS] = core::array::from_fn(|g| {
+            let a = remainder_packet(&msgs[2 * g][whole..]);
+            let b = remainder_packet(&msgs[2 * g + 1][whole..]);
+            join(load32(&a), load32(&b))
+        });
+        let size = _mm512_set1_epi32(n as i32);
+        for (regs, packet) in r.iter_mut().zip(packets) {
+            regs.v0 = _mm512_add_epi64(regs.v0, size);
+            regs.v1 = _mm512_rolv_epi32(regs.v1, size);
+            update(regs, packet);
+        }
+    }
+    let idx = _mm512_setr_epi32(5, 4, 7, 6, 1, 0, 3, 2, 13, 12, 15, 14, 9, 8, 11, 10);
+    for _ in 0..rounds {
+        for regs in r.iter_mut() {
+            let p = _mm512_permutexvar_epi32(idx, regs.v0);
+            update(regs, p);
+        }
+    }
+    match out {
+        Out::States(states) => {
+            for (g, regs) in r.iter().enumerate() {
+                let (a, b) = states.split_at_mut(2 * g + 1);
+                store_states(regs, &mut a[2 * g], &mut b[0]);
+            }
+        }
+        Out::Bytes64(bytes) => {
+            // Words 0 and 4 of each register (its two messages' results) into its low
+            // 128 bits, stored in order.
+            let pick = _mm512_setr_epi64(0, 4, 0, 4, 0, 4, 0, 4);
+            for (g, regs) in r.iter().enumerate() {
+                let sum = _mm512_add_epi64(_mm512_add_epi64(regs.v0, regs.v1), _mm512_add_epi64(regs.mul0, regs.mul1));
+                let two = _mm512_castsi512_si128(_mm512_permutexvar_epi64(pick, sum));
+                let dst = &mut bytes[16 * g..16 * g + 16];
+                // SAFETY: `dst` is 16 writable bytes; the store is unaligned. x86 is
+                // little-endian, so the stored words are the byte form.
+                unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), two) }
+            }
+        }
+    }
+}
+
+/// Hashes `LANES` messages of the same length with one key, all the way to their finished
+/// states.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+pub(crate) fn hash_equal(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], rounds: usize, out: &mut [State; LANES]) {
+    finish_equal(key, msgs, rounds, Out::States(out));
+}
+
+/// 64-bit results of whole groups of `LANES` messages, in one call so that the loop and
+/// its constants stay inside the kernel, for as long as each group's messages have equal
+/// lengths. Returns how many messages it did (a multiple of `LANES`); the caller does the
+/// rest (a ragged group, the leftovers).
+///
+/// Panics unless `out` has room for `msgs.len()` results (8 bytes each).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+pub(crate) fn hash_equal64_groups(key: &[u8; KEY_LEN], msgs: &[&[u8]], out: &mut [u8]) -> usize {
+    assert_eq!(out.len(), 8 * msgs.len());
+    let mut done = 0;
+    for (group, o) in msgs.chunks_exact(LANES).zip(out.chunks_exact_mut(8 * LANES)) {
+        let group: &[&[u8]; LANES] = group.try_into().unwrap();
+        if !group.iter().all(|m| m.len() == group[0].len()) {
+            break;
+        }
+        hash_equal64(key, group, o.try_into().unwrap());
+        done += LANES;
+    }
+    done
+}
+
+/// Hashes `LANES` messages of the same length with one key and writes their 64-bit results
+/// (little-endian, in order) with one store: v0 + v1 + mul0 + mul1, word 0 of each
+/// message's half of the registers.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn hash_equal64(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], out: &mut [u8; 8 * LANES]) {
+    finish_equal(key, msgs, 4, Out::Bytes64(out));
+}
+
+/// Starts `LANES` messages of any lengths and advances them in lockstep by the number of
+/// whole packets the shortest has; the caller finishes each from `out` and its message
+/// past `PACKET_LEN * done` bytes. Returns the number of packets done.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+pub(crate) fn start_ragged(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], out: &mut [State; LANES]) -> usize {
+    let packets = msgs.iter().map(|m| m.len() / PACKET_LEN).min().unwrap_or(0);
+    let start = init(key);
+    let mut r = [start; GROUPS];
+    update_lockstep(&mut r, msgs, 0, packets);
+    for (g, regs) in r.iter().enumerate() {
+        let (a, b) = out.split_at_mut(2 * g + 1);
+        store_states(regs, &mut a[2 * g], &mut b[0]);
+    }
+    packets
+}

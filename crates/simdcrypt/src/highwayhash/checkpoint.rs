@@ -1,0 +1,151 @@
+//! Checkpoints: the state of an unfinished hash as bytes, to resume later (in another
+//! process, on another machine: the state is the same on every backend and CPU).
+//!
+//! # Format, version 1 (200 bytes, integers little-endian)
+//!
+//! | offset | size | content |
+//! | --- | --- | --- |
+//! | 0 | 4 | magic `SCCP` (simdcrypt checkpoint) |
+//! | 4 | 2 | format version, 1 |
+//! | 6 | 16 | algorithm and output size, ASCII, NUL-padded: `highwayhash64`, `highwayhash128` or `highwayhash256` |
+//! | 22 | 1 | bytes buffered of an incomplete packet, 0 to 31 |
+//! | 23 | 1 | reserved, 0 |
+//! | 24 | 8 | input length so far (modulo 2^64) |
+//! | 32 | 128 | the state: v0, v1, mul0, mul1, four u64 each |
+//! | 160 | 32 | the buffered bytes, zero-padded |
+//! | 192 | 8 | checksum: HighwayHash-64, under the hash's own key, of bytes 0 to 191 |
+//!
+//! Restoring checks the magic, the version, the algorithm and size, the length and the
+//! checksum, in that order, and says which failed. The checksum detects damage; because it
+//! is keyed, a blob also fails to restore under a different key. A checkpoint reveals as
+//! much as the key (the state is the key mixed with the input so far): keep it as secret.
+
+use super::{HighwayHasher, Platform, Size, State, KEY_LEN, PACKET_LEN};
+use crate::Error;
+
+/// The length of a version-1 checkpoint, in bytes.
+pub const CHECKPOINT_LEN: usize = 200;
+
+const MAGIC: &[u8; 4] = b"SCCP";
+const VERSION: u16 = 1;
+const NAME_AT: usize = 6;
+const NAME_LEN: usize = 16;
+const BUFFERED_AT: usize = 22;
+const COUNT_AT: usize = 24;
+const STATE_AT: usize = 32;
+const BUF_AT: usize = 160;
+const SUM_AT: usize = 192;
+
+fn checksum(key: &[u8; KEY_LEN], body: &[u8]) -> u64 {
+    let state = Platform::detected().hash(key, body, Size::Bits64.rounds());
+    let mut out = [0u64; 1];
+    state.output(Size::Bits64, &mut out);
+    out[0]
+}
+
+impl HighwayHasher {
+    /// The unfinished state as a version-1 checkpoint for the `size` result (see the
+    /// format in this module's documentation). [`HighwayHasher::restore`] with the same key
+    /// and size resumes it.
+    pub fn export(&self, size: Size) -> [u8; CHECKPOINT_LEN] {
+        let mut b = [0u8; CHECKPOINT_LEN];
+        b[..4].copy_from_slice(MAGIC);
+        b[4..6].copy_from_slice(&VERSION.to_le_bytes());
+        b[NAME_AT..NAME_AT + size.name().len()].copy_from_slice(size.name().as_bytes());
+        b[BUFFERED_AT] = self.buf_len as u8;
+        b[COUNT_AT..COUNT_AT + 8].copy_from_slice(&self.len.to_le_bytes());
+        let s = &self.state;
+        let words = s.v0.iter().chain(&s.v1).chain(&s.mul0).chain(&s.mul1);
+        for (chunk, w) in b[STATE_AT..BUF_AT].chunks_exact_mut(8).zip(words) {
+            chunk.copy_from_slice(&w.to_le_bytes());
+        }
+        b[BUF_AT..BUF_AT + self.buf_len].copy_from_slice(&self.buf[..self.buf_len]);
+        let sum = checksum(&self.key, &b[..SUM_AT]);
+        b[SUM_AT..].copy_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    /// Resumes a hash from a checkpoint made by [`HighwayHasher::export`] for the `size`
+    /// result under `key`, with the detected backend.
+    ///
+    /// Returns [`Error::InvalidArgument`] saying what is wrong if the blob is not a
+    /// simdcrypt checkpoint, has another format version, belongs to another algorithm or
+    /// output size, is damaged, or was made with another key.
+    pub fn restore(blob: &[u8], key: &[u8; KEY_LEN], size: Size) -> Result<HighwayHasher, Error> {
+        let bad = |msg: String| Err(Error::InvalidArgument(msg));
+        if blob.len() < COUNT_AT || &blob[..4] != MAGIC {
+            return bad(format!("not a simdcrypt checkpoint (expected {CHECKPOINT_LEN} bytes starting with \"SCCP\")"));
+        }
+        let version = u16::from_le_bytes([blob[4], blob[5]]);
+        if version != VERSION {
+            return bad(format!(
+                "checkpoint format version {version} is not supported (this build reads version {VERSION})"
+            ));
+        }
+        let name_field = &blob[NAME_AT..NAME_AT + NAME_LEN];
+        let name_len = name_field.iter().position(|&c| c == 0).unwrap_or(NAME_LEN);
+        let name = &name_field[..name_len];
+        if name != size.name().as_bytes() {
+            let printable = !name.is_empty() && name.iter().all(|c| c.is_ascii_graphic());
+            return if printable {
+                bad(format!("checkpoint is for {}, not {}", String::from_utf8_lossy(name), size.name()))
+            } else {
+                bad(format!("damaged checkpoint: unreadable algorithm name (expected {})", size.name()))
+            };
+        }
+        if blob.len() != CHECKPOINT_LEN {
+            return bad(format!(
+                "damaged checkpoint: {} bytes, a version-1 checkpoint has {CHECKPOINT_LEN}",
+                blob.len()
+            ));
+        }
+        let stored = u64::from_le_bytes(blob[SUM_AT..].try_into().unwrap());
+        if checksum(key, &blob[..SUM_AT]) != stored {
+            return bad("checkpoint checksum mismatch: the blob is damaged or was made with another key".to_string());
+        }
+        let buf_len = usize::from(blob[BUFFERED_AT]);
+        if buf_len >= PACKET_LEN || blob[BUFFERED_AT + 1] != 0 {
+            return bad(format!("damaged checkpoint: {buf_len} buffered bytes (at most {})", PACKET_LEN - 1));
+        }
+        let word = |i: usize| u64::from_le_bytes(blob[STATE_AT + 8 * i..STATE_AT + 8 * i + 8].try_into().unwrap());
+        let state = State {
+            v0: core::array::from_fn(word),
+            v1: core::array::from_fn(|i| word(4 + i)),
+            mul0: core::array::from_fn(|i| word(8 + i)),
+            mul1: core::array::from_fn(|i| word(12 + i)),
+        };
+        let mut buf = [0u8; PACKET_LEN];
+        buf[..buf_len].copy_from_slice(&blob[BUF_AT..BUF_AT + buf_len]);
+        Ok(HighwayHasher {
+            state,
+            buf,
+            buf_len,
+            len: u64::from_le_bytes(blob[COUNT_AT..COUNT_AT + 8].try_into().unwrap()),
+            key: *key,
+            platform: Platform::detected(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn damage_anywhere_is_detected() {
+        let key = [3u8; 32];
+        let mut h = HighwayHasher::new(&key);
+        h.update(&[9u8; 45]);
+        let blob = h.export(Size::Bits128);
+        for i in 0..CHECKPOINT_LEN {
+            for bit in [0, 3, 7] {
+                let mut damaged = blob;
+                damaged[i] ^= 1 << bit;
+                assert!(HighwayHasher::restore(&damaged, &key, Size::Bits128).is_err(), "byte {i} bit {bit}");
+            }
+        }
+        let back = HighwayHasher::restore(&blob, &key, Size::Bits128).unwrap();
+        assert_eq!(back.finalize128(), h.finalize128());
+        assert_eq!(back.count(), 45);
+    }
+}

@@ -1,0 +1,310 @@
+//! HighwayHash backend selection and the one dispatch point into the kernels.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use super::{portable, Size, State, KEY_LEN, PACKET_LEN};
+use crate::backend::Backend;
+use crate::cpu::{Feature, Features};
+
+#[cfg(target_arch = "aarch64")]
+use super::neon;
+#[cfg(target_arch = "x86_64")]
+use super::{avx2, avx512, sse41};
+
+/// A HighwayHash kernel set. Chosen once per hasher; [`Platform`]'s methods are the only
+/// place that enters a SIMD kernel.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
+pub enum Platform {
+    /// Plain Rust, any CPU.
+    Portable,
+    /// x86-64 SSE4.1: the 256-bit state as pairs of 128-bit vectors.
+    #[cfg(target_arch = "x86_64")]
+    Sse41,
+    /// x86-64 AVX2: one 256-bit vector per state variable.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// x86-64 AVX-512 (F, BW, VL): batches run two messages per 512-bit register; single
+    /// messages use the AVX2 kernels (one message is a chain of dependent rounds that a
+    /// wider register cannot shorten).
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// aarch64 NEON: the state as pairs of 128-bit vectors.
+    #[cfg(target_arch = "aarch64")]
+    Neon,
+}
+
+impl Backend for Platform {
+    const ALGORITHM: &'static str = "highwayhash";
+    const ALL: &'static [Platform] = &[
+        #[cfg(target_arch = "x86_64")]
+        Platform::Avx512,
+        #[cfg(target_arch = "x86_64")]
+        Platform::Avx2,
+        #[cfg(target_arch = "x86_64")]
+        Platform::Sse41,
+        #[cfg(target_arch = "aarch64")]
+        Platform::Neon,
+        Platform::Portable,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Platform::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse41 => "sse41",
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => "avx512",
+            #[cfg(target_arch = "aarch64")]
+            Platform::Neon => "neon",
+        }
+    }
+
+    fn runs_on(self, f: Features) -> bool {
+        match self {
+            Platform::Portable => true,
+            // pshufb is SSSE3; named after the reference's SSE4.1 target, whose bundle it keeps.
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse41 => f.has_all(&[Feature::Ssse3, Feature::Sse41]),
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => f.has_all(&[Feature::Sse41, Feature::Avx, Feature::Avx2]),
+            // vpshufb on 512 bits is BW; ragged batch tails finish on the AVX2 kernels.
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => f.has_all(&[
+                Feature::Sse41,
+                Feature::Avx,
+                Feature::Avx2,
+                Feature::Avx512F,
+                Feature::Avx512Bw,
+                Feature::Avx512Vl,
+            ]),
+            #[cfg(target_arch = "aarch64")]
+            Platform::Neon => f.has(Feature::Neon),
+        }
+    }
+}
+
+/// The detected platform's index in `Platform::ALL`, plus one; 0 until first use.
+static DETECTED: AtomicU8 = AtomicU8::new(0);
+
+impl Platform {
+    /// [`Backend::detect`], remembered after the first call: one relaxed load per one-shot
+    /// hash instead of a walk over the backend list.
+    #[inline(always)]
+    pub(crate) fn detected() -> Platform {
+        let i = DETECTED.load(Ordering::Relaxed);
+        if i != 0 {
+            return Platform::ALL[usize::from(i - 1)];
+        }
+        Self::detect_slow()
+    }
+
+    #[cold]
+    fn detect_slow() -> Platform {
+        let p = Platform::detect();
+        let i = Platform::ALL.iter().position(|&q| q == p).expect("detect returns a listed backend");
+        DETECTED.store(i as u8 + 1, Ordering::Relaxed);
+        p
+    }
+
+    /// Panics with a clear message if this CPU cannot run the platform: every public entry
+    /// point that takes a `Platform` calls this before a kernel can run.
+    #[track_caller]
+    pub(crate) fn assert_supported(self) {
+        crate::backend::assert_supported(self);
+    }
+
+    /// Hashes whole 32-byte packets into `state`.
+    ///
+    /// Panics if `packets` is not a whole number of packets (an internal bug).
+    #[inline]
+    pub(crate) fn update_packets(self, state: &mut State, packets: &[u8]) {
+        assert!(packets.len().is_multiple_of(PACKET_LEN), "highwayhash update_packets takes whole packets");
+        match self {
+            Platform::Portable => portable::update_packets(state, packets),
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse41 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: a Platform is only used after its support was checked (detect,
+                // from_name, all_supported, or assert_supported in set_platform and the
+                // batch functions), which covers the kernel's features (ssse3, sse4.1).
+                unsafe { sse41::update_packets(state, packets) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 | Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: as above; both platforms' bundles include avx2.
+                unsafe { avx2::update_packets(state, packets) }
+            }
+            #[cfg(target_arch = "aarch64")]
+            Platform::Neon => {
+                debug_assert!(self.is_supported());
+                // SAFETY: as above (neon).
+                unsafe { neon::update_packets(state, packets) }
+            }
+        }
+    }
+
+    /// Hashes the final partial packet (`remainder`: 0 to 31 bytes) and does `rounds`
+    /// permute-and-update rounds, leaving the state ready for `State::output`.
+    #[inline]
+    pub(crate) fn finish(self, state: &mut State, remainder: &[u8], rounds: usize) {
+        assert!(remainder.len() < PACKET_LEN, "highwayhash finish takes under a packet");
+        match self {
+            Platform::Portable => portable::finish(state, remainder, rounds),
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse41 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support checked before use, as in update_packets.
+                unsafe { sse41::finish(state, remainder, rounds) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 | Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support checked before use, as in update_packets.
+                unsafe { avx2::finish(state, remainder, rounds) }
+            }
+            #[cfg(target_arch = "aarch64")]
+            Platform::Neon => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support checked before use, as in update_packets.
+                unsafe { neon::finish(state, remainder, rounds) }
+            }
+        }
+    }
+
+    /// A whole message, from the key to the finished state, in one kernel call (no
+    /// buffering: the one-shot path for short inputs).
+    #[inline]
+    pub(crate) fn hash(self, key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
+        match self {
+            Platform::Portable => portable::hash(key, data, rounds),
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse41 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support checked before use, as in update_packets.
+                unsafe { sse41::hash(key, data, rounds) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 | Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support checked before use, as in update_packets.
+                unsafe { avx2::hash(key, data, rounds) }
+            }
+            #[cfg(target_arch = "aarch64")]
+            Platform::Neon => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support checked before use, as in update_packets.
+                unsafe { neon::hash(key, data, rounds) }
+            }
+        }
+    }
+
+    /// The initial state for `key`.
+    #[inline]
+    pub(crate) fn new_state(self, key: &[u8; KEY_LEN]) -> State {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 | Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support checked before use, as in update_packets.
+                unsafe { avx2::new_state(key) }
+            }
+            _ => State::new(&super::key_words(key)),
+        }
+    }
+
+    /// A whole message's 64-bit result (the one-shot path; kept in registers on AVX2).
+    #[inline]
+    pub(crate) fn hash64(self, key: &[u8; KEY_LEN], data: &[u8]) -> u64 {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 | Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support checked before use, as in update_packets.
+                unsafe { avx2::hash64(key, data) }
+            }
+            _ => {
+                let mut out = [0u64; 1];
+                self.hash(key, data, Size::Bits64.rounds()).output(Size::Bits64, &mut out);
+                out[0]
+            }
+        }
+    }
+
+    /// How many messages a batch kernel advances in lockstep (1: one at a time).
+    pub(crate) fn batch_lanes(self) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => avx512::LANES,
+            _ => 1,
+        }
+    }
+
+    /// The 64-bit results of a prefix of `msgs`, whole lane groups of equal-length
+    /// messages, in one kernel call; returns how many messages it did (0 where no such
+    /// kernel exists: the caller goes on with `hash_group`).
+    pub(crate) fn hash_equal64_groups(self, key: &[u8; KEY_LEN], msgs: &[&[u8]], bytes: &mut [u8]) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support checked before use (the batch functions assert it); the
+                // bundle covers avx512f/bw/vl and avx2.
+                unsafe { avx512::hash_equal64_groups(key, msgs, bytes) }
+            }
+            _ => 0,
+        }
+    }
+
+    /// Hashes `batch_lanes()` messages (`msgs.len()`) and writes their `size` results to
+    /// `bytes`: all the way in lockstep when the lengths are equal, otherwise in lockstep
+    /// over the packets they all have and then one at a time. `out` is room for the
+    /// finished states.
+    ///
+    /// Panics unless `msgs.len() == out.len() == self.batch_lanes()` and `bytes` holds
+    /// one result per message (an internal bug).
+    pub(crate) fn hash_group(
+        self,
+        key: &[u8; KEY_LEN],
+        msgs: &[&[u8]],
+        size: Size,
+        out: &mut [State],
+        bytes: &mut [u8],
+    ) {
+        assert!(msgs.len() == self.batch_lanes() && out.len() == msgs.len(), "hash_group takes one lane group");
+        assert_eq!(bytes.len(), msgs.len() * size.len(), "hash_group writes one result per message");
+        let rounds = size.rounds();
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                let msgs: &[&[u8]; avx512::LANES] = msgs.try_into().unwrap();
+                let out: &mut [State; avx512::LANES] = out.try_into().unwrap();
+                if msgs.iter().all(|m| m.len() == msgs[0].len()) {
+                    // SAFETY: support checked before use (the batch functions assert it);
+                    // the bundle covers avx512f/bw/vl and avx2.
+                    unsafe { avx512::hash_equal(key, msgs, rounds, out) };
+                } else {
+                    // SAFETY: as above.
+                    let done = unsafe { avx512::start_ragged(key, msgs, out) } * PACKET_LEN;
+                    for (state, msg) in out.iter_mut().zip(msgs) {
+                        let rest = &msg[done..];
+                        let whole = rest.len() - rest.len() % PACKET_LEN;
+                        self.update_packets(state, &rest[..whole]);
+                        self.finish(state, &rest[whole..], rounds);
+                    }
+                }
+            }
+            _ => out[0] = self.hash(key, msgs[0], rounds),
+        }
+        let mut words = [0u64; 4];
+        let words = &mut words[..size.len() / 8];
+        for (state, o) in out.iter().zip(bytes.chunks_exact_mut(size.len())) {
+            state.output(size, words);
+            super::words_to_bytes(words, o);
+        }
+    }
+}
