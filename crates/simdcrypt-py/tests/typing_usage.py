@@ -48,8 +48,14 @@ sha_clone: simdcrypt.sha256 = s.copy()
 sha_sizes: tuple[str, int, int, str] = (s.name, s.digest_size, s.block_size, s.backend)
 sha_by_name: simdcrypt.sha256 = simdcrypt.new("sha256", b"data", backend="portable")
 some_hasher: (
-    simdcrypt.blake3 | simdcrypt.sha256 | simdcrypt.streebog256 | simdcrypt.streebog512 | simdcrypt.gost94
-    simdcrypt.blake3 | simdcrypt.sha256 | simdcrypt.highwayhash64 | simdcrypt.highwayhash128 | simdcrypt.highwayhash256
+    simdcrypt.blake3
+    | simdcrypt.sha256
+    | simdcrypt.highwayhash64
+    | simdcrypt.highwayhash128
+    | simdcrypt.highwayhash256
+    | simdcrypt.streebog256
+    | simdcrypt.streebog512
+    | simdcrypt.gost94
 ) = simdcrypt.new(str("sha256"))
 sha_file: bytes = simdcrypt.hash_file(__file__, "sha256")
 with open(__file__, "rb") as sha_f:

@@ -60,6 +60,7 @@ Salsa20/20 (/12, /8) and XSalsa20 stream ciphers with seek, and NaCl's secretbox
     >>> boxed = simdcrypt.secretbox_seal(bytes(32), bytes(24), b"hi")
     >>> simdcrypt.secretbox_open(bytes(32), bytes(24), boxed)
     b'hi'
+
 HighwayHash (64, 128 or 256 bits, a 32-byte key) with checkpoints and batches::
 
     >>> key = bytes(range(32))
@@ -75,8 +76,7 @@ HighwayHash (64, 128 or 256 bits, a 32-byte key) with checkpoints and batches::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Literal, overload
-from typing import TYPE_CHECKING, Any, Literal, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Literal, Union, overload
 
 from ._native import ALGORITHMS as _ALGORITHMS
 from ._native import (
@@ -92,12 +92,12 @@ from ._native import (
     gost94,
     gost94_many,
     hash_file,
-    hmac_streebog256,
-    hmac_streebog512,
     highwayhash64,
     highwayhash128,
     highwayhash256,
     highwayhash_many,
+    hmac_streebog256,
+    hmac_streebog512,
     merkle_layers,
     merkle_root,
     secretbox_open,
@@ -126,12 +126,12 @@ __all__ = [
     "gost94",
     "gost94_many",
     "hash_file",
-    "hmac_streebog256",
-    "hmac_streebog512",
     "highwayhash128",
     "highwayhash256",
     "highwayhash64",
     "highwayhash_many",
+    "hmac_streebog256",
+    "hmac_streebog512",
     "merkle_layers",
     "merkle_root",
     "new",
@@ -146,7 +146,8 @@ __all__ = [
 
 # One constructor per algorithm of the native library; a name missing here is left out
 # of algorithms_available (and the test suite flags it).
-_Hash = blake3 | sha256 | streebog256 | streebog512 | gost94
+# (Union, not |: the package supports Python 3.9, where classes cannot be or-ed at run time.)
+_Hash = Union[blake3, sha256, highwayhash64, highwayhash128, highwayhash256, streebog256, streebog512, gost94]
 
 
 def _gost94_test(data: Buffer = b"", **kwargs: Any) -> gost94:
@@ -156,17 +157,13 @@ def _gost94_test(data: Buffer = b"", **kwargs: Any) -> gost94:
 _CONSTRUCTORS: dict[str, Callable[..., _Hash]] = {
     "blake3": blake3,
     "sha256": sha256,
+    "highwayhash64": highwayhash64,
+    "highwayhash128": highwayhash128,
+    "highwayhash256": highwayhash256,
     "streebog256": streebog256,
     "streebog512": streebog512,
     "gost94": gost94,
     "gost94-test": _gost94_test,
-_Hasher = Union[blake3, sha256, highwayhash64, highwayhash128, highwayhash256]
-_CONSTRUCTORS: dict[str, type[_Hasher]] = {
-    "blake3": blake3,
-    "sha256": sha256,
-    "highwayhash64": highwayhash64,
-    "highwayhash128": highwayhash128,
-    "highwayhash256": highwayhash256,
 }
 
 algorithms_available: frozenset[str] = frozenset(
@@ -174,14 +171,21 @@ algorithms_available: frozenset[str] = frozenset(
 )
 """The names ``new()`` and ``hash_file()`` accept. (``backends()`` also lists
 ``"sha256-batch"``, the kernels of ``sha256_many``, ``merkle_root`` and
-``merkle_layers``, and ``"salsa20"``, the kernels of the ``Salsa20``/``XSalsa20`` ciphers.)"""
-``merkle_layers``, and ``"highwayhash"``, the kernels of the three HighwayHash sizes.)"""
+``merkle_layers``; ``"highwayhash"``, ``"streebog"`` and ``"gost94"``, each the kernels of
+all sizes or parameter sets of one algorithm; and ``"salsa20"``, the kernels of the
+``Salsa20``/``XSalsa20`` ciphers.)"""
 
 
 @overload
 def new(name: Literal["blake3"], data: Buffer = b"", **kwargs: Any) -> blake3: ...
 @overload
 def new(name: Literal["sha256"], data: Buffer = b"", **kwargs: Any) -> sha256: ...
+@overload
+def new(name: Literal["highwayhash64"], data: Buffer = b"", **kwargs: Any) -> highwayhash64: ...
+@overload
+def new(name: Literal["highwayhash128"], data: Buffer = b"", **kwargs: Any) -> highwayhash128: ...
+@overload
+def new(name: Literal["highwayhash256"], data: Buffer = b"", **kwargs: Any) -> highwayhash256: ...
 @overload
 def new(name: Literal["streebog256"], data: Buffer = b"", **kwargs: Any) -> streebog256: ...
 @overload
@@ -193,23 +197,12 @@ def new(name: str, data: Buffer = b"", **kwargs: Any) -> _Hash: ...
 
 
 def new(name: str, data: Buffer = b"", **kwargs: Any) -> _Hash:
-def new(name: Literal["highwayhash64"], data: Buffer = b"", **kwargs: Any) -> highwayhash64: ...
-@overload
-def new(name: Literal["highwayhash128"], data: Buffer = b"", **kwargs: Any) -> highwayhash128: ...
-@overload
-def new(name: Literal["highwayhash256"], data: Buffer = b"", **kwargs: Any) -> highwayhash256: ...
-@overload
-def new(name: str, data: Buffer = b"", **kwargs: Any) -> _Hasher: ...
-
-
-def new(name: str, data: Buffer = b"", **kwargs: Any) -> _Hasher:
     """A new hash object for the algorithm ``name`` (case-insensitive), like ``hashlib.new``.
 
     ``data`` is hashed first; ``kwargs`` go to the algorithm's constructor (for BLAKE3:
     key, derive_key_context, max_threads, usedforsecurity, backend; for SHA-256:
-    usedforsecurity, backend; for Streebog: backend; ``"gost94"`` is GOST R 34.11-94 with
+    usedforsecurity, backend; for HighwayHash: key (required), backend; for Streebog: backend; ``"gost94"`` is GOST R 34.11-94 with
     the CryptoPro parameters, ``"gost94-test"`` with the test parameters).
-    usedforsecurity, backend; for HighwayHash: key (required), backend).
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be str, not {type(name).__name__}")

@@ -21,12 +21,12 @@ __all__ = [
     "gost94",
     "gost94_many",
     "hash_file",
-    "hmac_streebog256",
-    "hmac_streebog512",
     "highwayhash128",
     "highwayhash256",
     "highwayhash64",
     "highwayhash_many",
+    "hmac_streebog256",
+    "hmac_streebog512",
     "merkle_layers",
     "merkle_root",
     "secretbox_open",
@@ -119,15 +119,6 @@ class streebog256:
     def __new__(cls, data: Buffer = b"", /, *, backend: str | None = None) -> Self: ...
     @property
     def name(self) -> str: ...
-@type_check_only
-class _HighwayHashBase:
-    """The interface the three HighwayHash classes share (stubs only)."""
-
-    name: ClassVar[str]
-    digest_size: ClassVar[int]
-    block_size: ClassVar[int]
-
-    def __new__(cls, data: Buffer = b"", /, *, key: Buffer, backend: str | None = None) -> Self: ...
     @property
     def backend(self) -> str: ...
     def update(self, data: Buffer, /) -> None: ...
@@ -267,6 +258,21 @@ class XSalsa20:
 
 def secretbox_seal(key: Buffer, nonce: Buffer, plaintext: Buffer, /) -> bytes: ...
 def secretbox_open(key: Buffer, nonce: Buffer, boxed: Buffer, /) -> bytes: ...
+@type_check_only
+class _HighwayHashBase:
+    """The interface the three HighwayHash classes share (stubs only)."""
+
+    name: ClassVar[str]
+    digest_size: ClassVar[int]
+    block_size: ClassVar[int]
+
+    def __new__(cls, data: Buffer = b"", /, *, key: Buffer, backend: str | None = None) -> Self: ...
+    @property
+    def backend(self) -> str: ...
+    def update(self, data: Buffer, /) -> None: ...
+    def digest(self) -> bytes: ...
+    def hexdigest(self) -> str: ...
+    def copy(self) -> Self: ...
     def export(self) -> bytes: ...
     @classmethod
     def restore(cls, blob: Buffer, /, *, key: Buffer) -> Self: ...
@@ -361,6 +367,9 @@ def gost94_many(
     /,
     *,
     sbox: Literal["cryptopro", "test"] | str = "cryptopro",
+    max_threads: int = 1,
+    backend: str | None = None,
+) -> bytes: ...
 def highwayhash_many(
     messages: Sequence[Buffer] | _MessageArray,
     /,
