@@ -4,6 +4,9 @@
 //! hashed as a whole message), every batch backend against a loop of `sha2::Sha256::digest`
 //! and against hashtree (the `hashtree-rs` bindings; its own CPU detection).
 //!
+//! Then 2^20-block batches on one and two threads (`sha256-batch-threads`), and Merkle
+//! roots of 2^20 leaves against hashtree layer by layer (`sha256-merkle`).
+//!
 //! Run: `cargo bench -p simdcrypt-bench --bench sha256`
 //! (quick pass: append `-- --warm-up-time 1 --measurement-time 2`).
 
@@ -11,6 +14,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use sha2::Digest;
 use simdcrypt::backend::Backend;
 use simdcrypt::sha256::{BatchPlatform, BlockBatch, Platform, Sha256};
+use simdcrypt::threads::Threads;
 use std::hint::black_box;
 
 const SIZES: [usize; 5] = [64, 1 << 10, 64 << 10, 1 << 20, 16 << 20];
@@ -89,5 +93,62 @@ fn batches(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, one_shot, batches);
+/// 2^20 blocks (64 MiB in, 32 MiB out) with the detected batch backend on one and two
+/// threads: the scaling target (two threads at least 1.8 times one).
+fn batch_threads(c: &mut Criterion) {
+    let n = 1 << 20;
+    let data = input(n * 64);
+    let mut group = c.benchmark_group("sha256-batch-threads");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(n as u64));
+    let mut out = vec![0u8; n * 32];
+    let mut expected = vec![0u8; n * 32];
+    BlockBatch::new().hash_into(&data, &mut expected).unwrap();
+    for threads in [1, 2] {
+        let mut batch = BlockBatch::new();
+        batch.set_max_threads(if threads == 1 { Threads::One } else { Threads::Max(threads) });
+        batch.hash_into(&data, &mut out).unwrap();
+        assert_eq!(out, expected, "{threads} threads");
+        group.bench_with_input(
+            BenchmarkId::new(format!("simdcrypt-{}", batch.platform().name()), threads),
+            &data,
+            |b, d| b.iter(|| batch.hash_into(black_box(d), &mut out).unwrap()),
+        );
+    }
+    group.finish();
+}
+
+/// The Merkle root of 2^20 leaves: `merkle_root` on one and two threads against hashtree
+/// called layer by layer (its batch function on each layer, into scratch layers allocated
+/// once outside the timing, which flatters it).
+fn merkle(c: &mut Criterion) {
+    let leaves = input(32 << 20);
+    let mut group = c.benchmark_group("sha256-merkle");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(1 << 20));
+    let mut layers: Vec<Vec<u8>> = (1..=20).map(|d| vec![0u8; (32 << 20) >> d]).collect();
+    let mut hashtree_root = || {
+        let _ = hashtree_rs::init();
+        let mut prev: &[u8] = &leaves;
+        for layer in layers.iter_mut() {
+            // hashtree_rs::hash does not check lengths: `layer` holds half of `prev`'s nodes.
+            hashtree_rs::hash(layer, prev, prev.len() / 64);
+            prev = layer;
+        }
+        <[u8; 32]>::try_from(prev).unwrap()
+    };
+    let expected = simdcrypt::sha256::merkle_root(&leaves, None, &BlockBatch::new()).unwrap();
+    assert_eq!(hashtree_root(), expected, "hashtree layer by layer");
+    group.bench_function("hashtree-rs-layers", |b| b.iter(&mut hashtree_root));
+    for threads in [1, 2] {
+        let mut batch = BlockBatch::new();
+        batch.set_max_threads(if threads == 1 { Threads::One } else { Threads::Max(threads) });
+        group.bench_with_input(BenchmarkId::new("simdcrypt-merkle_root", threads), &leaves, |b, l| {
+            b.iter(|| simdcrypt::sha256::merkle_root(black_box(l), None, &batch).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, one_shot, batches, batch_threads, merkle);
 criterion_main!(benches);
