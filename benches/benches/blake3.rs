@@ -11,13 +11,16 @@ use std::hint::black_box;
 
 const SIZES: [usize; 7] = [64, 1024, 8 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20];
 
+/// A few whole chunks: the leftover paths below one full SIMD group (2 to 7 chunks).
+const FEW_CHUNKS: [usize; 3] = [2 << 10, 3 << 10, 4 << 10];
+
 fn input(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i.wrapping_mul(31) ^ (i >> 8)) as u8).collect()
 }
 
 fn one_thread(c: &mut Criterion) {
     let mut group = c.benchmark_group("blake3/1-thread");
-    for &size in &SIZES[..6] {
+    for &size in SIZES[..6].iter().chain(&FEW_CHUNKS) {
         let data = input(size);
         group.throughput(Throughput::Bytes(size as u64));
         for platform in Platform::all_supported() {
