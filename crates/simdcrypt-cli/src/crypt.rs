@@ -139,10 +139,10 @@ fn read_key(path: &Path) -> Result<[u8; KEY_LEN], Failure> {
         .map_err(|e| fatal("cannot read key file", path, &e))?;
     bytes.as_slice().try_into().map_err(|_| {
         Failure::Fatal(format!(
-            "key file {} must hold exactly {KEY_LEN} bytes (made by `simdcrypt keygen`), got {}{}",
+            "key file {} must hold exactly {KEY_LEN} bytes (made by `simdcrypt keygen`), got {}",
             path.display(),
-            bytes.len().min(KEY_LEN),
-            if bytes.len() > KEY_LEN { " or more" } else { "" }
+            // Only KEY_LEN + 1 bytes are read: a longer file shows as "more".
+            if bytes.len() > KEY_LEN { format!("more than {KEY_LEN}") } else { bytes.len().to_string() }
         ))
     })
 }

@@ -60,8 +60,7 @@ impl ModeArgs {
     pub(crate) fn new(key: Option<&Bound<'_, PyAny>>, derive_key_context: Option<String>) -> PyResult<Self> {
         // The key's bytes first, so that a key of the wrong type is a TypeError whatever
         // else is wrong, as in the blake3 class.
-        let key =
-            key.map(|k| buffer::with_bytes(k, |b| <[u8; KEY_LEN]>::try_from(b).map_err(|_| b.len()))).transpose()?;
+        let key = key.map(buffer::array::<KEY_LEN>).transpose()?;
         match (key, derive_key_context) {
             (None, None) => Ok(ModeArgs::Hash),
             (Some(_), Some(_)) => Err(PyValueError::new_err("blake3 takes a key or a derive_key_context, not both")),

@@ -233,6 +233,12 @@ pub(crate) fn with_bytes<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) 
     Ok(f(export.bytes()))
 }
 
+/// The bytes of `obj` as an array of exactly `N` bytes (keys, nonces, chaining values), or
+/// the length it had instead, for the caller's error message. Errors as [`with_bytes`].
+pub(crate) fn array<const N: usize>(obj: &Bound<'_, PyAny>) -> PyResult<Result<[u8; N], usize>> {
+    with_bytes(obj, |b| <[u8; N]>::try_from(b).map_err(|_| b.len()))
+}
+
 /// A C-contiguous buffer export held open until this drops, with its shape: for callers
 /// that interpret the dimensions (a 2-D array of messages, one per row).
 pub(crate) struct HeldBuffer<'py> {

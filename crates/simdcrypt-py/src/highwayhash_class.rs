@@ -18,7 +18,7 @@ use crate::shared_state::SharedState;
 
 /// `key=`: any C-contiguous buffer of exactly 32 bytes.
 fn key_arg(key: &Bound<'_, PyAny>, what: &str) -> PyResult<[u8; KEY_LEN]> {
-    buffer::with_bytes(key, |b| <[u8; KEY_LEN]>::try_from(b).map_err(|_| b.len()))?
+    buffer::array::<KEY_LEN>(key)?
         .map_err(|got| PyValueError::new_err(format!("{what} key must be {KEY_LEN} bytes, got {got}")))
 }
 

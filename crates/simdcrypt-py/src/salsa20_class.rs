@@ -24,7 +24,13 @@ fn copy_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
 
 fn check_position(what: &str, value: BigIndex) -> PyResult<u128> {
     if value.0 < 0 {
-        return Err(PyValueError::new_err(format!("{what} must be non-negative, got {}", value.0)));
+        let shown = if value.0 == i128::MIN { "a negative number".to_string() } else { value.0.to_string() };
+        return Err(PyValueError::new_err(format!("{what} must be non-negative, got {shown}")));
+    }
+    // BigIndex clamps what does not fit an i128: far past the 2**70-byte stream, so say so
+    // rather than echo the clamped number.
+    if value.0 == i128::MAX {
+        return Err(PyValueError::new_err(format!("{what} is past the end of the keystream (2**70 bytes)")));
     }
     Ok(value.0 as u128)
 }

@@ -18,9 +18,7 @@ pyo3::create_exception!(
 );
 
 fn fixed<const N: usize>(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<[u8; N]> {
-    buffer::with_bytes(obj, |b| {
-        <[u8; N]>::try_from(b).map_err(|_| PyValueError::new_err(format!("{what} must be {N} bytes, got {}", b.len())))
-    })?
+    buffer::array::<N>(obj)?.map_err(|got| PyValueError::new_err(format!("{what} must be {N} bytes, got {got}")))
 }
 
 /// secretbox_seal(key, nonce, plaintext) -> bytes: the 16-byte Poly1305 tag followed by

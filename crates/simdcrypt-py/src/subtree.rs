@@ -63,7 +63,7 @@ pub(crate) fn blake3_subtree<'py>(
 
 /// A 32-byte chaining value argument of blake3_merge.
 fn chaining_value(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<[u8; OUT_LEN]> {
-    buffer::with_bytes(obj, |b| <[u8; OUT_LEN]>::try_from(b).map_err(|_| b.len()))?.map_err(|got| {
+    buffer::array::<OUT_LEN>(obj)?.map_err(|got| {
         PyValueError::new_err(format!(
             "{name} must be a {OUT_LEN}-byte chaining value (from blake3_subtree or blake3_merge), got {got} bytes"
         ))
