@@ -58,7 +58,9 @@ fn batches(test: &str) -> Vec<(String, BlockBatch)> {
 
 fn counts() -> Vec<usize> {
     let mut v: Vec<usize> = (0..=70).collect();
-    v.extend([1000, 1 << 16]);
+    // merkle_root builds trees of more than 2^12 leaves a 2^12-leaf subtree at a time:
+    // one subtree and one leaf more, a partial last subtree, and whole subtrees.
+    v.extend([1000, 4095, 4096, 4097, 3 * 4096 + 5, 1 << 16, (1 << 16) + 33]);
     v
 }
 
@@ -78,7 +80,7 @@ fn roots_match_reference() {
 
 #[test]
 fn given_depths_match_reference() {
-    let data = common::random_bytes(0x4E4B1F, 32 * 70);
+    let data = common::random_bytes(0x4E4B1F, 32 * (3 * 4096 + 5));
     let cases: &[(usize, &[u32])] = &[
         (0, &[0, 1, 2, 5, 12]),
         (1, &[0, 1, 3, 8]),
@@ -87,6 +89,8 @@ fn given_depths_match_reference() {
         (8, &[3, 4]),
         (33, &[6, 7, 9]),
         (70, &[7, 11]),
+        (4097, &[13, 17]),
+        (3 * 4096 + 5, &[14]),
     ];
     let batches = batches("given_depths_match_reference");
     for &(n, depths) in cases {

@@ -329,6 +329,16 @@ impl BlockBatch {
         self
     }
 
+    /// The same kernels on the caller's thread only.
+    pub(super) fn one_thread(&self) -> BlockBatch {
+        BlockBatch { platform: self.platform, threads: Threads::One }
+    }
+
+    /// How many threads a call on `len` input bytes may use (the thread policy).
+    pub(super) fn pool_size(&self, len: usize) -> usize {
+        self.threads.pool_size(len)
+    }
+
     /// Writes the SHA-256 digest of block `i` of `blocks` at `out[32 * i..]`.
     ///
     /// `blocks.len()` must be a multiple of 64 and `out.len()` exactly `blocks.len() / 2`.

@@ -26,6 +26,7 @@
 use std::sync::OnceLock;
 
 use super::{BlockBatch, BLOCK_LEN, OUT_LEN};
+use crate::threads::{join, with_pool};
 use crate::Error;
 
 /// The deepest tree accepted: 2^64 leaf slots, and the highest [`zero_hash`].
@@ -101,6 +102,79 @@ fn hash_layer(nodes: &[u8], height: u32, batch: &BlockBatch, out: &mut [u8]) -> 
     Ok(())
 }
 
+/// Leaves per subtree that [`merkle_root`] finishes before moving on: 2^12 leaves (128 KiB)
+/// whose upper layers (64 KiB, 32 KiB, ...) stay in the L2 cache and reuse one scratch
+/// buffer. Building whole layers instead wrote every layer to fresh memory: for 2^20
+/// leaves 24 MiB of scratch, whose page faults cost about 10% of the time (BENCHMARKS.md,
+/// "SHA-256 Merkle roots").
+const SUBTREE_HEIGHT: u32 = 12;
+
+/// Scratch space for [`layered_root`]: two layers, the first and second above its nodes.
+struct Scratch {
+    a: Vec<u8>,
+    b: Vec<u8>,
+}
+
+impl Scratch {
+    /// Room for the layers above `count` nodes.
+    fn for_nodes(count: usize) -> Scratch {
+        let first = count.div_ceil(2);
+        Scratch { a: vec![0u8; first * NODE_LEN], b: vec![0u8; first.div_ceil(2) * NODE_LEN] }
+    }
+}
+
+/// The root of the `levels` layers above `nodes` (at height `base`): the layers are
+/// hashed one after the other, alternating between the two scratch buffers.
+fn layered_root(
+    nodes: &[u8],
+    base: u32,
+    levels: u32,
+    batch: &BlockBatch,
+    scratch: &mut Scratch,
+) -> Result<[u8; NODE_LEN], Error> {
+    if levels == 0 {
+        return Ok(nodes.try_into().expect("one node when no level is left"));
+    }
+    let mut count = nodes.len() / NODE_LEN;
+    let first = count.div_ceil(2);
+    let Scratch { a, b } = scratch;
+    hash_layer(nodes, base, batch, &mut a[..first * NODE_LEN])?;
+    count = first;
+    for height in base + 1..base + levels {
+        let next = count.div_ceil(2);
+        let (src, dst) = if (height - base) % 2 == 1 { (&*a, &mut *b) } else { (&*b, &mut *a) };
+        hash_layer(&src[..count * NODE_LEN], height, batch, &mut dst[..next * NODE_LEN])?;
+        count = next;
+    }
+    debug_assert_eq!(count, 1);
+    let top = if levels % 2 == 1 { &a } else { &b };
+    Ok(top[..NODE_LEN].try_into().expect("a 32-byte root"))
+}
+
+/// Writes the root of each subtree of `2^SUBTREE_HEIGHT` leaves of `leaves` (the last one
+/// padded with zero leaves) to `roots`, splitting the subtrees between `threads` threads.
+fn subtree_roots(leaves: &[u8], batch: &BlockBatch, roots: &mut [u8], threads: usize) -> Result<(), Error> {
+    const SUBTREE_BYTES: usize = NODE_LEN << SUBTREE_HEIGHT;
+    let count = roots.len() / NODE_LEN;
+    if threads > 1 && count > 1 {
+        let left_threads = threads / 2;
+        let mid = (count * left_threads / threads).max(1);
+        let (left_leaves, right_leaves) = leaves.split_at(mid * SUBTREE_BYTES);
+        let (left_roots, right_roots) = roots.split_at_mut(mid * NODE_LEN);
+        let (left, right) = join(
+            true,
+            || subtree_roots(left_leaves, batch, left_roots, left_threads),
+            || subtree_roots(right_leaves, batch, right_roots, threads - left_threads),
+        );
+        return left.and(right);
+    }
+    let mut scratch = Scratch::for_nodes(leaves.len().min(SUBTREE_BYTES) / NODE_LEN);
+    for (subtree, root) in leaves.chunks(SUBTREE_BYTES).zip(roots.chunks_exact_mut(NODE_LEN)) {
+        root.copy_from_slice(&layered_root(subtree, 0, SUBTREE_HEIGHT, batch, &mut scratch)?);
+    }
+    Ok(())
+}
+
 /// The root of the SSZ-style Merkle tree over `leaves` (`n` nodes of 32 bytes, `leaves.len()`
 /// a multiple of 32).
 ///
@@ -109,31 +183,25 @@ fn hash_layer(nodes: &[u8], height: u32, batch: &BlockBatch, out: &mut [u8]) -> 
 /// - `depth: Some(d)`: a tree of `2^d` leaf slots (`d` at most 64, `n` at most `2^d`); the
 ///   slots after the leaves are zero, so `n = 0` gives `zero_hash(d)`.
 ///
-/// Each layer is one [`BlockBatch::hash_into`] call with `batch`'s kernels and threads.
-/// Memory: two scratch layers, of `n / 2` and `n / 4` nodes (rounded up).
+/// The hashing uses `batch`'s kernels. Trees of more than 4096 leaves are built a subtree
+/// of 4096 leaves at a time (so the layers being built stay in the cache), the subtrees
+/// shared between `batch`'s threads; then the tree over their roots. Memory: scratch
+/// layers of 64 and 32 KiB per thread, and one root per subtree; the smaller trees take
+/// two scratch layers of `n / 2` and `n / 4` nodes (rounded up).
 pub fn merkle_root(leaves: &[u8], depth: Option<u32>, batch: &BlockBatch) -> Result<[u8; 32], Error> {
     let (n, depth) = tree_shape(leaves, depth)?;
     if n == 0 {
         return Ok(zero_hash(depth));
     }
-    if depth == 0 {
-        return Ok(leaves.try_into().expect("one leaf when depth is 0"));
+    if depth <= SUBTREE_HEIGHT || n <= 1 << SUBTREE_HEIGHT {
+        return layered_root(leaves, 0, depth, batch, &mut Scratch::for_nodes(n));
     }
-    // Layer h + 1 is written into `a` or `b` alternately; each is sized for the larger of
-    // the layers it receives (the first, in both cases).
-    let mut a = vec![0u8; n.div_ceil(2) * NODE_LEN];
-    let mut b = vec![0u8; n.div_ceil(2).div_ceil(2) * NODE_LEN];
-    let mut count = n.div_ceil(2);
-    hash_layer(leaves, 0, batch, &mut a[..count * NODE_LEN])?;
-    for height in 1..depth {
-        let next = count.div_ceil(2);
-        let (src, dst) = if height % 2 == 1 { (&a, &mut b) } else { (&b, &mut a) };
-        hash_layer(&src[..count * NODE_LEN], height, batch, &mut dst[..next * NODE_LEN])?;
-        count = next;
-    }
-    debug_assert_eq!(count, 1);
-    let top = if depth % 2 == 1 { &a } else { &b };
-    Ok(top[..NODE_LEN].try_into().expect("a 32-byte root"))
+    let subtrees = n.div_ceil(1 << SUBTREE_HEIGHT);
+    let mut roots = vec![0u8; subtrees * NODE_LEN];
+    let threads = batch.pool_size(leaves.len());
+    let one = batch.one_thread();
+    with_pool(threads, || subtree_roots(leaves, &one, &mut roots, threads))?;
+    layered_root(&roots, SUBTREE_HEIGHT, depth - SUBTREE_HEIGHT, batch, &mut Scratch::for_nodes(subtrees))
 }
 
 /// Every layer of the tree [`merkle_root`] describes (same arguments and errors), from the
