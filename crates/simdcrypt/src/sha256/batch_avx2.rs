@@ -47,6 +47,40 @@ fn round(s: &mut [__m256i; 8], wk: __m256i) {
     *s = [add(t1, add(big_s0, maj)), a, b, c, add(d, t1), e, f, g];
 }
 
+/// Round `i` of a group of 16 (`i` a constant once inlined, so every index into the
+/// 16-word ring is too): with `SCHEDULE`, first W(t) = σ1(W(t-2)) + W(t-7) + σ0(W(t-15)) +
+/// W(t-16) in place of W(t-16); then the round with W(t) + `k`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn step<const SCHEDULE: bool>(s: &mut [__m256i; 8], w: &mut [__m256i; 16], i: usize, k: u32) {
+    if SCHEDULE {
+        let w15 = w[(i + 1) % 16];
+        let w2 = w[(i + 14) % 16];
+        let s0 = xor3(ror::<7, 25>(w15), ror::<18, 14>(w15), _mm256_srli_epi32::<3>(w15));
+        let s1 = xor3(ror::<17, 15>(w2), ror::<19, 13>(w2), _mm256_srli_epi32::<10>(w2));
+        w[i] = add(add(w[i], s0), add(w[(i + 9) % 16], s1));
+    }
+    round(s, add(w[i], _mm256_set1_epi32(k as i32)));
+}
+
+/// Sixteen rounds, written out, as in the AVX-512 kernel: constant ring indices, and the
+/// working variables back in their registers after each group.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn rounds16<const SCHEDULE: bool>(s: &mut [__m256i; 8], w: &mut [__m256i; 16], k: &[u32]) {
+    let k: &[u32; 16] = k.try_into().expect("16 round constants");
+    unroll16!(|i: usize| step::<SCHEDULE>(s, w, i, k[i]));
+}
+
+/// Sixteen rounds of the padding block: `wk` holds W(t) + K(t), constants; out of line
+/// as in the AVX-512 kernel.
+#[inline(never)]
+#[target_feature(enable = "avx2")]
+fn padding_rounds16(s: &mut [__m256i; 8], wk: &[u32]) {
+    let wk: &[u32; 16] = wk.try_into().expect("16 round constants");
+    unroll16!(|i: usize| round(s, _mm256_set1_epi32(wk[i] as i32)));
+}
+
 /// Hashes 8 blocks into 8 digests.
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -73,23 +107,16 @@ fn hash8(blocks: &[[u8; BLOCK_LEN]; LANES], out: &mut [[u8; OUT_LEN]; LANES]) {
 
     let iv = IV.map(|x| _mm256_set1_epi32(x as i32));
     let mut s = iv;
-    for t in 0..64 {
-        if t >= 16 {
-            // W(t) = σ1(W(t-2)) + W(t-7) + σ0(W(t-15)) + W(t-16), in a 16-word ring.
-            let w15 = w[(t + 1) % 16];
-            let w2 = w[(t + 14) % 16];
-            let s0 = xor3(ror::<7, 25>(w15), ror::<18, 14>(w15), _mm256_srli_epi32::<3>(w15));
-            let s1 = xor3(ror::<17, 15>(w2), ror::<19, 13>(w2), _mm256_srli_epi32::<10>(w2));
-            w[t % 16] = add(add(w[t % 16], s0), add(w[(t + 9) % 16], s1));
-        }
-        round(&mut s, add(w[t % 16], _mm256_set1_epi32(K[t] as i32)));
+    rounds16::<false>(&mut s, &mut w, &K[..16]);
+    for k in K[16..].chunks_exact(16) {
+        rounds16::<true>(&mut s, &mut w, k);
     }
     for (x, v) in s.iter_mut().zip(iv) {
         *x = add(*x, v);
     }
     let mid = s;
-    for &wk in &PADDING_WK {
-        round(&mut s, _mm256_set1_epi32(wk as i32));
+    for wk in PADDING_WK.chunks_exact(16) {
+        padding_rounds16(&mut s, wk);
     }
     // Row j holds word j of every digest; transposed, row i is digest i.
     let mut rows = [_mm256_setzero_si256(); LANES];

@@ -51,29 +51,6 @@ fn round(s: &mut [__m512i; 8], wk: __m512i) {
     *s = [add(t1, add(big_s0, maj)), a, b, c, add(d, t1), e, f, g];
 }
 
-/// Calls `$f` with 0, 1, ..., 15, written out (a loop the compiler might keep as a loop).
-macro_rules! unroll16 {
-    ($f:expr) => {{
-        let mut f = $f;
-        f(0);
-        f(1);
-        f(2);
-        f(3);
-        f(4);
-        f(5);
-        f(6);
-        f(7);
-        f(8);
-        f(9);
-        f(10);
-        f(11);
-        f(12);
-        f(13);
-        f(14);
-        f(15);
-    }};
-}
-
 /// Round `i` of a group of 16 (`i` a constant once inlined, so every index into the
 /// 16-word ring is too): with `SCHEDULE`, first W(t) = σ1(W(t-2)) + W(t-7) + σ0(W(t-15)) +
 /// W(t-16) in place of W(t-16); then the round with W(t) + `k`.

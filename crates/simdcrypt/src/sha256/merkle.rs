@@ -2,8 +2,10 @@
 //! with the block-batch kernels.
 //!
 //! A parent is SHA-256 of its two children concatenated, so a layer of `2k` nodes is
-//! exactly `k` 64-byte blocks, hashed in one [`BlockBatch::hash_into`] call (which splits
-//! them between threads when the batch allows it). Missing leaves are 32 zero bytes and a
+//! exactly `k` 64-byte blocks, hashed in one batch call. [`merkle_layers`] hashes whole
+//! layers (each call splits its blocks between the batch's threads); [`merkle_root`]
+//! finishes one subtree of 4096 leaves before starting the next, so that the layers it
+//! builds stay in the cache, and shares the subtrees between threads. Missing leaves are 32 zero bytes and a
 //! missing subtree of height `h` is [`zero_hash`]`(h)`: `zero_hash(0)` is 32 zero bytes and
 //! `zero_hash(h + 1) = SHA-256(zero_hash(h) || zero_hash(h))`, as in SSZ's `merkleize`.
 //! Zero subtrees are never built: a layer with an odd number of nodes is paired with the

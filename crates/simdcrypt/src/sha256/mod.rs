@@ -21,7 +21,32 @@
 //! [`hash_blocks`] and [`BlockBatch`] hash many 64-byte blocks, each as a whole message
 //! (hashtree's batches), with kernels wide across blocks ([`BatchPlatform`]);
 //! [`merkle_root`] and [`merkle_layers`] build SSZ-style Merkle trees with them, a layer
-//! per batch, padding with [`zero_hash`].
+//! per batch (`merkle_root` a cache-sized subtree at a time), padding with [`zero_hash`].
+
+/// Calls `$f` with 0, 1, ..., 15, written out (a loop the compiler might keep as a loop):
+/// the batch kernels' rounds, a group of 16 at a time.
+#[allow(unused_macros)]
+macro_rules! unroll16 {
+    ($f:expr) => {{
+        let mut f = $f;
+        f(0);
+        f(1);
+        f(2);
+        f(3);
+        f(4);
+        f(5);
+        f(6);
+        f(7);
+        f(8);
+        f(9);
+        f(10);
+        f(11);
+        f(12);
+        f(13);
+        f(14);
+        f(15);
+    }};
+}
 
 #[cfg(target_arch = "aarch64")]
 mod armv8;
