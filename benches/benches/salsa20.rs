@@ -54,6 +54,11 @@ fn ours(buf: &mut [u8], platform: Platform, threads: Threads) {
     c.xor_keystream(buf).unwrap();
 }
 
+/// What a caller writes: the detected backend, no setters.
+fn ours_default(buf: &mut [u8]) {
+    Salsa20::new(&KEY, &NONCE).xor_keystream(buf).unwrap();
+}
+
 fn rustcrypto(buf: &mut [u8]) {
     let mut c = salsa20::Salsa20::new(&KEY.into(), &NONCE.into());
     c.apply_keystream(buf);
@@ -85,6 +90,11 @@ fn one_thread(c: &mut Criterion) {
             assert!(check == expected, "{platform:?} disagrees at {size}");
             group.bench_function(BenchmarkId::new(format!("simdcrypt-{}", platform.name()), size), |b| {
                 b.iter(|| ours(black_box(&mut buf), platform, Threads::One))
+            });
+        }
+        if size <= 1 << 20 {
+            group.bench_function(BenchmarkId::new("simdcrypt-default", size), |b| {
+                b.iter(|| ours_default(black_box(&mut buf)))
             });
         }
         group.bench_function(BenchmarkId::new("rustcrypto-salsa20", size), |b| {

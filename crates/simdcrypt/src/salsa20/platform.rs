@@ -8,7 +8,7 @@ use cipher::InOutBuf;
 #[cfg(target_arch = "aarch64")]
 use super::neon_x4;
 #[cfg(target_arch = "x86_64")]
-use super::{avx2_x8, avx512_x16, sse2_x4};
+use super::{avx2_x8, avx512_rows, avx512_x16, sse2_x4};
 
 /// A Salsa20 kernel set, chosen once per cipher; [`Platform::xor_keystream`] is the only
 /// place that enters a SIMD kernel.
@@ -91,26 +91,39 @@ impl Platform {
         }
     }
 
-    /// XORs the keystream into `io`, from the block counter in words 8 and 9 of `state`.
+    /// XORs the keystream into `io`, from block `counter` (words 8 and 9 of `state`, the
+    /// counter's place, are ignored: the caller passes the cipher's state as it is).
     ///
     /// Short-message policy: whole kernel steps go to the kernel; a remainder of at
     /// least half a step is computed by one more (truncated) kernel step, a shorter one
-    /// block by block by the portable code. So a 64-byte message never pays for a wide
-    /// step, and a 1000-byte one is not run one block at a time.
-    pub(crate) fn xor_keystream(self, state: &[u32; 16], double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
+    /// block by block (the AVX-512 row kernel, or the portable code). So a 64-byte message
+    /// never pays for a wide step, and a 1000-byte one is not run one block at a time.
+    pub(crate) fn xor_keystream(self, state: &[u32; 16], counter: u64, double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
         let step = self.lanes() * super::BLOCK_LEN;
         let len = io.len();
         let wide = if len % step >= step / 2 { len } else { len / step * step };
         let (head, tail) = io.split_at(wide);
         if !head.is_empty() {
-            self.kernel(state, double_rounds, head);
+            self.kernel(&with_counter(state, counter), double_rounds, head);
         }
         if !tail.is_empty() {
-            let mut tail_state = *state;
-            let counter = (u64::from(state[8]) | (u64::from(state[9]) << 32)).wrapping_add((wide / 64) as u64);
-            tail_state[8] = counter as u32;
-            tail_state[9] = (counter >> 32) as u32;
-            portable::xor_keystream(&tail_state, double_rounds, tail);
+            self.short_kernel(state, counter.wrapping_add((wide / 64) as u64), double_rounds, tail);
+        }
+    }
+
+    /// Fewer blocks than half a wide step, one block at a time, from block `counter`:
+    /// AVX-512 has a row-wise kernel for that (avx512_rows.rs, faster than the portable
+    /// code); the others use the portable code.
+    fn short_kernel(self, state: &[u32; 16], counter: u64, double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: every public entry point that takes a Platform asserts
+                // `is_supported()` (avx512f) before a kernel can run.
+                unsafe { avx512_rows::xor_keystream(state, counter, double_rounds, io) }
+            }
+            _ => portable::xor_keystream(&with_counter(state, counter), double_rounds, io),
         }
     }
 
@@ -144,4 +157,12 @@ impl Platform {
             }
         }
     }
+}
+
+/// `state` with `counter` in words 8 and 9, where the wide kernels read it.
+fn with_counter(state: &[u32; 16], counter: u64) -> [u32; 16] {
+    let mut state = *state;
+    state[8] = counter as u32;
+    state[9] = (counter >> 32) as u32;
+    state
 }
