@@ -6,11 +6,11 @@ use core::arch::x86_64::*;
 use super::{remainder_tail, State, INIT0, INIT1, KEY_LEN, PACKET_LEN};
 use crate::highwayhash::portable::ZIPPER;
 
-struct Regs {
-    v0: __m256i,
-    v1: __m256i,
-    mul0: __m256i,
-    mul1: __m256i,
+pub(super) struct Regs {
+    pub(super) v0: __m256i,
+    pub(super) v1: __m256i,
+    pub(super) mul0: __m256i,
+    pub(super) mul1: __m256i,
 }
 
 #[inline]
@@ -35,7 +35,7 @@ fn load(s: &State) -> Regs {
 
 #[inline]
 #[target_feature(enable = "avx2")]
-fn store(r: &Regs, s: &mut State) {
+pub(super) fn store(r: &Regs, s: &mut State) {
     store_words(&mut s.v0, r.v0);
     store_words(&mut s.v1, r.v1);
     store_words(&mut s.mul0, r.mul0);
@@ -44,7 +44,7 @@ fn store(r: &Regs, s: &mut State) {
 
 #[inline]
 #[target_feature(enable = "avx2")]
-fn init(key: &[u8; KEY_LEN]) -> Regs {
+pub(super) fn init(key: &[u8; KEY_LEN]) -> Regs {
     // SAFETY: `key` is 32 readable bytes; the load is unaligned. (A vector load of the
     // caller's bytes: converting them to words first would store four u64 that this load
     // could not be forwarded from, a stall on every one-shot hash.)
@@ -67,7 +67,7 @@ fn zipper_mask() -> __m256i {
 
 #[inline]
 #[target_feature(enable = "avx2")]
-fn update(r: &mut Regs, packet: __m256i) {
+pub(super) fn update(r: &mut Regs, packet: __m256i) {
     let mask = zipper_mask();
     // (v1 + packet) + mul0: the same sum as the reference's v1 + (mul0 + packet), with
     // mul0, the value that arrives last, added last.
@@ -98,7 +98,7 @@ fn round_packet_added(r: &mut Regs, mask: __m256i) {
 /// off that chain, so a round starts with the one add of mul0.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn update_all(r: &mut Regs, packets: &[u8]) {
+pub(super) fn update_all(r: &mut Regs, packets: &[u8]) {
     let load = |packet: &[u8]| {
         assert!(packet.len() >= PACKET_LEN);
         // SAFETY: 32 readable bytes (checked above); the load is unaligned.
@@ -126,12 +126,51 @@ fn finish_regs(r: &mut Regs, remainder: &[u8], rounds: usize) {
         r.v1 = _mm256_or_si256(_mm256_sll_epi32(r.v1, left), _mm256_srl_epi32(r.v1, right));
         update(r, remainder_load(remainder));
     }
-    // Permute: words (2, 3, 0, 1), each rotated by 32, as 32-bit lanes (5,4, 7,6, 1,0, 3,2).
-    let idx = _mm256_setr_epi32(5, 4, 7, 6, 1, 0, 3, 2);
+    finalize(r, rounds);
+}
+
+/// Eight 32-bit lanes in memory, aligned for a vector load.
+#[repr(C, align(32))]
+struct Lanes([u32; 8]);
+
+/// The finalization permutation: words (2, 3, 0, 1), each rotated by 32, as 32-bit lanes.
+static PERMUTE: Lanes = Lanes([5, 4, 7, 6, 1, 0, 3, 2]);
+/// `vpshufb` indices that leave every byte in place.
+static IDENTITY_BYTES: Lanes =
+    Lanes([0x0302_0100, 0x0706_0504, 0x0b0a_0908, 0x0f0e_0d0c, 0x0302_0100, 0x0706_0504, 0x0b0a_0908, 0x0f0e_0d0c]);
+
+/// A constant vector that the compiler must treat as unknown (a volatile load). Known
+/// constants let it rewrite the code around them for the worse: the permutation above
+/// becomes two shuffles (`vpshufd` + `vpermq`) instead of one `vpermd`, and a final result
+/// read from word 0 alone lets it narrow the last round to scalar multiplies fed by six
+/// vector-to-integer moves.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn opaque(lanes: &'static Lanes) -> __m256i {
+    // SAFETY: `lanes` is 32 readable bytes aligned to 32; a volatile read of plain data.
+    unsafe { core::ptr::read_volatile((lanes as *const Lanes).cast::<__m256i>()) }
+}
+
+/// The finalization rounds: each updates with a permutation of v0.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) fn finalize(r: &mut Regs, rounds: usize) {
+    let idx = opaque(&PERMUTE);
     for _ in 0..rounds {
         let p = _mm256_permutevar8x32_epi32(r.v0, idx);
         update(r, p);
     }
+}
+
+/// The 64-bit result of finished registers: word 0 of v0 + v1 + mul0 + mul1.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) fn result64(r: &Regs) -> u64 {
+    let sum = _mm256_add_epi64(_mm256_add_epi64(r.v0, r.v1), _mm256_add_epi64(r.mul0, r.mul1));
+    // Through an identity shuffle the compiler cannot see through: it keeps the last round
+    // in vector registers (see `opaque`).
+    let sum = _mm256_shuffle_epi8(sum, opaque(&IDENTITY_BYTES));
+    _mm_cvtsi128_si64(_mm256_castsi256_si128(sum)) as u64
 }
 
 /// `remainder_packet` in a register: the whole 4-byte groups with one masked load (lanes
@@ -198,6 +237,5 @@ pub(crate) fn hash64(key: &[u8; KEY_LEN], data: &[u8]) -> u64 {
     let whole = data.len() - data.len() % PACKET_LEN;
     update_all(&mut r, &data[..whole]);
     finish_regs(&mut r, &data[whole..], 4);
-    let sum = _mm256_add_epi64(_mm256_add_epi64(r.v0, r.v1), _mm256_add_epi64(r.mul0, r.mul1));
-    _mm_cvtsi128_si64(_mm256_castsi256_si128(sum)) as u64
+    result64(&r)
 }

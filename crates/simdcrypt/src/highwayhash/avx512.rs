@@ -5,7 +5,7 @@
 use core::arch::x86_64::*;
 
 use super::portable::ZIPPER;
-use super::{remainder_packet, State, INIT0, INIT1, KEY_LEN, PACKET_LEN};
+use super::{avx2, remainder_packet, remainder_tail, State, INIT0, INIT1, KEY_LEN, PACKET_LEN};
 
 /// Registers interleaved: 4 registers × 4 state variables = 16 of the 32 zmm registers.
 pub(crate) const GROUPS: usize = 4;
@@ -219,4 +219,60 @@ pub(crate) fn start_ragged(key: &[u8; KEY_LEN], msgs: &[&[u8]; LANES], out: &mut
         store_states(regs, &mut a[2 * g], &mut b[0]);
     }
     packets
+}
+
+/// One message through its last packet with AVX-512VL on 256-bit vectors: the AVX2
+/// rounds, with the remainder packet read by one byte-masked load and v1 rotated by one
+/// `vprolvd` (AVX2 needs a lane-masked load, two shifts and an or). The one-shot path
+/// of this platform.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn absorb_one(key: &[u8; KEY_LEN], data: &[u8]) -> avx2::Regs {
+    let mut r = avx2::init(key);
+    let whole = data.len() - data.len() % PACKET_LEN;
+    avx2::update_all(&mut r, &data[..whole]);
+    let rem = &data[whole..];
+    if !rem.is_empty() {
+        let size = _mm256_set1_epi32(rem.len() as i32);
+        r.v0 = _mm256_add_epi64(r.v0, size);
+        r.v1 = _mm256_rolv_epi32(r.v1, size);
+        avx2::update(&mut r, remainder_masked(rem));
+    }
+    r
+}
+
+/// A whole message's 64-bit result (see `absorb_one`).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+pub(crate) fn hash64_one(key: &[u8; KEY_LEN], data: &[u8]) -> u64 {
+    let mut r = absorb_one(key, data);
+    avx2::finalize(&mut r, 4);
+    avx2::result64(&r)
+}
+
+/// A whole message, from the key to the finished state (see `absorb_one`).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+pub(crate) fn hash_one(key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
+    let mut r = absorb_one(key, data);
+    avx2::finalize(&mut r, rounds);
+    let mut s = State { v0: [0; 4], v1: [0; 4], mul0: [0; 4], mul1: [0; 4] };
+    avx2::store(&r, &mut s);
+    s
+}
+
+/// `remainder_packet` in a register: the whole 4-byte groups with one byte-masked load
+/// (bytes past them are neither read nor faulted on), then the one special word.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+fn remainder_masked(rem: &[u8]) -> __m256i {
+    let n = rem.len();
+    debug_assert!(n > 0 && n < PACKET_LEN);
+    let mask = (1u32 << (n & !3)) - 1;
+    // SAFETY: the mask enables only bytes i < (rem.len() & !3) <= rem.len(), which lie
+    // within `rem`; masked-off bytes are not accessed (and cannot fault).
+    let packet = unsafe { _mm256_maskz_loadu_epi8(mask, rem.as_ptr().cast()) };
+    match remainder_tail(rem) {
+        (7, w) => _mm256_insert_epi32::<7>(packet, w as i32),
+        (4, w) => _mm256_insert_epi32::<4>(packet, w as i32),
+        _ => packet,
+    }
 }
