@@ -120,11 +120,19 @@ pub(super) fn update_all(r: &mut Regs, packets: &[u8]) {
 fn finish_regs(r: &mut Regs, remainder: &[u8], rounds: usize) {
     let n = remainder.len();
     if n != 0 {
-        r.v0 = _mm256_add_epi64(r.v0, _mm256_set1_epi32(n as i32));
-        let left = _mm_cvtsi32_si128(n as i32);
-        let right = _mm_cvtsi32_si128(32 - n as i32);
-        r.v1 = _mm256_or_si256(_mm256_sll_epi32(r.v1, left), _mm256_srl_epi32(r.v1, right));
-        update(r, remainder_load(remainder));
+        // The length in every 32-bit lane: added to v0, the rotation count of v1's lanes
+        // (per-lane shifts: one uop each, where a shift by an xmm count is two), and the
+        // bound of the remainder's masked load.
+        let size = _mm256_set1_epi32(n as i32);
+        r.v0 = _mm256_add_epi64(r.v0, size);
+        // Both counts through an opaque constant: seeing 32 - size, the compiler makes the
+        // two shifts a rotation by a uniform count, emitted as six shuffles and 64-bit
+        // shifts; seeing a uniform count, it shifts by an xmm count (two uops, where a
+        // per-lane shift is one).
+        let (thirty_two, zero) = (opaque(&THIRTY_TWO), opaque(&ZERO));
+        let (left, right) = (_mm256_add_epi32(size, zero), _mm256_sub_epi32(thirty_two, size));
+        r.v1 = _mm256_or_si256(_mm256_sllv_epi32(r.v1, left), _mm256_srlv_epi32(r.v1, right));
+        update(r, remainder_load(remainder, size));
     }
     finalize(r, rounds);
 }
@@ -135,6 +143,10 @@ struct Lanes([u32; 8]);
 
 /// The finalization permutation: words (2, 3, 0, 1), each rotated by 32, as 32-bit lanes.
 static PERMUTE: Lanes = Lanes([5, 4, 7, 6, 1, 0, 3, 2]);
+/// 32 in every lane.
+static THIRTY_TWO: Lanes = Lanes([32; 8]);
+/// 0 in every lane.
+static ZERO: Lanes = Lanes([0; 8]);
 /// `vpshufb` indices that leave every byte in place.
 static IDENTITY_BYTES: Lanes =
     Lanes([0x0302_0100, 0x0706_0504, 0x0b0a_0908, 0x0f0e_0d0c, 0x0302_0100, 0x0706_0504, 0x0b0a_0908, 0x0f0e_0d0c]);
@@ -177,10 +189,10 @@ pub(super) fn result64(r: &Regs) -> u64 {
 /// past the remainder are neither read nor faulted on), then the one special word.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn remainder_load(rem: &[u8]) -> __m256i {
-    let groups = (rem.len() / 4) as i32;
-    let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    let mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(groups), lanes);
+fn remainder_load(rem: &[u8], size: __m256i) -> __m256i {
+    // Lane i holds a whole group when 4 * i + 4 <= rem.len(), that is rem.len() > 4 * i + 3
+    // (`size` is rem.len() in every lane).
+    let mask = _mm256_cmpgt_epi32(size, _mm256_setr_epi32(3, 7, 11, 15, 19, 23, 27, 31));
     // SAFETY: the mask enables only lanes i < rem.len() / 4, whose 4 bytes lie within
     // `rem`; masked-off lanes are not accessed (and cannot fault).
     let packet = unsafe { _mm256_maskload_epi32(rem.as_ptr().cast(), mask) };
