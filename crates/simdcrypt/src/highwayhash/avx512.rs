@@ -1,6 +1,7 @@
 //! HighwayHash batches with AVX-512: two messages per 512-bit register (one per 256-bit
 //! half), `GROUPS` registers interleaved, so `2 * GROUPS` independent messages advance in
-//! lockstep and their dependency chains overlap.
+//! lockstep and their dependency chains overlap. Also the avx512 platform's one-shot path:
+//! the AVX2 rounds on 256-bit registers, with AVX-512VL for the last partial packet.
 
 use core::arch::x86_64::*;
 

@@ -23,8 +23,8 @@
 //!
 //! Kernels: portable, SSE4.1 and AVX2 (one message per 256-bit state: the hash of one
 //! message is a chain of dependent rounds, so wider registers cannot speed it up), AVX-512
-//! for [batches](hash_many) (two messages per 512-bit register, two registers interleaved),
-//! and NEON on aarch64.
+//! for [batches](hash_many) (two messages per 512-bit register, four registers interleaved;
+//! with AVX-512VL for the one-shot functions' last partial packet), and NEON on aarch64.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;

@@ -25,8 +25,8 @@ pub enum Platform {
     #[cfg(target_arch = "x86_64")]
     Avx2,
     /// x86-64 AVX-512 (F, BW, VL): batches run two messages per 512-bit register; single
-    /// messages use the AVX2 kernels (one message is a chain of dependent rounds that a
-    /// wider register cannot shorten).
+    /// messages use the AVX2 rounds (one message is a chain of dependent rounds that a
+    /// wider register cannot shorten), with AVX-512VL for the one-shot remainder.
     #[cfg(target_arch = "x86_64")]
     Avx512,
     /// aarch64 NEON: the state as pairs of 128-bit vectors.
