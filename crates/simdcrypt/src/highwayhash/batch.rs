@@ -39,8 +39,11 @@ pub fn hash_many_with(
     if out.len() != expected {
         return Err(Error::InvalidLength { what: "output buffer (one result per message)", expected, got: out.len() });
     }
-    let total: usize = messages.iter().map(|m| m.len()).sum();
-    let pool_size = threads.pool_size(total);
+    // The total length decides the thread count; one thread needs no pass over the lengths.
+    let pool_size = match threads {
+        Threads::One => 1,
+        _ => threads.pool_size(messages.iter().map(|m| m.len()).sum()),
+    };
     with_pool(pool_size, || split(platform, key, messages, size, out, pool_size));
     Ok(())
 }
