@@ -6,11 +6,11 @@ use core::arch::x86_64::*;
 use super::{remainder_tail, State, INIT0, INIT1, KEY_LEN, PACKET_LEN};
 use crate::highwayhash::portable::ZIPPER;
 
-struct Regs {
-    v0: __m256i,
-    v1: __m256i,
-    mul0: __m256i,
-    mul1: __m256i,
+pub(super) struct Regs {
+    pub(super) v0: __m256i,
+    pub(super) v1: __m256i,
+    pub(super) mul0: __m256i,
+    pub(super) mul1: __m256i,
 }
 
 #[inline]
@@ -35,7 +35,7 @@ fn load(s: &State) -> Regs {
 
 #[inline]
 #[target_feature(enable = "avx2")]
-fn store(r: &Regs, s: &mut State) {
+pub(super) fn store(r: &Regs, s: &mut State) {
     store_words(&mut s.v0, r.v0);
     store_words(&mut s.v1, r.v1);
     store_words(&mut s.mul0, r.mul0);
@@ -44,7 +44,7 @@ fn store(r: &Regs, s: &mut State) {
 
 #[inline]
 #[target_feature(enable = "avx2")]
-fn init(key: &[u8; KEY_LEN]) -> Regs {
+pub(super) fn init(key: &[u8; KEY_LEN]) -> Regs {
     // SAFETY: `key` is 32 readable bytes; the load is unaligned. (A vector load of the
     // caller's bytes: converting them to words first would store four u64 that this load
     // could not be forwarded from, a stall on every one-shot hash.)
@@ -67,7 +67,7 @@ fn zipper_mask() -> __m256i {
 
 #[inline]
 #[target_feature(enable = "avx2")]
-fn update(r: &mut Regs, packet: __m256i) {
+pub(super) fn update(r: &mut Regs, packet: __m256i) {
     let mask = zipper_mask();
     // (v1 + packet) + mul0: the same sum as the reference's v1 + (mul0 + packet), with
     // mul0, the value that arrives last, added last.
@@ -98,7 +98,7 @@ fn round_packet_added(r: &mut Regs, mask: __m256i) {
 /// off that chain, so a round starts with the one add of mul0.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn update_all(r: &mut Regs, packets: &[u8]) {
+pub(super) fn update_all(r: &mut Regs, packets: &[u8]) {
     let load = |packet: &[u8]| {
         assert!(packet.len() >= PACKET_LEN);
         // SAFETY: 32 readable bytes (checked above); the load is unaligned.
@@ -120,28 +120,79 @@ fn update_all(r: &mut Regs, packets: &[u8]) {
 fn finish_regs(r: &mut Regs, remainder: &[u8], rounds: usize) {
     let n = remainder.len();
     if n != 0 {
-        r.v0 = _mm256_add_epi64(r.v0, _mm256_set1_epi32(n as i32));
-        let left = _mm_cvtsi32_si128(n as i32);
-        let right = _mm_cvtsi32_si128(32 - n as i32);
-        r.v1 = _mm256_or_si256(_mm256_sll_epi32(r.v1, left), _mm256_srl_epi32(r.v1, right));
-        update(r, remainder_load(remainder));
+        // The length in every 32-bit lane: added to v0, the rotation count of v1's lanes
+        // (per-lane shifts: one uop each, where a shift by an xmm count is two), and the
+        // bound of the remainder's masked load.
+        let size = _mm256_set1_epi32(n as i32);
+        r.v0 = _mm256_add_epi64(r.v0, size);
+        // Both counts through an opaque constant: seeing 32 - size, the compiler makes the
+        // two shifts a rotation by a uniform count, emitted as six shuffles and 64-bit
+        // shifts; seeing a uniform count, it shifts by an xmm count (two uops, where a
+        // per-lane shift is one).
+        let (thirty_two, zero) = (opaque(&THIRTY_TWO), opaque(&ZERO));
+        let (left, right) = (_mm256_add_epi32(size, zero), _mm256_sub_epi32(thirty_two, size));
+        r.v1 = _mm256_or_si256(_mm256_sllv_epi32(r.v1, left), _mm256_srlv_epi32(r.v1, right));
+        update(r, remainder_load(remainder, size));
     }
-    // Permute: words (2, 3, 0, 1), each rotated by 32, as 32-bit lanes (5,4, 7,6, 1,0, 3,2).
-    let idx = _mm256_setr_epi32(5, 4, 7, 6, 1, 0, 3, 2);
+    finalize(r, rounds);
+}
+
+/// Eight 32-bit lanes in memory, aligned for a vector load.
+#[repr(C, align(32))]
+struct Lanes([u32; 8]);
+
+/// The finalization permutation: words (2, 3, 0, 1), each rotated by 32, as 32-bit lanes.
+static PERMUTE: Lanes = Lanes([5, 4, 7, 6, 1, 0, 3, 2]);
+/// 32 in every lane.
+static THIRTY_TWO: Lanes = Lanes([32; 8]);
+/// 0 in every lane.
+static ZERO: Lanes = Lanes([0; 8]);
+/// `vpshufb` indices that leave every byte in place.
+static IDENTITY_BYTES: Lanes =
+    Lanes([0x0302_0100, 0x0706_0504, 0x0b0a_0908, 0x0f0e_0d0c, 0x0302_0100, 0x0706_0504, 0x0b0a_0908, 0x0f0e_0d0c]);
+
+/// A constant vector that the compiler must treat as unknown (a volatile load). Known
+/// constants let it rewrite the code around them for the worse: the permutation above
+/// becomes two shuffles (`vpshufd` + `vpermq`) instead of one `vpermd`, and a final result
+/// read from word 0 alone lets it narrow the last round to scalar multiplies fed by six
+/// vector-to-integer moves.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn opaque(lanes: &'static Lanes) -> __m256i {
+    // SAFETY: `lanes` is 32 readable bytes aligned to 32; a volatile read of plain data.
+    unsafe { core::ptr::read_volatile((lanes as *const Lanes).cast::<__m256i>()) }
+}
+
+/// The finalization rounds: each updates with a permutation of v0.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) fn finalize(r: &mut Regs, rounds: usize) {
+    let idx = opaque(&PERMUTE);
     for _ in 0..rounds {
         let p = _mm256_permutevar8x32_epi32(r.v0, idx);
         update(r, p);
     }
 }
 
+/// The 64-bit result of finished registers: word 0 of v0 + v1 + mul0 + mul1.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) fn result64(r: &Regs) -> u64 {
+    let sum = _mm256_add_epi64(_mm256_add_epi64(r.v0, r.v1), _mm256_add_epi64(r.mul0, r.mul1));
+    // Through an identity shuffle the compiler cannot see through: it keeps the last round
+    // in vector registers (see `opaque`).
+    let sum = _mm256_shuffle_epi8(sum, opaque(&IDENTITY_BYTES));
+    _mm_cvtsi128_si64(_mm256_castsi256_si128(sum)) as u64
+}
+
 /// `remainder_packet` in a register: the whole 4-byte groups with one masked load (lanes
 /// past the remainder are neither read nor faulted on), then the one special word.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn remainder_load(rem: &[u8]) -> __m256i {
-    let groups = (rem.len() / 4) as i32;
-    let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    let mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(groups), lanes);
+fn remainder_load(rem: &[u8], size: __m256i) -> __m256i {
+    // Lane i holds a whole group when 4 * i + 4 <= rem.len(), that is rem.len() > 4 * i + 3
+    // (`size` is rem.len() in every lane).
+    let mask = _mm256_cmpgt_epi32(size, _mm256_setr_epi32(3, 7, 11, 15, 19, 23, 27, 31));
     // SAFETY: the mask enables only lanes i < rem.len() / 4, whose 4 bytes lie within
     // `rem`; masked-off lanes are not accessed (and cannot fault).
     let packet = unsafe { _mm256_maskload_epi32(rem.as_ptr().cast(), mask) };
@@ -198,6 +249,5 @@ pub(crate) fn hash64(key: &[u8; KEY_LEN], data: &[u8]) -> u64 {
     let whole = data.len() - data.len() % PACKET_LEN;
     update_all(&mut r, &data[..whole]);
     finish_regs(&mut r, &data[whole..], 4);
-    let sum = _mm256_add_epi64(_mm256_add_epi64(r.v0, r.v1), _mm256_add_epi64(r.mul0, r.mul1));
-    _mm_cvtsi128_si64(_mm256_castsi256_si128(sum)) as u64
+    result64(&r)
 }
