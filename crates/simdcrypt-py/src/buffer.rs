@@ -28,6 +28,7 @@
 //! the shape for callers that read a 2-D array as rows.
 
 use std::ffi::{c_char, c_int, c_void};
+use std::mem::MaybeUninit;
 use std::ops::DerefMut;
 
 use pyo3::exceptions::{PyBufferError, PySystemError, PyTypeError};
@@ -395,3 +396,97 @@ pub(crate) fn with_in_out<R>(
         unsafe { (std::slice::from_raw_parts(in_ptr, in_len), std::slice::from_raw_parts_mut(out_ptr, out_len)) };
     Ok(f(InOutBytes::Separate(input, output)))
 }
+
+/// Outputs of at least this many bytes ask Linux for 2 MiB pages before they are first
+/// written (numpy does the same for arrays of 4 MiB and more).
+const HUGE_PAGES_MIN: usize = 4 << 20;
+
+/// A new `bytes` object of `len` bytes written by `fill`, which gets them uninitialised
+/// and must write every one before it returns `Ok` (an `Err` discards the object unseen).
+/// Unlike `PyBytes::new_with` nothing is zeroed first, and on Linux a large object asks
+/// for transparent huge pages before it is written: a fresh 100 MB object otherwise costs
+/// some 25,000 page faults when first written, which measured longer than encrypting the
+/// data (BENCHMARKS.md, "Salsa20/20, Python").
+pub(crate) fn new_bytes_uninit<'py>(
+    py: Python<'py>,
+    len: usize,
+    fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> PyResult<()>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let size = ffi::Py_ssize_t::try_from(len)
+        .map_err(|_| pyo3::exceptions::PyMemoryError::new_err(format!("cannot allocate {len} bytes")))?;
+    // SAFETY: with a NULL source CPython returns a new bytes object of `size` bytes whose
+    // contents are uninitialised (or NULL with an exception set, which becomes the error).
+    let obj = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyBytes_FromStringAndSize(std::ptr::null(), size))? };
+    // SAFETY: `obj` is a bytes object (just created); its buffer is `len` bytes plus a NUL.
+    let ptr = unsafe { ffi::PyBytes_AsString(obj.as_ptr()) }.cast::<MaybeUninit<u8>>();
+    advise_huge_pages(ptr.cast(), len);
+    // SAFETY: the `len` bytes at `ptr` belong to `obj`, which no other code has seen yet;
+    // the slice ends before `obj` is returned, and `fill` wrote them all if it returns Ok.
+    fill(unsafe { std::slice::from_raw_parts_mut(ptr, len) })?;
+    // SAFETY: `obj` was created as a bytes object above.
+    Ok(unsafe { obj.cast_into_unchecked::<PyBytes>() })
+}
+
+/// A new `bytes` object of `len` bytes, zeroed (with the GIL released when large), then
+/// filled by `fill`: [`new_bytes_uninit`] for writers that want initialised memory.
+pub(crate) fn new_bytes<'py>(
+    py: Python<'py>,
+    len: usize,
+    fill: impl FnOnce(&mut [u8]) -> PyResult<()>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    new_bytes_uninit(py, len, |out| {
+        let zero = RawOut(out.as_mut_ptr().cast(), out.len());
+        if out.len() >= crate::args::GIL_RELEASE_MIN {
+            py.detach(move || zero.zero());
+        } else {
+            zero.zero();
+        }
+        // SAFETY: every byte of `out` was just zeroed.
+        fill(unsafe { &mut *(out as *mut [MaybeUninit<u8>] as *mut [u8]) })
+    })
+}
+
+/// Copies `src` into `out` (same length) and returns `out` as initialised bytes.
+pub(crate) fn init_from<'a>(out: &'a mut [MaybeUninit<u8>], src: &[u8]) -> &'a mut [u8] {
+    assert_eq!(out.len(), src.len(), "init_from: lengths differ");
+    for (o, &b) in out.iter_mut().zip(src) {
+        o.write(b);
+    }
+    // SAFETY: every byte of `out` was just written.
+    unsafe { &mut *(out as *mut [MaybeUninit<u8>] as *mut [u8]) }
+}
+
+/// The buffer of a bytes object under construction, sent to the thread that zeroes it.
+struct RawOut(*mut u8, usize);
+
+// SAFETY: the buffer belongs to a bytes object that only `new_bytes` can reach until it
+// returns, and `new_bytes` waits for the zeroing to finish.
+unsafe impl Send for RawOut {}
+
+impl RawOut {
+    fn zero(self) {
+        // SAFETY: `self.0` is `self.1` writable bytes (see `new_bytes`).
+        unsafe { std::ptr::write_bytes(self.0, 0, self.1) };
+    }
+}
+
+/// Advises the kernel to back the whole 2 MiB pages of `len` bytes at `ptr` with huge
+/// pages. Advice only: the contents do not change, and the kernel may decline.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(ptr: *mut u8, len: usize) {
+    const HUGE_PAGE: usize = 2 << 20;
+    if len < HUGE_PAGES_MIN {
+        return;
+    }
+    let start = (ptr as usize).next_multiple_of(HUGE_PAGE);
+    let end = (ptr as usize + len) / HUGE_PAGE * HUGE_PAGE;
+    if end > start {
+        // SAFETY: [start, end) lies within the `len` bytes at `ptr`, which this process
+        // owns; MADV_HUGEPAGE changes how pages are backed, never their contents, and a
+        // failure (EINVAL where THP is off) is harmless and ignored.
+        unsafe { libc::madvise(start as *mut c_void, end - start, libc::MADV_HUGEPAGE) };
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_ptr: *mut u8, _len: usize) {}

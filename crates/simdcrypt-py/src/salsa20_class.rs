@@ -59,8 +59,10 @@ impl CipherCore {
     fn apply<'py>(&self, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
         let py = data.py();
         buffer::with_bytes(data, |input| {
-            PyBytes::new_with(py, input.len(), |out| {
-                let mut run = |c: &mut Cipher| c.xor_keystream_into(input, out).map_err(args::value_error);
+            buffer::new_bytes_uninit(py, input.len(), |out| {
+                // Every byte of `out` is written when this returns Ok (new_bytes_uninit's rule).
+                let mut run =
+                    |c: &mut Cipher| c.xor_keystream_uninit(input, out).map(|_| ()).map_err(args::value_error);
                 if input.len() >= GIL_RELEASE_MIN {
                     py.detach(|| self.state.lock_blocking().and_then(|mut c| run(&mut c)))
                 } else {
@@ -104,7 +106,7 @@ impl CipherCore {
             .ok()
             .filter(|&n| n <= isize::MAX as usize)
             .ok_or_else(|| pyo3::exceptions::PyMemoryError::new_err(format!("cannot allocate {n} bytes")))?;
-        PyBytes::new_with(py, n, |out| {
+        buffer::new_bytes(py, n, |out| {
             let mut run = |c: &mut Cipher| c.fill_keystream(out).map_err(args::value_error);
             if n >= GIL_RELEASE_MIN {
                 py.detach(|| self.state.lock_blocking().and_then(|mut c| run(&mut c)))

@@ -34,12 +34,11 @@ pub(crate) fn secretbox_seal<'py>(
     let key: [u8; KEY_LEN] = fixed("key", key)?;
     let nonce: [u8; XNONCE_LEN] = fixed("nonce", nonce)?;
     buffer::with_bytes(plaintext, |p| {
-        PyBytes::new_with(py, p.len() + secretbox::TAG_LEN, |out| {
+        buffer::new_bytes_uninit(py, p.len() + secretbox::TAG_LEN, |out| {
             let (tag, body) = out.split_at_mut(secretbox::TAG_LEN);
-            body.copy_from_slice(p);
-            let mut seal = || secretbox::seal_in_place(&key, &nonce, body);
+            let mut seal = || secretbox::seal_in_place(&key, &nonce, buffer::init_from(body, p));
             let t = if p.len() >= GIL_RELEASE_MIN { py.detach(seal) } else { seal() };
-            tag.copy_from_slice(&t);
+            buffer::init_from(tag, &t);
             Ok(())
         })
     })?
@@ -68,9 +67,8 @@ pub(crate) fn secretbox_open<'py>(
         }
         let (tag, body) = b.split_at(secretbox::TAG_LEN);
         let tag: [u8; secretbox::TAG_LEN] = tag.try_into().expect("16 bytes");
-        PyBytes::new_with(py, body.len(), |out| {
-            out.copy_from_slice(body);
-            let mut open = || secretbox::open_in_place(&key, &nonce, out, &tag);
+        buffer::new_bytes_uninit(py, body.len(), |out| {
+            let mut open = || secretbox::open_in_place(&key, &nonce, buffer::init_from(out, body), &tag);
             let r = if body.len() >= GIL_RELEASE_MIN { py.detach(open) } else { open() };
             r.map_err(|e| AuthenticationError::new_err(e.to_string()))
         })

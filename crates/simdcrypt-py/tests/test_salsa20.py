@@ -39,6 +39,23 @@ def test_matches_pycryptodome(salsa20_backend: str, key_len: int) -> None:
         assert simdcrypt.Salsa20(key, nonce, backend=salsa20_backend, max_threads=2).decrypt(expected) == data
 
 
+def test_large_outputs() -> None:
+    """Outputs of 4 MiB and more are built without zeroing and with huge pages requested:
+    still every byte right, at unaligned lengths and positions."""
+    rng = random.Random(9)
+    for n in [4 << 20, (6 << 20) + 13]:
+        key, nonce = rng.randbytes(32), rng.randbytes(8)
+        data = rng.randbytes(n)
+        expected = CryptoSalsa20.new(key=key, nonce=nonce).encrypt(data)
+        c = simdcrypt.Salsa20(key, nonce)
+        assert c.encrypt(data[:5]) + c.encrypt(data[5:]) == expected
+        assert simdcrypt.Salsa20(key, nonce).keystream(n) == _crypto_keystream(key, nonce, n)
+        xkey, xnonce = rng.randbytes(32), rng.randbytes(24)
+        boxed = simdcrypt.secretbox_seal(xkey, xnonce, data)
+        assert boxed == nacl.secret.SecretBox(xkey).encrypt(data, xnonce).ciphertext
+        assert simdcrypt.secretbox_open(xkey, xnonce, boxed) == data
+
+
 def test_seek_and_counter(salsa20_backend: str) -> None:
     key, nonce = bytes(range(32)), b"\x01" * 8
     stream = _crypto_keystream(key, nonce, 5000)

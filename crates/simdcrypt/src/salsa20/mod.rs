@@ -47,6 +47,8 @@ mod sse2_x4;
 
 pub use platform::Platform;
 
+use std::mem::MaybeUninit;
+
 use crate::backend::Backend;
 use crate::threads::{join, with_pool, Threads, MIN_BYTES_PER_THREAD};
 use crate::Error;
@@ -150,10 +152,11 @@ fn detected() -> Platform {
 }
 
 /// The input and output of one keystream application: in place, or from one buffer into
-/// another of the same length. Split by block for threads.
+/// another of the same length (the output possibly uninitialised: it is only written).
+/// Split by block for threads.
 enum Io<'a> {
     InPlace(&'a mut [u8]),
-    Copy(&'a [u8], &'a mut [u8]),
+    Copy(&'a [u8], &'a mut [MaybeUninit<u8>]),
 }
 
 impl<'a> Io<'a> {
@@ -181,7 +184,14 @@ impl<'a> Io<'a> {
     fn inout(self) -> InOutBuf<'a, 'a, u8> {
         match self {
             Io::InPlace(b) => b.into(),
-            Io::Copy(i, o) => InOutBuf::new(i, o).expect("Io::Copy buffers have equal lengths"),
+            Io::Copy(i, o) => {
+                assert_eq!(i.len(), o.len(), "Io::Copy buffers have equal lengths");
+                // SAFETY: `i` is readable and `o` writable for `i.len()` bytes, and they do
+                // not overlap (a shared and an exclusive borrow). Every kernel only reads the
+                // input side and only writes the output side of an InOutBuf, so `o` may be
+                // uninitialised.
+                unsafe { InOutBuf::from_raw(i.as_ptr(), o.as_mut_ptr().cast::<u8>(), i.len()) }
+            }
         }
     }
 }
@@ -344,7 +354,30 @@ impl Salsa20 {
                 output.len()
             )));
         }
+        // SAFETY: the same memory viewed as possibly-uninitialised bytes; `apply` only
+        // writes initialised bytes to it, so `output` stays valid as `&mut [u8]`.
+        let output = unsafe { &mut *(output as *mut [u8] as *mut [MaybeUninit<u8>]) };
         self.apply(Io::Copy(input, output))
+    }
+
+    /// `output = input XOR keystream` into memory that need not be initialised (a buffer
+    /// just allocated), continuing the keystream; returns `output` as initialised bytes.
+    /// It saves zeroing the output first, a whole pass over memory for large messages.
+    pub fn xor_keystream_uninit<'o>(
+        &mut self,
+        input: &[u8],
+        output: &'o mut [MaybeUninit<u8>],
+    ) -> Result<&'o mut [u8], Error> {
+        if input.len() != output.len() {
+            return Err(Error::InvalidArgument(format!(
+                "output must be as long as the input ({} bytes), got {}",
+                input.len(),
+                output.len()
+            )));
+        }
+        self.apply(Io::Copy(input, &mut *output))?;
+        // SAFETY: `apply` returned Ok, so it wrote every byte of `output`.
+        Ok(unsafe { &mut *(output as *mut [MaybeUninit<u8>] as *mut [u8]) })
     }
 
     /// Writes the next `out.len()` keystream bytes into `out`.
@@ -507,6 +540,15 @@ impl XSalsa20 {
     /// See [`Salsa20::xor_keystream_into`].
     pub fn xor_keystream_into(&mut self, input: &[u8], output: &mut [u8]) -> Result<(), Error> {
         self.inner.xor_keystream_into(input, output)
+    }
+
+    /// See [`Salsa20::xor_keystream_uninit`].
+    pub fn xor_keystream_uninit<'o>(
+        &mut self,
+        input: &[u8],
+        output: &'o mut [MaybeUninit<u8>],
+    ) -> Result<&'o mut [u8], Error> {
+        self.inner.xor_keystream_uninit(input, output)
     }
 
     /// See [`Salsa20::fill_keystream`].
