@@ -227,10 +227,16 @@ impl std::fmt::Debug for Salsa20 {
 }
 
 impl Drop for Salsa20 {
+    /// Overwrites the key words and the buffered keystream. The writes are volatile, so
+    /// the compiler cannot drop them as dead stores (plain assignments here were);
+    /// copies the compiler made elsewhere (registers, moved values) are out of reach.
     fn drop(&mut self) {
-        // Best effort: the compiler may still have copies elsewhere.
-        self.state = [0; 16];
-        self.partial = [0; BLOCK_LEN];
+        // SAFETY: both pointers come from `&mut self`: valid, aligned and exclusive.
+        unsafe {
+            std::ptr::write_volatile(&mut self.state, [0; 16]);
+            std::ptr::write_volatile(&mut self.partial, [0; BLOCK_LEN]);
+        }
+        std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
     }
 }
 
