@@ -39,17 +39,36 @@ const X_NOTRANS: bool = option_env!("B3K_NOTRANS").is_some();
 const X_PIPE: bool = option_env!("B3K_PIPE").is_some();
 const X_PIPE_AT: usize = if option_env!("B3K_AT1").is_some() { 1 } else if option_env!("B3K_AT2").is_some() { 2 } else if option_env!("B3K_AT3").is_some() { 3 } else { 0 };
 const X_HALVES: bool = option_env!("B3K_HALVES").is_some();
+const X_PF: usize = if option_env!("B3K_PF1").is_some() { 1 } else if option_env!("B3K_PF2").is_some() { 2 } else if option_env!("B3K_PF3").is_some() { 3 } else if option_env!("B3K_PF6").is_some() { 6 } else if option_env!("B3K_PF8").is_some() { 8 } else { 0 };
+const X_FAR: usize = if option_env!("B3K_FAR16K").is_some() { 16 * 1024 } else if option_env!("B3K_FAR512").is_some() { 512 } else if option_env!("B3K_FAR1K").is_some() { 1024 * 16 + 512 } else { 0 };
 const X_CONSTMEM: bool = option_env!("B3K_CONSTMEM").is_some();
+
+const X_SHUF16: bool = option_env!("B3K_SHUF16").is_some();
+const X_SHUF8: bool = option_env!("B3K_SHUF8").is_some();
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn rot16(x: __m512i) -> __m512i {
+    // SAFETY: experiment only; assumes AVX512BW.
+    unsafe { _mm512_shuffle_epi8(x, _mm512_set4_epi32(0x0d0c0f0e, 0x09080b0a, 0x05040706, 0x01000302)) }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn rot8(x: __m512i) -> __m512i {
+    // SAFETY: experiment only; assumes AVX512BW.
+    unsafe { _mm512_shuffle_epi8(x, _mm512_set4_epi32(0x0c0f0e0d, 0x080b0a09, 0x04070605, 0x00030201)) }
+}
 
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn g(v: &mut [__m512i; 16], a: usize, b: usize, c: usize, d: usize, x: __m512i, y: __m512i) {
     v[a] = _mm512_add_epi32(_mm512_add_epi32(v[a], x), v[b]);
-    v[d] = _mm512_ror_epi32::<16>(_mm512_xor_si512(v[d], v[a]));
+    v[d] = if X_SHUF16 { rot16(_mm512_xor_si512(v[d], v[a])) } else { _mm512_ror_epi32::<16>(_mm512_xor_si512(v[d], v[a])) };
     v[c] = _mm512_add_epi32(v[c], v[d]);
     v[b] = _mm512_ror_epi32::<12>(_mm512_xor_si512(v[b], v[c]));
     v[a] = _mm512_add_epi32(_mm512_add_epi32(v[a], y), v[b]);
-    v[d] = _mm512_ror_epi32::<8>(_mm512_xor_si512(v[d], v[a]));
+    v[d] = if X_SHUF8 { rot8(_mm512_xor_si512(v[d], v[a])) } else { _mm512_ror_epi32::<8>(_mm512_xor_si512(v[d], v[a])) };
     v[c] = _mm512_add_epi32(v[c], v[d]);
     v[b] = _mm512_ror_epi32::<7>(_mm512_xor_si512(v[b], v[c]));
 }
@@ -143,8 +162,20 @@ fn load_half(lanes: &Lanes<'_, DEGREE>, block_index: usize, half: usize) -> [__m
     let rows: [__m512i; 8] = core::array::from_fn(|i| {
         let (lo, hi) = (lanes.block(i, block_index), lanes.block(i + 8, block_index));
         if !X_NOPF && half == 0 {
-            sse41::prefetch_ahead(lo);
-            sse41::prefetch_ahead(hi);
+            if X_PF == 0 {
+                sse41::prefetch_ahead(lo);
+                sse41::prefetch_ahead(hi);
+            } else {
+                // SAFETY: a prefetch never faults.
+                unsafe {
+                    _mm_prefetch::<_MM_HINT_T0>(lo.wrapping_add(X_PF * 64).cast());
+                    _mm_prefetch::<_MM_HINT_T0>(hi.wrapping_add(X_PF * 64).cast());
+                    if X_FAR > 0 {
+                        _mm_prefetch::<_MM_HINT_T1>(lo.wrapping_add(X_FAR).cast());
+                        _mm_prefetch::<_MM_HINT_T1>(hi.wrapping_add(X_FAR).cast());
+                    }
+                }
+            }
         }
         // SAFETY: `block_index < lanes.blocks()` (the caller's loop bound), so both blocks
         // are 64 readable bytes (`Lanes`) and `32 * half + 32 <= 64`; loadu has no alignment
