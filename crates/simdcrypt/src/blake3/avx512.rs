@@ -40,7 +40,10 @@ const X_PIPE: bool = option_env!("B3K_PIPE").is_some();
 const X_PIPE_AT: usize = if option_env!("B3K_AT1").is_some() { 1 } else if option_env!("B3K_AT2").is_some() { 2 } else if option_env!("B3K_AT3").is_some() { 3 } else { 0 };
 const X_HALVES: bool = option_env!("B3K_HALVES").is_some();
 const X_PF: usize = if option_env!("B3K_PF1").is_some() { 1 } else if option_env!("B3K_PF2").is_some() { 2 } else if option_env!("B3K_PF3").is_some() { 3 } else if option_env!("B3K_PF6").is_some() { 6 } else if option_env!("B3K_PF8").is_some() { 8 } else { 0 };
-const X_FAR: usize = if option_env!("B3K_FAR16K").is_some() { 16 * 1024 } else if option_env!("B3K_FAR512").is_some() { 512 } else if option_env!("B3K_FAR1K").is_some() { 1024 * 16 + 512 } else { 0 };
+const X_FAR: usize = if option_env!("B3K_FAR16K").is_some() { 16 * 1024 } else if option_env!("B3K_FAR512").is_some() { 512 } else if option_env!("B3K_FAR32K").is_some() { 32 * 1024 } else if option_env!("B3K_FAR8K").is_some() { 8 * 1024 } else { 0 };
+const X_NONEAR: bool = option_env!("B3K_NONEAR").is_some();
+const X_FART0: bool = option_env!("B3K_FART0").is_some();
+const X_FART2: bool = option_env!("B3K_FART2").is_some();
 const X_CONSTMEM: bool = option_env!("B3K_CONSTMEM").is_some();
 
 const X_SHUF16: bool = option_env!("B3K_SHUF16").is_some();
@@ -168,9 +171,17 @@ fn load_half(lanes: &Lanes<'_, DEGREE>, block_index: usize, half: usize) -> [__m
             } else {
                 // SAFETY: a prefetch never faults.
                 unsafe {
+                    if !X_NONEAR {
                     _mm_prefetch::<_MM_HINT_T0>(lo.wrapping_add(X_PF * 64).cast());
                     _mm_prefetch::<_MM_HINT_T0>(hi.wrapping_add(X_PF * 64).cast());
-                    if X_FAR > 0 {
+                    }
+                    if X_FAR > 0 && X_FART0 {
+                        _mm_prefetch::<_MM_HINT_T0>(lo.wrapping_add(X_FAR).cast());
+                        _mm_prefetch::<_MM_HINT_T0>(hi.wrapping_add(X_FAR).cast());
+                    } else if X_FAR > 0 && X_FART2 {
+                        _mm_prefetch::<_MM_HINT_T2>(lo.wrapping_add(X_FAR).cast());
+                        _mm_prefetch::<_MM_HINT_T2>(hi.wrapping_add(X_FAR).cast());
+                    } else if X_FAR > 0 {
                         _mm_prefetch::<_MM_HINT_T1>(lo.wrapping_add(X_FAR).cast());
                         _mm_prefetch::<_MM_HINT_T1>(hi.wrapping_add(X_FAR).cast());
                     }
