@@ -44,6 +44,9 @@ const X_FAR: usize = if option_env!("B3K_FAR16K").is_some() { 16 * 1024 } else i
 const X_NONEAR: bool = option_env!("B3K_NONEAR").is_some();
 const X_FART0: bool = option_env!("B3K_FART0").is_some();
 const X_FART2: bool = option_env!("B3K_FART2").is_some();
+const X_GATHER: bool = option_env!("B3K_GATHER").is_some();
+const X_MEMMASK: u32 = if option_env!("B3K_MEM4").is_some() { 0xF000 } else if option_env!("B3K_MEM2").is_some() { 0xC000 } else if option_env!("B3K_MEM8").is_some() { 0xFF00 } else if option_env!("B3K_MEM1").is_some() { 0x8000 } else { 0 };
+const X_INDEP: bool = option_env!("B3K_INDEP").is_some();
 const X_CONSTMEM: bool = option_env!("B3K_CONSTMEM").is_some();
 
 const X_SHUF16: bool = option_env!("B3K_SHUF16").is_some();
@@ -79,7 +82,19 @@ fn g(v: &mut [__m512i; 16], a: usize, b: usize, c: usize, d: usize, x: __m512i, 
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn round<const R: usize>(v: &mut [__m512i; 16], m: &[__m512i; 16]) {
+    round_mm::<R>(v, m, m)
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn round_mm<const R: usize>(v: &mut [__m512i; 16], m: &[__m512i; 16], mm: &[__m512i; 16]) {
     let m = if X_MSGMEM { core::hint::black_box(m) } else { m };
+    let m = &if X_MEMMASK != 0 {
+        let mm = core::hint::black_box(mm);
+        core::array::from_fn::<__m512i, 16, _>(|w| if X_MEMMASK >> w & 1 == 1 { mm[w] } else { m[w] })
+    } else {
+        *m
+    };
     let s = &MSG_SCHEDULE[R];
     if X_GROUP {
         g4!(v, [0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15],
@@ -242,11 +257,28 @@ fn hash16(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     for (hw, &kw) in h.iter_mut().zip(job.key) {
         *hw = _mm512_set1_epi32(kw as i32);
     }
+    let key = h;
     let input_of = |lane: usize| if X_HALVES { INPUT_OF_LANE[lane] } else { lane };
     let lo: [u32; DEGREE] = core::array::from_fn(|lane| job.counter_for(first + input_of(lane)) as u32);
     let hi: [u32; DEGREE] = core::array::from_fn(|lane| (job.counter_for(first + input_of(lane)) >> 32) as u32);
+    let p0 = lanes.block(0, 0) as usize;
+    let offs: [i32; 16] = core::array::from_fn(|l| (lanes.block(l, 0) as usize).wrapping_sub(p0) as i32);
+    // SAFETY: 64 readable bytes.
+    let offsets = unsafe { _mm512_loadu_si512(offs.as_ptr().cast()) };
     let load_message = |lanes: &Lanes<'_, DEGREE>, b: usize| {
-        if X_HALVES {
+        if X_GATHER {
+            let base = lanes.block(0, b);
+            for l in 0..16 {
+                // SAFETY: a prefetch never faults.
+                unsafe {
+                    _mm_prefetch::<_MM_HINT_T0>(lanes.block(l, b).wrapping_add(128).cast());
+                    _mm_prefetch::<_MM_HINT_T1>(lanes.block(l, b).wrapping_add(16384).cast());
+                }
+            }
+            // SAFETY: experiment: assumes every lane is within i32 of lane 0.
+            let m: [__m512i; 16] = core::array::from_fn(|w| unsafe { _mm512_i32gather_epi32::<1>(offsets, base.add(4 * w).cast()) });
+            m
+        } else if X_HALVES {
             load_message_halves(lanes, b)
         } else {
             load_message(lanes, b)
@@ -296,18 +328,20 @@ fn hash16(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
         let flags = _mm512_set1_epi32(job.block_flags(b, blocks - 1) as i32);
         let block_len = _mm512_set1_epi32(job.block_len(b, blocks - 1) as i32);
         let c = if X_CONSTMEM { core::hint::black_box(&consts) } else { &consts };
+        let hh = if X_INDEP { key } else { h };
         let mut v = [
-            h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], c[0], c[1], c[2], c[3], c[4], c[5], block_len, flags,
+            hh[0], hh[1], hh[2], hh[3], hh[4], hh[5], hh[6], hh[7], c[0], c[1], c[2], c[3], c[4], c[5], block_len, flags,
         ];
-        round::<0>(&mut v, &m);
-        round::<1>(&mut v, &m);
-        round::<2>(&mut v, &m);
-        round::<3>(&mut v, &m);
-        round::<4>(&mut v, &m);
-        round::<5>(&mut v, &m);
-        round::<6>(&mut v, &m);
+        let mm = m;
+        round_mm::<0>(&mut v, &m, &mm);
+        round_mm::<1>(&mut v, &m, &mm);
+        round_mm::<2>(&mut v, &m, &mm);
+        round_mm::<3>(&mut v, &m, &mm);
+        round_mm::<4>(&mut v, &m, &mm);
+        round_mm::<5>(&mut v, &m, &mm);
+        round_mm::<6>(&mut v, &m, &mm);
         for i in 0..8 {
-            h[i] = _mm512_xor_si512(v[i], v[i + 8]);
+            h[i] = if X_INDEP { _mm512_xor_si512(h[i], _mm512_xor_si512(v[i], v[i + 8])) } else { _mm512_xor_si512(v[i], v[i + 8]) };
         }
     }
     }
