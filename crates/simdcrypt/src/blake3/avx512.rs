@@ -8,31 +8,36 @@ use super::{avx2, CvWords, BLOCK_LEN, CHUNK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
 
 const DEGREE: usize = 16;
 
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn g(v: &mut [__m512i; 16], a: usize, b: usize, c: usize, d: usize, x: __m512i, y: __m512i) {
-    v[a] = _mm512_add_epi32(_mm512_add_epi32(v[a], x), v[b]);
-    v[d] = _mm512_ror_epi32::<16>(_mm512_xor_si512(v[d], v[a]));
-    v[c] = _mm512_add_epi32(v[c], v[d]);
-    v[b] = _mm512_ror_epi32::<12>(_mm512_xor_si512(v[b], v[c]));
-    v[a] = _mm512_add_epi32(_mm512_add_epi32(v[a], y), v[b]);
-    v[d] = _mm512_ror_epi32::<8>(_mm512_xor_si512(v[d], v[a]));
-    v[c] = _mm512_add_epi32(v[c], v[d]);
-    v[b] = _mm512_ror_epi32::<7>(_mm512_xor_si512(v[b], v[c]));
+/// The four G functions of a column or diagonal step, each operation done for all four
+/// before the next: four independent dependency chains side by side, the order the
+/// official crate's assembly uses. `$a`..`$d` list the state words of the four G's, `$x`
+/// and `$y` their message words. A macro so that every index is a constant (the state
+/// must stay in registers, and a function this size is not reliably inlined).
+macro_rules! g4 {
+    ($v:ident, [$($a:literal),*], [$($b:literal),*], [$($c:literal),*], [$($d:literal),*], [$($x:expr),*], [$($y:expr),*]) => {
+        $( $v[$a] = _mm512_add_epi32($v[$a], $x); )*
+        $( $v[$a] = _mm512_add_epi32($v[$a], $v[$b]); )*
+        $( $v[$d] = _mm512_ror_epi32::<16>(_mm512_xor_si512($v[$d], $v[$a])); )*
+        $( $v[$c] = _mm512_add_epi32($v[$c], $v[$d]); )*
+        $( $v[$b] = _mm512_ror_epi32::<12>(_mm512_xor_si512($v[$b], $v[$c])); )*
+        $( $v[$a] = _mm512_add_epi32($v[$a], $y); )*
+        $( $v[$a] = _mm512_add_epi32($v[$a], $v[$b]); )*
+        $( $v[$d] = _mm512_ror_epi32::<8>(_mm512_xor_si512($v[$d], $v[$a])); )*
+        $( $v[$c] = _mm512_add_epi32($v[$c], $v[$d]); )*
+        $( $v[$b] = _mm512_ror_epi32::<7>(_mm512_xor_si512($v[$b], $v[$c])); )*
+    };
 }
 
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn round<const R: usize>(v: &mut [__m512i; 16], m: &[__m512i; 16]) {
     let s = &MSG_SCHEDULE[R];
-    g(v, 0, 4, 8, 12, m[s[0]], m[s[1]]);
-    g(v, 1, 5, 9, 13, m[s[2]], m[s[3]]);
-    g(v, 2, 6, 10, 14, m[s[4]], m[s[5]]);
-    g(v, 3, 7, 11, 15, m[s[6]], m[s[7]]);
-    g(v, 0, 5, 10, 15, m[s[8]], m[s[9]]);
-    g(v, 1, 6, 11, 12, m[s[10]], m[s[11]]);
-    g(v, 2, 7, 8, 13, m[s[12]], m[s[13]]);
-    g(v, 3, 4, 9, 14, m[s[14]], m[s[15]]);
+    #[rustfmt::skip]
+    g4!(v, [0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15],
+        [m[s[0]], m[s[2]], m[s[4]], m[s[6]]], [m[s[1]], m[s[3]], m[s[5]], m[s[7]]]);
+    #[rustfmt::skip]
+    g4!(v, [0, 1, 2, 3], [5, 6, 7, 4], [10, 11, 8, 9], [15, 12, 13, 14],
+        [m[s[8]], m[s[10]], m[s[12]], m[s[14]]], [m[s[9]], m[s[11]], m[s[13]], m[s[15]]]);
 }
 
 /// Transposes a 16x16 matrix of 32-bit words held as 16 rows.
