@@ -14,17 +14,29 @@ const DEGREE: usize = 16;
 /// and `$y` their message words. A macro so that every index is a constant (the state
 /// must stay in registers, and a function this size is not reliably inlined).
 macro_rules! g4 {
-    ($v:ident, [$($a:literal),*], [$($b:literal),*], [$($c:literal),*], [$($d:literal),*], [$($x:expr),*], [$($y:expr),*]) => {
-        $( $v[$a] = _mm512_add_epi32($v[$a], $x); )*
-        $( $v[$a] = _mm512_add_epi32($v[$a], $v[$b]); )*
-        $( $v[$d] = _mm512_ror_epi32::<16>(_mm512_xor_si512($v[$d], $v[$a])); )*
-        $( $v[$c] = _mm512_add_epi32($v[$c], $v[$d]); )*
-        $( $v[$b] = _mm512_ror_epi32::<12>(_mm512_xor_si512($v[$b], $v[$c])); )*
-        $( $v[$a] = _mm512_add_epi32($v[$a], $y); )*
-        $( $v[$a] = _mm512_add_epi32($v[$a], $v[$b]); )*
-        $( $v[$d] = _mm512_ror_epi32::<8>(_mm512_xor_si512($v[$d], $v[$a])); )*
-        $( $v[$c] = _mm512_add_epi32($v[$c], $v[$d]); )*
-        $( $v[$b] = _mm512_ror_epi32::<7>(_mm512_xor_si512($v[$b], $v[$c])); )*
+    ($add:ident, $xor:ident, $ror:ident, $v:ident, [$($a:literal),*], [$($b:literal),*], [$($c:literal),*], [$($d:literal),*], [$($x:expr),*], [$($y:expr),*]) => {
+        $( $v[$a] = $add($v[$a], $x); )*
+        $( $v[$a] = $add($v[$a], $v[$b]); )*
+        $( $v[$d] = $ror::<16>($xor($v[$d], $v[$a])); )*
+        $( $v[$c] = $add($v[$c], $v[$d]); )*
+        $( $v[$b] = $ror::<12>($xor($v[$b], $v[$c])); )*
+        $( $v[$a] = $add($v[$a], $y); )*
+        $( $v[$a] = $add($v[$a], $v[$b]); )*
+        $( $v[$d] = $ror::<8>($xor($v[$d], $v[$a])); )*
+        $( $v[$c] = $add($v[$c], $v[$d]); )*
+        $( $v[$b] = $ror::<7>($xor($v[$b], $v[$c])); )*
+    };
+}
+
+/// One round of `g4!` steps: the columns, then the diagonals. `$m` holds the message words.
+macro_rules! round4 {
+    ($add:ident, $xor:ident, $ror:ident, $v:ident, $m:ident, $s:ident) => {
+#[rustfmt::skip]
+        g4!($add, $xor, $ror, $v, [0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15],
+            [$m[$s[0]], $m[$s[2]], $m[$s[4]], $m[$s[6]]], [$m[$s[1]], $m[$s[3]], $m[$s[5]], $m[$s[7]]]);
+#[rustfmt::skip]
+        g4!($add, $xor, $ror, $v, [0, 1, 2, 3], [5, 6, 7, 4], [10, 11, 8, 9], [15, 12, 13, 14],
+            [$m[$s[8]], $m[$s[10]], $m[$s[12]], $m[$s[14]]], [$m[$s[9]], $m[$s[11]], $m[$s[13]], $m[$s[15]]]);
     };
 }
 
@@ -32,12 +44,7 @@ macro_rules! g4 {
 #[target_feature(enable = "avx512f")]
 fn round<const R: usize>(v: &mut [__m512i; 16], m: &[__m512i; 16]) {
     let s = &MSG_SCHEDULE[R];
-    #[rustfmt::skip]
-    g4!(v, [0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15],
-        [m[s[0]], m[s[2]], m[s[4]], m[s[6]]], [m[s[1]], m[s[3]], m[s[5]], m[s[7]]]);
-    #[rustfmt::skip]
-    g4!(v, [0, 1, 2, 3], [5, 6, 7, 4], [10, 11, 8, 9], [15, 12, 13, 14],
-        [m[s[8]], m[s[10]], m[s[12]], m[s[14]]], [m[s[9]], m[s[11]], m[s[13]], m[s[15]]]);
+    round4!(_mm512_add_epi32, _mm512_xor_si512, _mm512_ror_epi32, v, m, s);
 }
 
 /// Transposes a 16x16 matrix of 32-bit words held as 16 rows.
@@ -222,29 +229,9 @@ fn hash16(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
 
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
-fn g8(v: &mut [__m256i; 16], a: usize, b: usize, c: usize, d: usize, x: __m256i, y: __m256i) {
-    v[a] = _mm256_add_epi32(_mm256_add_epi32(v[a], x), v[b]);
-    v[d] = _mm256_ror_epi32::<16>(_mm256_xor_si256(v[d], v[a]));
-    v[c] = _mm256_add_epi32(v[c], v[d]);
-    v[b] = _mm256_ror_epi32::<12>(_mm256_xor_si256(v[b], v[c]));
-    v[a] = _mm256_add_epi32(_mm256_add_epi32(v[a], y), v[b]);
-    v[d] = _mm256_ror_epi32::<8>(_mm256_xor_si256(v[d], v[a]));
-    v[c] = _mm256_add_epi32(v[c], v[d]);
-    v[b] = _mm256_ror_epi32::<7>(_mm256_xor_si256(v[b], v[c]));
-}
-
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
 fn round8<const R: usize>(v: &mut [__m256i; 16], m: &[__m256i; 16]) {
     let s = &MSG_SCHEDULE[R];
-    g8(v, 0, 4, 8, 12, m[s[0]], m[s[1]]);
-    g8(v, 1, 5, 9, 13, m[s[2]], m[s[3]]);
-    g8(v, 2, 6, 10, 14, m[s[4]], m[s[5]]);
-    g8(v, 3, 7, 11, 15, m[s[6]], m[s[7]]);
-    g8(v, 0, 5, 10, 15, m[s[8]], m[s[9]]);
-    g8(v, 1, 6, 11, 12, m[s[10]], m[s[11]]);
-    g8(v, 2, 7, 8, 13, m[s[12]], m[s[13]]);
-    g8(v, 3, 4, 9, 14, m[s[14]], m[s[15]]);
+    round4!(_mm256_add_epi32, _mm256_xor_si256, _mm256_ror_epi32, v, m, s);
 }
 
 /// Hashes inputs `first..first + 8` of the job into 8 chaining values at `out[..256]`.
