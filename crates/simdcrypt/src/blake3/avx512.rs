@@ -174,8 +174,14 @@ fn hash16(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     let (ctr_lo, ctr_hi) = unsafe { (_mm512_loadu_si512(lo.as_ptr().cast()), _mm512_loadu_si512(hi.as_ptr().cast())) };
     // Only inputs of whole chunks are likely to be followed by more of the same input.
     let far = blocks == CHUNK_LEN / BLOCK_LEN;
+    let ctr = [ctr_lo, ctr_hi];
     for b in 0..blocks {
         let m = load_message(&lanes, b, far);
+        // The counters from memory in every block (`black_box` hides that they are the same
+        // each time): kept in registers across the loop, they are two more than the state
+        // and message leave free, and the compiler then spilled more than them. Kernel on
+        // 16 chunks 0.967x -> 0.981x the crate, 1 MiB 0.954x -> 0.965x.
+        let ctr = core::hint::black_box(&ctr);
         let flags = _mm512_set1_epi32(job.block_flags(b, blocks - 1) as i32);
         let block_len = _mm512_set1_epi32(job.block_len(b, blocks - 1) as i32);
         let mut v = [
@@ -191,8 +197,8 @@ fn hash16(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
             _mm512_set1_epi32(IV[1] as i32),
             _mm512_set1_epi32(IV[2] as i32),
             _mm512_set1_epi32(IV[3] as i32),
-            ctr_lo,
-            ctr_hi,
+            ctr[0],
+            ctr[1],
             block_len,
             flags,
         ];
