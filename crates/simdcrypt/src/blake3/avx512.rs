@@ -12,7 +12,9 @@ const DEGREE: usize = 16;
 /// before the next: four independent dependency chains side by side, the order the
 /// official crate's assembly uses. `$a`..`$d` list the state words of the four G's, `$x`
 /// and `$y` their message words. A macro so that every index is a constant (the state
-/// must stay in registers, and a function this size is not reliably inlined).
+/// must stay in registers, and a function this size is not reliably inlined). Against one
+/// G after another (the compiler reorders either): kernel alone 0.96x -> 0.97x the crate
+/// on 16 lanes, 0.93x -> 0.97x on 8; xor and rotate as separate steps measured 0.96x.
 macro_rules! g4 {
     ($add:ident, $xor:ident, $ror:ident, $v:ident, [$($a:literal),*], [$($b:literal),*], [$($c:literal),*], [$($d:literal),*], [$($x:expr),*], [$($y:expr),*]) => {
         $( $v[$a] = $add($v[$a], $x); )*
@@ -29,12 +31,11 @@ macro_rules! g4 {
 }
 
 /// One round of `g4!` steps: the columns, then the diagonals. `$m` holds the message words.
+#[rustfmt::skip]
 macro_rules! round4 {
     ($add:ident, $xor:ident, $ror:ident, $v:ident, $m:ident, $s:ident) => {
-#[rustfmt::skip]
         g4!($add, $xor, $ror, $v, [0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15],
             [$m[$s[0]], $m[$s[2]], $m[$s[4]], $m[$s[6]]], [$m[$s[1]], $m[$s[3]], $m[$s[5]], $m[$s[7]]]);
-#[rustfmt::skip]
         g4!($add, $xor, $ror, $v, [0, 1, 2, 3], [5, 6, 7, 4], [10, 11, 8, 9], [15, 12, 13, 14],
             [$m[$s[8]], $m[$s[10]], $m[$s[12]], $m[$s[14]]], [$m[$s[9]], $m[$s[11]], $m[$s[13]], $m[$s[15]]]);
     };
@@ -79,16 +80,19 @@ pub(crate) fn transpose16(r: &mut [__m512i; 16]) {
     }
 }
 
-/// How far ahead of the block being hashed each lane's input is prefetched into L1: two
-/// blocks. The 16 lanes read 16 streams of 1 KiB, too short for the hardware prefetcher.
-/// Against four blocks (the SSE4.1 and AVX2 kernels' distance), far prefetch in place, in
-/// the crate's multiples: 1 MiB 0.94x -> 0.95x, 16 MiB 1.01x -> 1.04x, 256 MiB 1.15x -> 1.16x.
-const PREFETCH_NEAR: usize = 2 * BLOCK_LEN;
+/// How far ahead of the block being hashed each lane's input is prefetched into L1: the
+/// next block. The 16 lanes read 16 streams of 1 KiB, too short for the hardware prefetcher;
+/// what comes from further away than L2 was asked for by the far prefetch below. In the
+/// crate's multiples (min of N runs, same binary otherwise): four blocks (the SSE4.1 and
+/// AVX2 kernels' distance) 1 MiB 0.94x, 16 MiB 1.01x; two blocks 0.965x, 1.04x; one block
+/// 0.975x, 1.05x; 256 MiB 1.15x-1.17x with any of them.
+const PREFETCH_NEAR: usize = BLOCK_LEN;
 
 /// How far ahead the same block of each lane is prefetched into L2: the 16 chunks after
 /// these 16, which the next call hashes when the inputs are the chunks of one long input
 /// (and whole messages of 1 KiB in a batch). In DRAM the near prefetch alone starts too
-/// late: 256 MiB went from 0.95x to 1.18x the crate with this one.
+/// late: 256 MiB went from 0.95x the crate (near prefetch only, four blocks) to 1.18x with
+/// this one (and two blocks), 16 MiB from 0.95x to 1.04x.
 const PREFETCH_FAR: usize = DEGREE * CHUNK_LEN;
 
 /// The input whose words lane `l` of the message vectors holds (`load_message`): lanes
