@@ -10,7 +10,7 @@ use super::neon_x4;
 #[cfg(target_arch = "x86_64")]
 use super::{avx2_x8, avx512_rows, avx512_x16, sse2_x4};
 
-/// A Salsa20 kernel set, chosen once per cipher; [`Platform::xor_keystream`] is the only
+/// A Salsa20 kernel set, chosen once per cipher; `Platform::xor_keystream` (crate-internal) is the only
 /// place that enters a SIMD kernel.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[non_exhaustive]
