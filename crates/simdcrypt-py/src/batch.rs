@@ -204,7 +204,7 @@ pub(crate) fn blake3_many<'py>(
     let total_in = slices.iter().map(|m| m.len()).fold(0usize, usize::saturating_add);
     // Writing the output is work too: one long digest per message costs as much as input.
     let work = total_in.saturating_add(total_out);
-    PyBytes::new_with(py, total_out, |out| {
+    crate::buffer::new_bytes(py, total_out, |out| {
         let mut hash = || batch.hash_into(&slices, out_len, out);
         // `out` belongs to a bytes object no other code can see yet, and `held` keeps every
         // message pinned until after the hashing.

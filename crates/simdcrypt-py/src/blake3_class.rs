@@ -70,7 +70,7 @@ impl Blake3 {
 /// `len` bytes of extendable output as a new `bytes` (allocated by Python, so an
 /// impossible size is a MemoryError), computed without the GIL when long.
 pub(crate) fn xof_bytes(py: Python<'_>, mut reader: OutputReader, len: usize) -> PyResult<Bound<'_, PyBytes>> {
-    PyBytes::new_with(py, len, |out| {
+    crate::buffer::new_bytes(py, len, |out| {
         if out.len() >= GIL_RELEASE_MIN {
             // `out` belongs to a bytes object no other code can see yet.
             py.detach(|| reader.fill(out));

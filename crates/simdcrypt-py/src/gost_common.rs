@@ -144,7 +144,7 @@ pub(crate) fn hash_many<'py>(
     }
     let slices = held.slices()?;
     let total_in = slices.iter().map(|m| m.len()).fold(0usize, usize::saturating_add);
-    PyBytes::new_with(py, total_out, |out| {
+    crate::buffer::new_bytes(py, total_out, |out| {
         // `out` belongs to a bytes object no other code can see yet, and `held` keeps every
         // message pinned until after the hashing.
         let result = if total_in >= GIL_RELEASE_MIN { py.detach(|| hash(&slices, out)) } else { hash(&slices, out) };

@@ -248,7 +248,7 @@ pub(crate) fn highwayhash_many<'py>(
     }
     let slices = held.slices()?;
     let work = slices.iter().map(|m| m.len()).fold(total_out, usize::saturating_add);
-    PyBytes::new_with(py, total_out, |out| {
+    crate::buffer::new_bytes(py, total_out, |out| {
         let mut hash = || highwayhash::hash_many_with(platform, threads, &key, &slices, size, out);
         // `out` belongs to a bytes object no other code can see yet, and `held` keeps every
         // message pinned until after the hashing.

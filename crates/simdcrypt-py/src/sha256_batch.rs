@@ -54,7 +54,7 @@ pub(crate) fn sha256_many<'py>(
             )));
         }
         let out_len = data.len() / BLOCK_LEN * OUT_LEN;
-        PyBytes::new_with(py, out_len, |out| {
+        crate::buffer::new_bytes(py, out_len, |out| {
             let mut hash = || batch.hash_into(data, out);
             // `out` belongs to a bytes object no other code can see yet, and the export of
             // `blocks` is held until with_bytes returns.
