@@ -25,53 +25,24 @@ pub(crate) trait HashState: Clone + Send + 'static {
     }
 }
 
-impl HashState for Streebog256 {
-    fn absorb(&mut self, data: &[u8]) {
-        self.update(data);
-    }
-    fn result(&self) -> Vec<u8> {
-        self.finalize().to_vec()
-    }
-    fn backend_name(&self) -> &'static str {
-        self.platform().name()
-    }
+/// The GOST hashers whose update/finalize/platform already have these shapes.
+macro_rules! hash_state {
+    ($($t:ty),*) => {$(
+        impl HashState for $t {
+            fn absorb(&mut self, data: &[u8]) {
+                self.update(data);
+            }
+            fn result(&self) -> Vec<u8> {
+                self.finalize().to_vec()
+            }
+            fn backend_name(&self) -> &'static str {
+                self.platform().name()
+            }
+        }
+    )*};
 }
 
-impl HashState for Streebog512 {
-    fn absorb(&mut self, data: &[u8]) {
-        self.update(data);
-    }
-    fn result(&self) -> Vec<u8> {
-        self.finalize().to_vec()
-    }
-    fn backend_name(&self) -> &'static str {
-        self.platform().name()
-    }
-}
-
-impl HashState for HmacStreebog256 {
-    fn absorb(&mut self, data: &[u8]) {
-        self.update(data);
-    }
-    fn result(&self) -> Vec<u8> {
-        self.finalize().to_vec()
-    }
-    fn backend_name(&self) -> &'static str {
-        self.platform().name()
-    }
-}
-
-impl HashState for HmacStreebog512 {
-    fn absorb(&mut self, data: &[u8]) {
-        self.update(data);
-    }
-    fn result(&self) -> Vec<u8> {
-        self.finalize().to_vec()
-    }
-    fn backend_name(&self) -> &'static str {
-        self.platform().name()
-    }
-}
+hash_state!(Streebog256, Streebog512, HmacStreebog256, HmacStreebog512);
 
 impl HashState for Gost94 {
     fn py_name(&self, _class_name: &'static str) -> &'static str {

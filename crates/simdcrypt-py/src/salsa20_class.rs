@@ -107,7 +107,9 @@ impl CipherCore {
             .filter(|&n| n <= isize::MAX as usize)
             .ok_or_else(|| pyo3::exceptions::PyMemoryError::new_err(format!("cannot allocate {n} bytes")))?;
         buffer::new_bytes(py, n, |out| {
-            let mut run = |c: &mut Cipher| c.fill_keystream(out).map_err(args::value_error);
+            // `new_bytes` zeroed `out`, so XOR-ing the keystream in writes the keystream
+            // (fill_keystream would zero it a second time).
+            let mut run = |c: &mut Cipher| c.xor_keystream(out).map_err(args::value_error);
             if n >= GIL_RELEASE_MIN {
                 py.detach(|| self.state.lock_blocking().and_then(|mut c| run(&mut c)))
             } else {

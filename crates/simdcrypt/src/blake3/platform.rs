@@ -176,6 +176,7 @@ impl Platform {
 /// Hashes inputs `first..` of `job` (fewer than `N`) with an `N`-lane kernel, the missing
 /// lanes filled with copies of the last input and their chaining values dropped: for a few
 /// inputs left over, one padded call costs less than hashing them one at a time.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) fn padded_call<const N: usize>(
     job: &HashManyJob<'_>,

@@ -84,13 +84,7 @@ fn blocks<const DR: u32>(state: &[u32; 16], counter: u64) -> [__m256i; 16] {
 /// length: a last partial step is computed whole and its keystream truncated.
 #[target_feature(enable = "avx2")]
 pub(crate) fn xor_keystream(state: &[u32; 16], double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
-    // The round count as a constant, so the round loop is unrolled.
-    match double_rounds {
-        10 => xor_n::<10>(state, io),
-        6 => xor_n::<6>(state, io),
-        4 => xor_n::<4>(state, io),
-        n => unreachable!("salsa20 has 8, 12 or 20 rounds, not {}", 2 * n),
-    }
+    with_round_count!(double_rounds, xor_n(state, io))
 }
 
 #[target_feature(enable = "avx2")]

@@ -92,12 +92,7 @@ fn block<const DR: u32>(input: __m512i) -> __m512i {
 /// of `state` are ignored); for messages shorter than a wide kernel step.
 #[target_feature(enable = "avx512f")]
 pub(crate) fn xor_keystream(state: &[u32; 16], counter: u64, double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
-    match double_rounds {
-        10 => xor_n::<10>(state, counter, io),
-        6 => xor_n::<6>(state, counter, io),
-        4 => xor_n::<4>(state, counter, io),
-        n => unreachable!("salsa20 has 8, 12 or 20 rounds, not {}", 2 * n),
-    }
+    with_round_count!(double_rounds, xor_n(state, counter, io))
 }
 
 /// Where each state word comes from in `pieces`: key words 0..4 (state words 1..5), key

@@ -30,6 +30,19 @@
 //! is computed per block), so the stream is 2^64 blocks = 2^70 bytes long; asking for a
 //! byte past its end is an error and leaves the cipher unchanged.
 
+/// Calls the kernel function `$f` instantiated for the round count (`$dr` double rounds: 10,
+/// 6 or 4), so that each kernel's round loop is unrolled for a constant count.
+macro_rules! with_round_count {
+    ($dr:expr, $f:ident($($arg:expr),*)) => {
+        match $dr {
+            10 => $f::<10>($($arg),*),
+            6 => $f::<6>($($arg),*),
+            4 => $f::<4>($($arg),*),
+            n => unreachable!("salsa20 has 8, 12 or 20 rounds, not {}", 2 * n),
+        }
+    };
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2_x8;
 #[cfg(target_arch = "x86_64")]

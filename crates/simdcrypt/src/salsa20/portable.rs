@@ -68,12 +68,7 @@ pub(crate) fn block(input: &[u32; 16], double_rounds: u32) -> [u8; BLOCK_LEN] {
 /// (which are otherwise the cipher's input words). Any length; the counter is 64 bits wide
 /// and wraps only past the last block of the stream, which the caller never asks for.
 pub(crate) fn xor_keystream(state: &[u32; 16], double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
-    match double_rounds {
-        10 => xor_n::<10>(state, io),
-        6 => xor_n::<6>(state, io),
-        4 => xor_n::<4>(state, io),
-        n => unreachable!("salsa20 has 8, 12 or 20 rounds, not {}", 2 * n),
-    }
+    with_round_count!(double_rounds, xor_n(state, io))
 }
 
 #[inline(always)]
