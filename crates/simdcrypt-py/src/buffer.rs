@@ -446,6 +446,16 @@ pub(crate) fn new_bytes<'py>(
     })
 }
 
+/// Copies `src` into `out` (same length) and returns `out` as initialised bytes.
+pub(crate) fn init_from<'a>(out: &'a mut [MaybeUninit<u8>], src: &[u8]) -> &'a mut [u8] {
+    assert_eq!(out.len(), src.len(), "init_from: lengths differ");
+    for (o, &b) in out.iter_mut().zip(src) {
+        o.write(b);
+    }
+    // SAFETY: every byte of `out` was just written.
+    unsafe { &mut *(out as *mut [MaybeUninit<u8>] as *mut [u8]) }
+}
+
 /// The buffer of a bytes object under construction, sent to the thread that zeroes it.
 struct RawOut(*mut u8, usize);
 

@@ -36,9 +36,9 @@ pub(crate) fn secretbox_seal<'py>(
     buffer::with_bytes(plaintext, |p| {
         buffer::new_bytes_uninit(py, p.len() + secretbox::TAG_LEN, |out| {
             let (tag, body) = out.split_at_mut(secretbox::TAG_LEN);
-            let mut seal = || secretbox::seal_in_place(&key, &nonce, body.write_copy_of_slice(p));
+            let mut seal = || secretbox::seal_in_place(&key, &nonce, buffer::init_from(body, p));
             let t = if p.len() >= GIL_RELEASE_MIN { py.detach(seal) } else { seal() };
-            tag.write_copy_of_slice(&t);
+            buffer::init_from(tag, &t);
             Ok(())
         })
     })?
@@ -68,7 +68,7 @@ pub(crate) fn secretbox_open<'py>(
         let (tag, body) = b.split_at(secretbox::TAG_LEN);
         let tag: [u8; secretbox::TAG_LEN] = tag.try_into().expect("16 bytes");
         buffer::new_bytes_uninit(py, body.len(), |out| {
-            let mut open = || secretbox::open_in_place(&key, &nonce, out.write_copy_of_slice(body), &tag);
+            let mut open = || secretbox::open_in_place(&key, &nonce, buffer::init_from(out, body), &tag);
             let r = if body.len() >= GIL_RELEASE_MIN { py.detach(open) } else { open() };
             r.map_err(|e| AuthenticationError::new_err(e.to_string()))
         })
