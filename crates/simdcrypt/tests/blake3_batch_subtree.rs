@@ -68,6 +68,43 @@ fn equal_length_batches_every_backend() {
     }
 }
 
+/// A run of equal whole-block messages, then one of another length, then more of the
+/// first: the kernels hash the run in place for as long as the lengths stay equal (checking
+/// them group by group), and what follows must still come out right.
+#[test]
+fn equal_runs_broken_by_another_length() {
+    let data = common::random_bytes(13, 1 << 20);
+    for platform in common::supported_backends::<Platform>("equal_runs_broken_by_another_length") {
+        let mut batch = Batch::new(Mode::Hash);
+        batch.set_platform(platform);
+        let reference = blake3::Hasher::new();
+        for len in [64usize, 128, 1024] {
+            for run in [0usize, 1, 7, 8, 15, 16, 17, 31, 32, 33, 47, 64] {
+                for other in [0usize, 5, 64, 128, 192, 1024, 1025, 4096] {
+                    if other == len {
+                        continue;
+                    }
+                    for tail in [0usize, 1, 16, 20] {
+                        let mut lens = vec![len; run];
+                        lens.push(other);
+                        lens.extend(std::iter::repeat_n(len, tail));
+                        let mut at = 0;
+                        let messages: Vec<&[u8]> = lens
+                            .iter()
+                            .map(|&l| {
+                                at += 7;
+                                &data[at..at + l]
+                            })
+                            .collect();
+                        let what = format!("{platform:?} len {len} run {run} other {other} tail {tail}");
+                        check_batch(&batch, &reference, &messages, 32, &what);
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn ragged_batches_lengths_and_threads() {
     let mut rng = common::rng(11);

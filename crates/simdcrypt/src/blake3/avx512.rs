@@ -162,10 +162,10 @@ fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize, far: bool) -> [__
     core::array::from_fn(|w| if w < 8 { lo[w] } else { hi[w - 8] })
 }
 
-/// Hashes inputs `first..first + 16` of the job into 16 chaining values at `out[..512]`.
+/// Hashes `lanes`, inputs `first..first + 16` of the job, into 16 chaining values at
+/// `out[..512]`.
 #[target_feature(enable = "avx512f")]
-fn hash16(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
-    let lanes = Lanes::<DEGREE>::new(&job.inputs[first..]);
+fn hash16(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &mut [u8]) {
     let blocks = lanes.blocks();
     let mut h = [_mm512_setzero_si512(); 8];
     for (hw, &kw) in h.iter_mut().zip(job.key) {
@@ -180,7 +180,7 @@ fn hash16(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     let far = blocks == CHUNK_LEN / BLOCK_LEN;
     let ctr = [ctr_lo, ctr_hi];
     for b in 0..blocks {
-        let m = load_message(&lanes, b, far);
+        let m = load_message(lanes, b, far);
         // The counters from memory in every block (`black_box` hides that they are the same
         // each time): kept in registers across the loop, they are two more than the state
         // and message leave free, and the compiler then spilled more than them. Kernel on
@@ -292,13 +292,21 @@ fn hash8(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     }
 }
 
-/// Hashes every input of the job (lengths already checked by the dispatcher).
+/// Hashes the inputs of the job while they have the first one's length, which the
+/// dispatcher checked is whole blocks (`Platform::hash_many_prefix`); returns how many.
 #[target_feature(enable = "avx512f,avx512vl")]
-pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
+pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
+    let blocks = job.inputs.first().map_or(0, |i| i.len() / BLOCK_LEN);
     let mut first = 0;
     while job.inputs.len() - first >= DEGREE {
-        hash16(job, first, &mut out[first * OUT_LEN..]);
+        let Some(lanes) = Lanes::<DEGREE>::with_blocks(&job.inputs[first..], blocks) else {
+            return first;
+        };
+        hash16(job, first, &lanes, &mut out[first * OUT_LEN..]);
         first += DEGREE;
+    }
+    if job.inputs[first..].iter().any(|i| i.len() != blocks * BLOCK_LEN) {
+        return first;
     }
     if job.inputs.len() - first >= avx2::DEGREE {
         hash8(job, first, &mut out[first * OUT_LEN..]);
@@ -318,6 +326,7 @@ pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
         n @ (1 | 2) => hash_rows(job, first, n, &mut out[first * OUT_LEN..]),
         _ => padded_call::<ROWS4>(job, first, &mut out[first * OUT_LEN..], |j, o| hash_rows4(j, 0, o)),
     }
+    job.inputs.len()
 }
 
 /// Blocks per call of `hash_rows4`.

@@ -118,7 +118,23 @@ impl Batch {
 
     fn hash_serial(&self, messages: &[&[u8]], out_len: usize, out: &mut [u8]) {
         let wide = self.platform.simd_degree() > 1 && out_len <= OUT_LEN;
-        // One pass over the lengths when they are all equal (the common case).
+        let len = messages[0].len();
+        // Equal whole blocks and 32-byte digests: the kernels read the messages in place and
+        // write the digests straight to `out`, for as long as the lengths stay equal.
+        let mut done = 0;
+        if wide && out_len == OUT_LEN && len.is_multiple_of(BLOCK_LEN) && len > 0 && len <= CHUNK_LEN {
+            done = self.platform.hash_many_prefix(&self.one_chunk_job(messages, BLOCK_LEN), out);
+        }
+        if done < messages.len() {
+            self.hash_mixed(&messages[done..], out_len, &mut out[done * out_len..]);
+        }
+    }
+
+    /// `hash_serial` for lengths that differ, are not whole blocks, or need another output
+    /// length.
+    fn hash_mixed(&self, messages: &[&[u8]], out_len: usize, out: &mut [u8]) {
+        let wide = self.platform.simd_degree() > 1 && out_len <= OUT_LEN;
+        // One pass over the lengths when they are all equal.
         let len = messages[0].len();
         let equal = messages.iter().all(|m| m.len() == len);
         let any_short = if equal { len <= CHUNK_LEN } else { messages.iter().any(|m| m.len() <= CHUNK_LEN) };
@@ -126,12 +142,6 @@ impl Batch {
             for (m, o) in messages.iter().zip(out.chunks_exact_mut(out_len)) {
                 self.hash_one(m, o);
             }
-            return;
-        }
-        // Equal whole blocks and 32-byte digests: the kernels read the messages in place and
-        // write the digests straight to `out`.
-        if equal && out_len == OUT_LEN && len.is_multiple_of(BLOCK_LEN) && len > 0 && len <= CHUNK_LEN {
-            self.platform.hash_many(&self.one_chunk_job(messages, BLOCK_LEN), out);
             return;
         }
         // Short messages in runs of equal length (one run when all lengths are equal).
