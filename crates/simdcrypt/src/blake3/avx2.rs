@@ -4,7 +4,7 @@
 use core::arch::x86_64::*;
 
 use super::platform::{padded_call, HashManyJob, Lanes};
-use super::{sse41, IV, MSG_SCHEDULE, OUT_LEN};
+use super::{sse41, IV, OUT_LEN};
 
 pub(super) const DEGREE: usize = 8;
 
@@ -101,45 +101,7 @@ macro_rules! avx2_rounds {
     };
 }
 
-const _: () = {
-    let text = avx2_rounds!().as_bytes();
-    // Every "[{buf} + N]" with N < 512 is a message word; check them against the schedule
-    // in order (8 per G quad: 4 x then 4 y, two quads per round).
-    let mut expected = [0usize; 7 * 16];
-    let mut r = 0;
-    while r < 7 {
-        let order = [0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15];
-        let mut i = 0;
-        while i < 16 {
-            expected[r * 16 + i] = MSG_SCHEDULE[r][order[i]];
-            i += 1;
-        }
-        r += 1;
-    }
-    let pattern = b"[{buf} + ";
-    let mut found = 0;
-    let mut at = 0;
-    while at + pattern.len() < text.len() {
-        let mut k = 0;
-        while k < pattern.len() && text[at + k] == pattern[k] {
-            k += 1;
-        }
-        if k == pattern.len() {
-            let mut n = 0;
-            let mut p = at + k;
-            while text[p] != b']' {
-                n = 10 * n + (text[p] - b'0') as usize;
-                p += 1;
-            }
-            if n < 512 {
-                assert!(n % 32 == 0 && n / 32 == expected[found], "message offsets differ from MSG_SCHEDULE");
-                found += 1;
-            }
-        }
-        at += 1;
-    }
-    assert!(found == 7 * 16);
-};
+const _: () = assert!(super::asm_message_words_match(avx2_rounds!().as_bytes(), 32, 512));
 
 /// What the assembly reads and writes in memory: the transposed message, the byte shuffles
 /// for rotations by 16 and 8, the slot of state word 8, and the words that start state

@@ -80,6 +80,42 @@ pub(crate) const MSG_SCHEDULE: [[usize; 16]; 7] = {
     s
 };
 
+/// Whether the message operands `[{buf} + N]` (N < `message_bytes`) of an assembly
+/// kernel's text, in order, are the words `MSG_SCHEDULE` asks for: 8 per four G's (the
+/// four `x` words, then the four `y`), two groups per round. Checked at compile time.
+#[cfg(target_arch = "x86_64")]
+const fn asm_message_words_match(text: &[u8], word_bytes: usize, message_bytes: usize) -> bool {
+    const ORDER: [usize; 16] = [0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15];
+    let pattern = b"[{buf} + ";
+    let mut found = 0;
+    let mut at = 0;
+    while at + pattern.len() < text.len() {
+        let mut k = 0;
+        while k < pattern.len() && text[at + k] == pattern[k] {
+            k += 1;
+        }
+        if k == pattern.len() {
+            let mut n = 0;
+            let mut p = at + k;
+            while text[p] != b']' {
+                n = 10 * n + (text[p] - b'0') as usize;
+                p += 1;
+            }
+            if n < message_bytes {
+                if found >= 7 * 16 || n % word_bytes != 0 {
+                    return false;
+                }
+                if n / word_bytes != MSG_SCHEDULE[found / 16][ORDER[found % 16]] {
+                    return false;
+                }
+                found += 1;
+            }
+        }
+        at += 1;
+    }
+    found == 7 * 16
+}
+
 const CHUNK_START: u8 = 1 << 0;
 const CHUNK_END: u8 = 1 << 1;
 const PARENT: u8 = 1 << 2;

@@ -4,7 +4,7 @@
 use core::arch::x86_64::*;
 
 use super::platform::{padded_call, HashManyJob, Lanes};
-use super::{portable, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
+use super::{portable, BLOCK_LEN, IV, OUT_LEN};
 
 const DEGREE: usize = 4;
 
@@ -19,45 +19,142 @@ pub(super) fn prefetch_ahead(block: *const u8) {
     crate::cpu::prefetch::<PREFETCH_AHEAD>(block);
 }
 
-#[inline]
-#[target_feature(enable = "sse4.1")]
-fn rot16(x: __m128i) -> __m128i {
-    _mm_shuffle_epi8(x, _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13))
+// ---- The compression in assembly: the AVX2 kernel's register plan (see avx2.rs) in
+// two-operand SSE instructions. The message, the byte-shuffle masks and, while it is idle,
+// state word 8 live in `BlockBuffer`; word 8's register `{t}` is the temporary.
+
+/// `c += d` for one G; word 8 comes back from its slot into `{t}`.
+macro_rules! sse_c_add {
+    (8, $d:tt) => { concat!("movdqa {t}, xmmword ptr [{buf} + 288]\npaddd {t}, {v", $d, "}\n") };
+    ($c:tt, $d:tt) => { concat!("paddd {v", $c, "}, {v", $d, "}\n") };
 }
 
-#[inline]
-#[target_feature(enable = "sse4.1")]
-fn rot8(x: __m128i) -> __m128i {
-    _mm_shuffle_epi8(x, _mm_setr_epi8(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12))
+/// `b ^= c` for one G; word 8 is in `{t}`.
+macro_rules! sse_b_xor {
+    ($b:tt, 8) => { concat!("pxor {v", $b, "}, {t}\n") };
+    ($b:tt, $c:tt) => { concat!("pxor {v", $b, "}, {v", $c, "}\n") };
 }
 
-#[inline]
-#[target_feature(enable = "sse4.1")]
-fn g(v: &mut [__m128i; 16], a: usize, b: usize, c: usize, d: usize, x: __m128i, y: __m128i) {
-    v[a] = _mm_add_epi32(_mm_add_epi32(v[a], x), v[b]);
-    v[d] = rot16(_mm_xor_si128(v[d], v[a]));
-    v[c] = _mm_add_epi32(v[c], v[d]);
-    let t = _mm_xor_si128(v[b], v[c]);
-    v[b] = _mm_or_si128(_mm_srli_epi32::<12>(t), _mm_slli_epi32::<20>(t));
-    v[a] = _mm_add_epi32(_mm_add_epi32(v[a], y), v[b]);
-    v[d] = rot8(_mm_xor_si128(v[d], v[a]));
-    v[c] = _mm_add_epi32(v[c], v[d]);
-    let t = _mm_xor_si128(v[b], v[c]);
-    v[b] = _mm_or_si128(_mm_srli_epi32::<7>(t), _mm_slli_epi32::<25>(t));
+/// Rotation right by `$n` (12 or 7) of word `$b`, with `{t}` as the temporary.
+macro_rules! sse_ror_shift {
+    ($b:tt, $n:literal, $l:literal) => {
+        concat!("movdqa {t}, {v", $b, "}\npsrld {t}, ", $n, "\npslld {v", $b, "}, ", $l, "\npor {v", $b, "}, {t}\n")
+    };
 }
 
+/// Four G functions step by step (the order of `g4!`). `$x`, `$y`: byte offsets of their
+/// message words in the buffer.
+macro_rules! sse_g4 {
+    ([$($a:tt),*], [$($b:tt),*], [$($c:tt),*], [$($d:tt),*], [$($x:tt),*], [$($y:tt),*]) => {
+        concat!(
+            $("paddd {v", $a, "}, xmmword ptr [{buf} + ", $x, "]\n",)*
+            $("paddd {v", $a, "}, {v", $b, "}\n",)*
+            $("pxor {v", $d, "}, {v", $a, "}\n",)*
+            "movdqa {t}, xmmword ptr [{buf} + 256]\n",
+            $("pshufb {v", $d, "}, {t}\n",)*
+            $(sse_c_add!($c, $d),)*
+            $(sse_b_xor!($b, $c),)*
+            "movdqa xmmword ptr [{buf} + 288], {t}\n",
+            $(sse_ror_shift!($b, 12, 20),)*
+            $("paddd {v", $a, "}, xmmword ptr [{buf} + ", $y, "]\n",)*
+            $("paddd {v", $a, "}, {v", $b, "}\n",)*
+            $("pxor {v", $d, "}, {v", $a, "}\n",)*
+            "movdqa {t}, xmmword ptr [{buf} + 272]\n",
+            $("pshufb {v", $d, "}, {t}\n",)*
+            $(sse_c_add!($c, $d),)*
+            $(sse_b_xor!($b, $c),)*
+            "movdqa xmmword ptr [{buf} + 288], {t}\n",
+            $(sse_ror_shift!($b, 7, 25),)*
+        )
+    };
+}
+
+/// One round; `[$s..]` is the round's row of `MSG_SCHEDULE` times 16 (byte offsets).
+macro_rules! sse_round {
+    ([$s0:tt, $s1:tt, $s2:tt, $s3:tt, $s4:tt, $s5:tt, $s6:tt, $s7:tt,
+      $s8:tt, $s9:tt, $s10:tt, $s11:tt, $s12:tt, $s13:tt, $s14:tt, $s15:tt]) => {
+        concat!(
+            sse_g4!([0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15], [$s0, $s2, $s4, $s6], [$s1, $s3, $s5, $s7]),
+            sse_g4!([0, 1, 2, 3], [5, 6, 7, 4], [10, 11, 8, 9], [15, 12, 13, 14], [$s8, $s10, $s12, $s14], [$s9, $s11, $s13, $s15]),
+        )
+    };
+}
+
+/// The seven rounds, their message offsets `MSG_SCHEDULE` times 16 (checked below).
+macro_rules! sse_rounds {
+    () => {
+        concat!(
+            sse_round!([0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240]),
+
+            sse_round!([32, 96, 48, 160, 112, 0, 64, 208, 16, 176, 192, 80, 144, 224, 240, 128]),
+
+            sse_round!([48, 64, 160, 192, 208, 32, 112, 224, 96, 80, 144, 0, 176, 240, 128, 16]),
+
+            sse_round!([160, 112, 192, 144, 224, 48, 208, 240, 64, 0, 176, 32, 80, 128, 16, 96]),
+
+            sse_round!([192, 208, 144, 176, 240, 160, 224, 128, 112, 32, 80, 48, 0, 16, 96, 64]),
+
+            sse_round!([144, 224, 176, 80, 128, 192, 240, 16, 208, 48, 0, 160, 32, 96, 64, 112]),
+
+            sse_round!([176, 240, 80, 0, 16, 144, 128, 96, 224, 160, 32, 192, 48, 64, 112, 208]),
+        )
+    };
+}
+
+const _: () = assert!(super::asm_message_words_match(sse_rounds!().as_bytes(), 16, 256));
+
+/// What the assembly reads and writes in memory (offsets as in its text).
+#[repr(C, align(16))]
+struct BlockBuffer {
+    /// The transposed message: `m[w]` holds word `w` of every input.
+    m: [__m128i; 16],
+    rot16: __m128i,
+    rot8: __m128i,
+    /// State word 8 while it is idle.
+    word8: __m128i,
+    /// IV words 0..4, the counters' low and high halves, the block length, the flags.
+    start: [__m128i; 8],
+}
+
+/// One 4-lane compression of the message in `buf.m` into the chaining values `h`.
 #[inline]
 #[target_feature(enable = "sse4.1")]
-fn round<const R: usize>(v: &mut [__m128i; 16], m: &[__m128i; 16]) {
-    let s = &MSG_SCHEDULE[R];
-    g(v, 0, 4, 8, 12, m[s[0]], m[s[1]]);
-    g(v, 1, 5, 9, 13, m[s[2]], m[s[3]]);
-    g(v, 2, 6, 10, 14, m[s[4]], m[s[5]]);
-    g(v, 3, 7, 11, 15, m[s[6]], m[s[7]]);
-    g(v, 0, 5, 10, 15, m[s[8]], m[s[9]]);
-    g(v, 1, 6, 11, 12, m[s[10]], m[s[11]]);
-    g(v, 2, 7, 8, 13, m[s[12]], m[s[13]]);
-    g(v, 3, 4, 9, 14, m[s[14]], m[s[15]]);
+fn compress4(h: &mut [__m128i; 8], buf: &mut BlockBuffer) {
+    // SAFETY: the text reads and writes only its register operands and `*buf` (offsets
+    // 0..432 of the 432-byte, 16-byte aligned struct, aligned accesses), uses no stack and
+    // leaves the flags alone; `sse4.1` (with SSSE3's pshufb) is enabled for this function.
+    unsafe {
+        core::arch::asm!(
+            // Word 8 starts as IV[0] (in its slot); words 9..16 from the start row.
+            "movdqa {t}, xmmword ptr [{buf} + 304]",
+            "movdqa xmmword ptr [{buf} + 288], {t}",
+            "movdqa {v9}, xmmword ptr [{buf} + 320]",
+            "movdqa {v10}, xmmword ptr [{buf} + 336]",
+            "movdqa {v11}, xmmword ptr [{buf} + 352]",
+            "movdqa {v12}, xmmword ptr [{buf} + 368]",
+            "movdqa {v13}, xmmword ptr [{buf} + 384]",
+            "movdqa {v14}, xmmword ptr [{buf} + 400]",
+            "movdqa {v15}, xmmword ptr [{buf} + 416]",
+            sse_rounds!(),
+            // The new chaining value: words 0..8 xor words 8..16.
+            "pxor {v0}, xmmword ptr [{buf} + 288]",
+            "pxor {v1}, {v9}",
+            "pxor {v2}, {v10}",
+            "pxor {v3}, {v11}",
+            "pxor {v4}, {v12}",
+            "pxor {v5}, {v13}",
+            "pxor {v6}, {v14}",
+            "pxor {v7}, {v15}",
+            buf = in(reg) buf,
+            t = out(xmm_reg) _,
+            v0 = inout(xmm_reg) h[0], v1 = inout(xmm_reg) h[1], v2 = inout(xmm_reg) h[2], v3 = inout(xmm_reg) h[3],
+            v4 = inout(xmm_reg) h[4], v5 = inout(xmm_reg) h[5], v6 = inout(xmm_reg) h[6], v7 = inout(xmm_reg) h[7],
+            v9 = out(xmm_reg) _, v10 = out(xmm_reg) _, v11 = out(xmm_reg) _,
+            v12 = out(xmm_reg) _, v13 = out(xmm_reg) _, v14 = out(xmm_reg) _,
+            v15 = out(xmm_reg) _,
+            options(nostack, preserves_flags),
+        );
+    }
 }
 
 /// Transposes a 4x4 matrix of 32-bit words held as 4 rows.
@@ -108,38 +205,20 @@ fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     let c: [u64; DEGREE] = core::array::from_fn(|lane| job.counter_for(first + lane));
     let ctr_lo = _mm_setr_epi32(c[0] as i32, c[1] as i32, c[2] as i32, c[3] as i32);
     let ctr_hi = _mm_setr_epi32((c[0] >> 32) as i32, (c[1] >> 32) as i32, (c[2] >> 32) as i32, (c[3] >> 32) as i32);
+    let iv = |i: usize| _mm_set1_epi32(IV[i] as i32);
+    let zero = _mm_setzero_si128();
+    let mut buf = BlockBuffer {
+        m: [zero; 16],
+        rot16: _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13),
+        rot8: _mm_setr_epi8(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12),
+        word8: zero,
+        start: [iv(0), iv(1), iv(2), iv(3), ctr_lo, ctr_hi, zero, zero],
+    };
     for b in 0..blocks {
-        let m = load_message(&lanes, b);
-        let flags = _mm_set1_epi32(job.block_flags(b, blocks - 1) as i32);
-        let block_len = _mm_set1_epi32(job.block_len(b, blocks - 1) as i32);
-        let mut v = [
-            h[0],
-            h[1],
-            h[2],
-            h[3],
-            h[4],
-            h[5],
-            h[6],
-            h[7],
-            _mm_set1_epi32(IV[0] as i32),
-            _mm_set1_epi32(IV[1] as i32),
-            _mm_set1_epi32(IV[2] as i32),
-            _mm_set1_epi32(IV[3] as i32),
-            ctr_lo,
-            ctr_hi,
-            block_len,
-            flags,
-        ];
-        round::<0>(&mut v, &m);
-        round::<1>(&mut v, &m);
-        round::<2>(&mut v, &m);
-        round::<3>(&mut v, &m);
-        round::<4>(&mut v, &m);
-        round::<5>(&mut v, &m);
-        round::<6>(&mut v, &m);
-        for i in 0..8 {
-            h[i] = _mm_xor_si128(v[i], v[i + 8]);
-        }
+        buf.m = load_message(&lanes, b);
+        buf.start[6] = _mm_set1_epi32(job.block_len(b, blocks - 1) as i32);
+        buf.start[7] = _mm_set1_epi32(job.block_flags(b, blocks - 1) as i32);
+        compress4(&mut h, &mut buf);
     }
     // h[0..4] holds words 0-3 of every lane, h[4..8] words 4-7; transpose each to per-lane rows.
     transpose4(&mut h[..4]);
