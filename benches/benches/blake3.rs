@@ -32,6 +32,10 @@ fn one_thread(c: &mut Criterion) {
                 })
             });
         }
+        // What a caller writes: the one-shot function on the detected backend.
+        group.bench_with_input(BenchmarkId::new("simdcrypt-hash", size), &data, |b, d| {
+            b.iter(|| simdcrypt::blake3::hash(black_box(d)))
+        });
         group.bench_with_input(BenchmarkId::new("blake3-crate", size), &data, |b, d| {
             b.iter(|| blake3::hash(black_box(d)))
         });

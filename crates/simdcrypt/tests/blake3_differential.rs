@@ -127,3 +127,16 @@ fn reset_and_count() {
     h.update(b"abc");
     assert_eq!(h.finalize(), *blake3::keyed_hash(&KEY, b"abc").as_bytes());
 }
+
+/// The one-shot functions, which hash an input of one chunk or less without a `Hasher`,
+/// against the crate's, at every length up to two chunks.
+#[test]
+fn one_shot_functions_match_the_crate() {
+    let data = common::random_bytes(7, 2049);
+    for len in 0..=2049 {
+        let m = &data[..len];
+        assert_eq!(simdcrypt::blake3::hash(m), *blake3::hash(m).as_bytes(), "hash, {len} bytes");
+        assert_eq!(simdcrypt::blake3::keyed_hash(&KEY, m), *blake3::keyed_hash(&KEY, m).as_bytes(), "keyed, {len} bytes");
+    }
+    assert_eq!(simdcrypt::blake3::derive_key(CONTEXT, &data[..100]), blake3::derive_key(CONTEXT, &data[..100]));
+}
