@@ -136,7 +136,11 @@ fn one_shot_functions_match_the_crate() {
     for len in 0..=2049 {
         let m = &data[..len];
         assert_eq!(simdcrypt::blake3::hash(m), *blake3::hash(m).as_bytes(), "hash, {len} bytes");
-        assert_eq!(simdcrypt::blake3::keyed_hash(&KEY, m), *blake3::keyed_hash(&KEY, m).as_bytes(), "keyed, {len} bytes");
+        assert_eq!(
+            simdcrypt::blake3::keyed_hash(&KEY, m),
+            *blake3::keyed_hash(&KEY, m).as_bytes(),
+            "keyed, {len} bytes"
+        );
     }
     assert_eq!(simdcrypt::blake3::derive_key(CONTEXT, &data[..100]), blake3::derive_key(CONTEXT, &data[..100]));
 }

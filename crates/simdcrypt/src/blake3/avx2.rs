@@ -25,29 +25,52 @@ pub(super) const DEGREE: usize = 8;
 
 /// `c += d` for one G; word 8 comes back from the spill slot into `{t}`.
 macro_rules! avx2_c_add {
-    (8, $d:tt) => { concat!("vpaddd {t}, {v", $d, "}, ymmword ptr [{buf} + 576]\n") };
-    ($c:tt, $d:tt) => { concat!("vpaddd {v", $c, "}, {v", $c, "}, {v", $d, "}\n") };
+    (8, $d:tt) => {
+        concat!("vpaddd {t}, {v", $d, "}, ymmword ptr [{buf} + 576]\n")
+    };
+    ($c:tt, $d:tt) => {
+        concat!("vpaddd {v", $c, "}, {v", $c, "}, {v", $d, "}\n")
+    };
 }
 
 /// `b ^= c` for one G; word 8 is in `{t}`.
 macro_rules! avx2_b_xor {
-    ($b:tt, 8) => { concat!("vpxor {v", $b, "}, {v", $b, "}, {t}\n") };
-    ($b:tt, $c:tt) => { concat!("vpxor {v", $b, "}, {v", $b, "}, {v", $c, "}\n") };
+    ($b:tt, 8) => {
+        concat!("vpxor {v", $b, "}, {v", $b, "}, {t}\n")
+    };
+    ($b:tt, $c:tt) => {
+        concat!("vpxor {v", $b, "}, {v", $b, "}, {v", $c, "}\n")
+    };
 }
 
 /// Rotation right by `$n` (12 or 7) of word `$b`, with `{t}` as the temporary.
 macro_rules! avx2_ror_shift {
     ($b:literal, $n:literal, $l:literal) => {
-        concat!("vpsrld {t}, {v", $b, "}, ", $n, "\nvpslld {v", $b, "}, {v", $b, "}, ", $l, "\nvpor {v", $b, "}, {v", $b, "}, {t}\n")
+        concat!(
+            "vpsrld {t}, {v",
+            $b,
+            "}, ",
+            $n,
+            "\nvpslld {v",
+            $b,
+            "}, {v",
+            $b,
+            "}, ",
+            $l,
+            "\nvpor {v",
+            $b,
+            "}, {v",
+            $b,
+            "}, {t}\n"
+        )
     };
 }
 
-/// Four G functions step by step (the order of `g4!`). `$x`, `$y`: byte offsets of their
-/// message words in the buffer.
+/// Four G functions step by step (the order of `g4!`). `$x`, `$y`: their message words.
 macro_rules! avx2_g4 {
     ([$($a:tt),*], [$($b:tt),*], [$($c:tt),*], [$($d:tt),*], [$($x:tt),*], [$($y:tt),*]) => {
         concat!(
-            $("vpaddd {v", $a, "}, {v", $a, "}, ymmword ptr [{buf} + ", $x, "]\n",)*
+            $("vpaddd {v", $a, "}, {v", $a, "}, ymmword ptr [{buf} + ", $x, "*32]\n",)*
             $("vpaddd {v", $a, "}, {v", $a, "}, {v", $b, "}\n",)*
             $("vpxor {v", $d, "}, {v", $d, "}, {v", $a, "}\n",)*
             "vmovdqa {t}, ymmword ptr [{buf} + 512]\n",
@@ -56,7 +79,7 @@ macro_rules! avx2_g4 {
             $(avx2_b_xor!($b, $c),)*
             "vmovdqa ymmword ptr [{buf} + 576], {t}\n",
             $(avx2_ror_shift!($b, 12, 20),)*
-            $("vpaddd {v", $a, "}, {v", $a, "}, ymmword ptr [{buf} + ", $y, "]\n",)*
+            $("vpaddd {v", $a, "}, {v", $a, "}, ymmword ptr [{buf} + ", $y, "*32]\n",)*
             $("vpaddd {v", $a, "}, {v", $a, "}, {v", $b, "}\n",)*
             $("vpxor {v", $d, "}, {v", $d, "}, {v", $a, "}\n",)*
             "vmovdqa {t}, ymmword ptr [{buf} + 544]\n",
@@ -69,39 +92,7 @@ macro_rules! avx2_g4 {
     };
 }
 
-/// One round; `[$s..]` is the round's row of `MSG_SCHEDULE` times 32 (byte offsets).
-macro_rules! avx2_round {
-    ([$s0:literal, $s1:literal, $s2:literal, $s3:literal, $s4:literal, $s5:literal, $s6:literal, $s7:literal,
-      $s8:literal, $s9:literal, $s10:literal, $s11:literal, $s12:literal, $s13:literal, $s14:literal, $s15:literal]) => {
-        concat!(
-            avx2_g4!([0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15], [$s0, $s2, $s4, $s6], [$s1, $s3, $s5, $s7]),
-            avx2_g4!([0, 1, 2, 3], [5, 6, 7, 4], [10, 11, 8, 9], [15, 12, 13, 14], [$s8, $s10, $s12, $s14], [$s9, $s11, $s13, $s15]),
-        )
-    };
-}
-
-/// The seven rounds' message offsets: `MSG_SCHEDULE` times 32, checked below.
-macro_rules! avx2_rounds {
-    () => {
-        concat!(
-            avx2_round!([0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448, 480]),
-
-            avx2_round!([64, 192, 96, 320, 224, 0, 128, 416, 32, 352, 384, 160, 288, 448, 480, 256]),
-
-            avx2_round!([96, 128, 320, 384, 416, 64, 224, 448, 192, 160, 288, 0, 352, 480, 256, 32]),
-
-            avx2_round!([320, 224, 384, 288, 448, 96, 416, 480, 128, 0, 352, 64, 160, 256, 32, 192]),
-
-            avx2_round!([384, 416, 288, 352, 480, 320, 448, 256, 224, 64, 160, 96, 0, 32, 192, 128]),
-
-            avx2_round!([288, 448, 352, 160, 256, 384, 480, 32, 416, 96, 0, 320, 64, 192, 128, 224]),
-
-            avx2_round!([352, 480, 160, 0, 32, 288, 256, 192, 448, 320, 64, 384, 96, 128, 224, 416]),
-        )
-    };
-}
-
-const _: () = assert!(super::asm_message_words_match(avx2_rounds!().as_bytes(), 32, 512));
+const _: () = assert!(super::asm_message_words_match(asm_rounds!(avx2_g4).as_bytes(), 32));
 
 /// What the assembly reads and writes in memory: the transposed message, the byte shuffles
 /// for rotations by 16 and 8, the slot of state word 8, and the words that start state
@@ -135,7 +126,7 @@ fn compress8(h: &mut [__m256i; 8], buf: &mut BlockBuffer) {
             "vmovdqa {v13}, ymmword ptr [{buf} + 768]",
             "vmovdqa {v14}, ymmword ptr [{buf} + 800]",
             "vmovdqa {v15}, ymmword ptr [{buf} + 832]",
-            avx2_rounds!(),
+            asm_rounds!(avx2_g4),
             // The new chaining value: words 0..8 xor words 8..16.
             "vpxor {v0}, {v0}, ymmword ptr [{buf} + 576]",
             "vpxor {v1}, {v1}, {v9}",

@@ -21,6 +21,50 @@
 //! hashed [`Platform::simd_degree`] chunks at a time by the SIMD kernels, and across threads
 //! when [`Hasher::set_max_threads`] allows it.
 
+/// One round of an assembly kernel's text: `$g4!` writes four G functions step by step,
+/// given the state words of each and the indices of their message words.
+#[cfg(target_arch = "x86_64")]
+macro_rules! asm_round {
+    ($g4:ident, [$s0:tt, $s1:tt, $s2:tt, $s3:tt, $s4:tt, $s5:tt, $s6:tt, $s7:tt,
+      $s8:tt, $s9:tt, $s10:tt, $s11:tt, $s12:tt, $s13:tt, $s14:tt, $s15:tt]) => {
+        concat!(
+            $g4!(
+                [0, 1, 2, 3],
+                [4, 5, 6, 7],
+                [8, 9, 10, 11],
+                [12, 13, 14, 15],
+                [$s0, $s2, $s4, $s6],
+                [$s1, $s3, $s5, $s7]
+            ),
+            $g4!(
+                [0, 1, 2, 3],
+                [5, 6, 7, 4],
+                [10, 11, 8, 9],
+                [15, 12, 13, 14],
+                [$s8, $s10, $s12, $s14],
+                [$s9, $s11, $s13, $s15]
+            ),
+        )
+    };
+}
+
+/// The seven rounds of an assembly kernel's text: the rows of `MSG_SCHEDULE` written out
+/// (each kernel checks its text against it at compile time, `asm_message_words_match`).
+#[cfg(target_arch = "x86_64")]
+macro_rules! asm_rounds {
+    ($g4:ident) => {
+        concat!(
+            asm_round!($g4, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]),
+            asm_round!($g4, [2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8]),
+            asm_round!($g4, [3, 4, 10, 12, 13, 2, 7, 14, 6, 5, 9, 0, 11, 15, 8, 1]),
+            asm_round!($g4, [10, 7, 12, 9, 14, 3, 13, 15, 4, 0, 11, 2, 5, 8, 1, 6]),
+            asm_round!($g4, [12, 13, 9, 11, 15, 10, 14, 8, 7, 2, 5, 3, 0, 1, 6, 4]),
+            asm_round!($g4, [9, 14, 11, 5, 8, 12, 15, 1, 13, 3, 0, 10, 2, 6, 4, 7]),
+            asm_round!($g4, [11, 15, 5, 0, 1, 9, 8, 6, 14, 10, 2, 12, 3, 4, 7, 13]),
+        )
+    };
+}
+
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
@@ -80,11 +124,12 @@ pub(crate) const MSG_SCHEDULE: [[usize; 16]; 7] = {
     s
 };
 
-/// Whether the message operands `[{buf} + N]` (N < `message_bytes`) of an assembly
-/// kernel's text, in order, are the words `MSG_SCHEDULE` asks for: 8 per four G's (the
-/// four `x` words, then the four `y`), two groups per round. Checked at compile time.
+/// Whether the message operands `[{buf} + W*word_bytes]` of an assembly kernel's text (the
+/// message words; other operands of the buffer are plain offsets), in order, are the words
+/// `MSG_SCHEDULE` asks for: 8 per four G's (the four `x` words, then the four `y`), two
+/// groups per round. Checked at compile time.
 #[cfg(target_arch = "x86_64")]
-const fn asm_message_words_match(text: &[u8], word_bytes: usize, message_bytes: usize) -> bool {
+const fn asm_message_words_match(text: &[u8], word_bytes: usize) -> bool {
     const ORDER: [usize; 16] = [0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15];
     let pattern = b"[{buf} + ";
     let mut found = 0;
@@ -95,17 +140,20 @@ const fn asm_message_words_match(text: &[u8], word_bytes: usize, message_bytes: 
             k += 1;
         }
         if k == pattern.len() {
-            let mut n = 0;
+            let mut word = 0;
             let mut p = at + k;
-            while text[p] != b']' {
-                n = 10 * n + (text[p] - b'0') as usize;
+            while text[p].is_ascii_digit() {
+                word = 10 * word + (text[p] - b'0') as usize;
                 p += 1;
             }
-            if n < message_bytes {
-                if found >= 7 * 16 || n % word_bytes != 0 {
-                    return false;
+            if text[p] == b'*' {
+                let mut scale = 0;
+                p += 1;
+                while text[p].is_ascii_digit() {
+                    scale = 10 * scale + (text[p] - b'0') as usize;
+                    p += 1;
                 }
-                if n / word_bytes != MSG_SCHEDULE[found / 16][ORDER[found % 16]] {
+                if scale != word_bytes || found >= 7 * 16 || word != MSG_SCHEDULE[found / 16][ORDER[found % 16]] {
                     return false;
                 }
                 found += 1;

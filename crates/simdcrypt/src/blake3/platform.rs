@@ -242,7 +242,11 @@ impl<'a, const N: usize> Lanes<'a, N> {
         if inputs.iter().fold(0, |diff, i| diff | (i.len() ^ len)) != 0 {
             return None;
         }
-        Some(Lanes { ptrs: core::array::from_fn(|lane| inputs[lane].as_ptr()), blocks, _inputs: core::marker::PhantomData })
+        Some(Lanes {
+            ptrs: core::array::from_fn(|lane| inputs[lane].as_ptr()),
+            blocks,
+            _inputs: core::marker::PhantomData,
+        })
     }
 
     /// The number of blocks in each input.

@@ -25,14 +25,22 @@ pub(super) fn prefetch_ahead(block: *const u8) {
 
 /// `c += d` for one G; word 8 comes back from its slot into `{t}`.
 macro_rules! sse_c_add {
-    (8, $d:tt) => { concat!("movdqa {t}, xmmword ptr [{buf} + 288]\npaddd {t}, {v", $d, "}\n") };
-    ($c:tt, $d:tt) => { concat!("paddd {v", $c, "}, {v", $d, "}\n") };
+    (8, $d:tt) => {
+        concat!("movdqa {t}, xmmword ptr [{buf} + 288]\npaddd {t}, {v", $d, "}\n")
+    };
+    ($c:tt, $d:tt) => {
+        concat!("paddd {v", $c, "}, {v", $d, "}\n")
+    };
 }
 
 /// `b ^= c` for one G; word 8 is in `{t}`.
 macro_rules! sse_b_xor {
-    ($b:tt, 8) => { concat!("pxor {v", $b, "}, {t}\n") };
-    ($b:tt, $c:tt) => { concat!("pxor {v", $b, "}, {v", $c, "}\n") };
+    ($b:tt, 8) => {
+        concat!("pxor {v", $b, "}, {t}\n")
+    };
+    ($b:tt, $c:tt) => {
+        concat!("pxor {v", $b, "}, {v", $c, "}\n")
+    };
 }
 
 /// Rotation right by `$n` (12 or 7) of word `$b`, with `{t}` as the temporary.
@@ -42,12 +50,11 @@ macro_rules! sse_ror_shift {
     };
 }
 
-/// Four G functions step by step (the order of `g4!`). `$x`, `$y`: byte offsets of their
-/// message words in the buffer.
+/// Four G functions step by step (the order of `g4!`). `$x`, `$y`: their message words.
 macro_rules! sse_g4 {
     ([$($a:tt),*], [$($b:tt),*], [$($c:tt),*], [$($d:tt),*], [$($x:tt),*], [$($y:tt),*]) => {
         concat!(
-            $("paddd {v", $a, "}, xmmword ptr [{buf} + ", $x, "]\n",)*
+            $("paddd {v", $a, "}, xmmword ptr [{buf} + ", $x, "*16]\n",)*
             $("paddd {v", $a, "}, {v", $b, "}\n",)*
             $("pxor {v", $d, "}, {v", $a, "}\n",)*
             "movdqa {t}, xmmword ptr [{buf} + 256]\n",
@@ -56,7 +63,7 @@ macro_rules! sse_g4 {
             $(sse_b_xor!($b, $c),)*
             "movdqa xmmword ptr [{buf} + 288], {t}\n",
             $(sse_ror_shift!($b, 12, 20),)*
-            $("paddd {v", $a, "}, xmmword ptr [{buf} + ", $y, "]\n",)*
+            $("paddd {v", $a, "}, xmmword ptr [{buf} + ", $y, "*16]\n",)*
             $("paddd {v", $a, "}, {v", $b, "}\n",)*
             $("pxor {v", $d, "}, {v", $a, "}\n",)*
             "movdqa {t}, xmmword ptr [{buf} + 272]\n",
@@ -69,39 +76,7 @@ macro_rules! sse_g4 {
     };
 }
 
-/// One round; `[$s..]` is the round's row of `MSG_SCHEDULE` times 16 (byte offsets).
-macro_rules! sse_round {
-    ([$s0:tt, $s1:tt, $s2:tt, $s3:tt, $s4:tt, $s5:tt, $s6:tt, $s7:tt,
-      $s8:tt, $s9:tt, $s10:tt, $s11:tt, $s12:tt, $s13:tt, $s14:tt, $s15:tt]) => {
-        concat!(
-            sse_g4!([0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15], [$s0, $s2, $s4, $s6], [$s1, $s3, $s5, $s7]),
-            sse_g4!([0, 1, 2, 3], [5, 6, 7, 4], [10, 11, 8, 9], [15, 12, 13, 14], [$s8, $s10, $s12, $s14], [$s9, $s11, $s13, $s15]),
-        )
-    };
-}
-
-/// The seven rounds, their message offsets `MSG_SCHEDULE` times 16 (checked below).
-macro_rules! sse_rounds {
-    () => {
-        concat!(
-            sse_round!([0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240]),
-
-            sse_round!([32, 96, 48, 160, 112, 0, 64, 208, 16, 176, 192, 80, 144, 224, 240, 128]),
-
-            sse_round!([48, 64, 160, 192, 208, 32, 112, 224, 96, 80, 144, 0, 176, 240, 128, 16]),
-
-            sse_round!([160, 112, 192, 144, 224, 48, 208, 240, 64, 0, 176, 32, 80, 128, 16, 96]),
-
-            sse_round!([192, 208, 144, 176, 240, 160, 224, 128, 112, 32, 80, 48, 0, 16, 96, 64]),
-
-            sse_round!([144, 224, 176, 80, 128, 192, 240, 16, 208, 48, 0, 160, 32, 96, 64, 112]),
-
-            sse_round!([176, 240, 80, 0, 16, 144, 128, 96, 224, 160, 32, 192, 48, 64, 112, 208]),
-        )
-    };
-}
-
-const _: () = assert!(super::asm_message_words_match(sse_rounds!().as_bytes(), 16, 256));
+const _: () = assert!(super::asm_message_words_match(asm_rounds!(sse_g4).as_bytes(), 16));
 
 /// What the assembly reads and writes in memory (offsets as in its text).
 #[repr(C, align(16))]
@@ -135,7 +110,7 @@ fn compress4(h: &mut [__m128i; 8], buf: &mut BlockBuffer) {
             "movdqa {v13}, xmmword ptr [{buf} + 384]",
             "movdqa {v14}, xmmword ptr [{buf} + 400]",
             "movdqa {v15}, xmmword ptr [{buf} + 416]",
-            sse_rounds!(),
+            asm_rounds!(sse_g4),
             // The new chaining value: words 0..8 xor words 8..16.
             "pxor {v0}, xmmword ptr [{buf} + 288]",
             "pxor {v1}, {v9}",
