@@ -279,6 +279,14 @@ impl ChunkState {
 
     fn fill_buf(&mut self, input: &mut &[u8]) {
         let take = (BLOCK_LEN - self.buf_len as usize).min(input.len());
+        if take == BLOCK_LEN {
+            // A whole block in one fixed-size copy: the kernels read it with wide loads, which
+            // a variable-length copy's narrower stores cannot forward to.
+            self.buf = input[..BLOCK_LEN].try_into().expect("BLOCK_LEN bytes");
+            self.buf_len = BLOCK_LEN as u8;
+            *input = &input[BLOCK_LEN..];
+            return;
+        }
         self.buf[self.buf_len as usize..][..take].copy_from_slice(&input[..take]);
         self.buf_len += take as u8;
         *input = &input[take..];
