@@ -25,10 +25,12 @@ pub(crate) trait HashState: Clone + Send + 'static {
     }
 }
 
-/// The GOST hashers whose update/finalize/platform already have these shapes.
+/// The GOST hashers, whose update/finalize/platform already have these shapes; a `{ ... }`
+/// after a type adds items to its impl (gost94's `py_name`).
 macro_rules! hash_state {
-    ($($t:ty),*) => {$(
+    ($($t:ty $({ $($extra:tt)* })?),*) => {$(
         impl HashState for $t {
+            $($($extra)*)?
             fn absorb(&mut self, data: &[u8]) {
                 self.update(data);
             }
@@ -42,25 +44,20 @@ macro_rules! hash_state {
     )*};
 }
 
-hash_state!(Streebog256, Streebog512, HmacStreebog256, HmacStreebog512);
-
-impl HashState for Gost94 {
-    fn py_name(&self, _class_name: &'static str) -> &'static str {
-        match self.sbox() {
-            simdcrypt::gost94::SBox::CryptoPro => "gost94",
-            simdcrypt::gost94::SBox::Test => "gost94-test",
+hash_state!(
+    Streebog256,
+    Streebog512,
+    HmacStreebog256,
+    HmacStreebog512,
+    Gost94 {
+        fn py_name(&self, _class_name: &'static str) -> &'static str {
+            match self.sbox() {
+                simdcrypt::gost94::SBox::CryptoPro => "gost94",
+                simdcrypt::gost94::SBox::Test => "gost94-test",
+            }
         }
     }
-    fn absorb(&mut self, data: &[u8]) {
-        self.update(data);
-    }
-    fn result(&self) -> Vec<u8> {
-        self.finalize().to_vec()
-    }
-    fn backend_name(&self) -> &'static str {
-        self.platform().name()
-    }
-}
+);
 
 /// Hashes `data` into a state not shared yet, without the GIL for long inputs.
 pub(crate) fn absorb_new<S: HashState>(state: &mut S, data: Option<&Bound<'_, PyAny>>) -> PyResult<()> {

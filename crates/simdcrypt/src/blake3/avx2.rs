@@ -8,6 +8,10 @@ use super::{sse41, IV, OUT_LEN};
 
 pub(super) const DEGREE: usize = 8;
 
+/// How far ahead the assembly kernel prefetches each lane's input: two blocks (the SSE4.1
+/// kernel's four measured the same at 1 MiB and 2% slower at 16 MiB: 4.10 against 4.02 ms).
+const PREFETCH_AHEAD: usize = 2 * super::BLOCK_LEN;
+
 // ---- The compression in assembly. ----
 //
 // With 16 ymm registers, the state (16 vectors), the message (16) and a temporary for the
@@ -107,6 +111,15 @@ struct BlockBuffer {
     start: [__m256i; 8],
 }
 
+// The offsets the assembly text uses.
+const _: () = {
+    assert!(core::mem::offset_of!(BlockBuffer, rot16) == 512);
+    assert!(core::mem::offset_of!(BlockBuffer, rot8) == 544);
+    assert!(core::mem::offset_of!(BlockBuffer, word8) == 576);
+    assert!(core::mem::offset_of!(BlockBuffer, start) == 608);
+    assert!(core::mem::size_of::<BlockBuffer>() == 608 + 8 * 32);
+};
+
 /// One 8-lane compression of the message in `buf.m` into the chaining values `h`.
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -155,7 +168,7 @@ fn compress8(h: &mut [__m256i; 8], buf: &mut BlockBuffer) {
 fn load_message_into(lanes: &Lanes<'_, DEGREE>, block_index: usize, m: &mut [__m256i; 16]) {
     let blocks: [*const u8; DEGREE] = core::array::from_fn(|lane| lanes.block(lane, block_index));
     for block in blocks {
-        crate::cpu::prefetch::<{ 2 * super::BLOCK_LEN }>(block);
+        crate::cpu::prefetch::<PREFETCH_AHEAD>(block);
     }
     for q in 0..4 {
         // Row i: words 4q..4q+4 of input i, then of input i + 4.

@@ -144,8 +144,9 @@ impl Platform {
 
     /// Hashes the inputs of `job` for as long as they have the first input's length, which
     /// must be a whole number (at least one) of blocks, and returns how many it hashed: all
-    /// of them when the lengths are equal, otherwise at least those before the first that
-    /// differs. `out` needs 32 bytes per input.
+    /// of them when the lengths are equal, otherwise never the one that differs nor any
+    /// after it (the AVX-512 kernels stop at the start of the group of 16 that holds it,
+    /// the others just before it). `out` needs 32 bytes per input.
     ///
     /// The AVX-512 kernels check each group's lengths as they go, in the shadow of the
     /// previous group's vector work: for batches of messages, a pass over all the lengths

@@ -91,6 +91,15 @@ struct BlockBuffer {
     start: [__m128i; 8],
 }
 
+// The offsets the assembly text uses.
+const _: () = {
+    assert!(core::mem::offset_of!(BlockBuffer, rot16) == 256);
+    assert!(core::mem::offset_of!(BlockBuffer, rot8) == 272);
+    assert!(core::mem::offset_of!(BlockBuffer, word8) == 288);
+    assert!(core::mem::offset_of!(BlockBuffer, start) == 304);
+    assert!(core::mem::size_of::<BlockBuffer>() == 304 + 8 * 16);
+};
+
 /// One 4-lane compression of the message in `buf.m` into the chaining values `h`.
 #[inline]
 #[target_feature(enable = "sse4.1")]
