@@ -102,6 +102,15 @@ fn batches(c: &mut Criterion) {
             let batch = Batch::new(Mode::Hash);
             b.iter(|| batch.hash_into(black_box(&messages), 32, &mut out).unwrap())
         });
+        // Each backend, to compare with the crate restricted to the same one (its `no_*`
+        // features, as in BENCHMARKS.md).
+        for platform in Platform::all_supported() {
+            group.bench_function(BenchmarkId::new(format!("simdcrypt-batch-{}", platform.name()), len), |b| {
+                let mut batch = Batch::new(Mode::Hash);
+                batch.set_platform(platform);
+                b.iter(|| batch.hash_into(black_box(&messages), 32, &mut out).unwrap())
+            });
+        }
         group.bench_function(BenchmarkId::new("blake3-crate-hash-loop", len), |b| {
             b.iter(|| {
                 for (m, o) in messages.iter().zip(out.chunks_exact_mut(32)) {
