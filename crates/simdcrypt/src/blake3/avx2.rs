@@ -70,9 +70,22 @@ macro_rules! avx2_ror_shift {
     };
 }
 
-/// Four G functions step by step (the order of `g4!`). `$x`, `$y`: their message words.
+/// After the last `b ^= c` of a G step, with word 8 in `{t}`: `park` stores it in its slot;
+/// `finish` (the last step of all) xors words 0..4 into the new chaining value instead,
+/// which saves storing and reloading word 8 just before the next block needs it.
+macro_rules! avx2_word8 {
+    (park) => {
+        "vmovdqa ymmword ptr [{buf} + 576], {t}\n"
+    };
+    (finish) => {
+        "vpxor {v0}, {v0}, {t}\nvpxor {v1}, {v1}, {v9}\nvpxor {v2}, {v2}, {v10}\nvpxor {v3}, {v3}, {v11}\n"
+    };
+}
+
+/// Four G functions step by step (the order of `g4!`). `$x`, `$y`: their message words;
+/// `$end`: what becomes of word 8 at the end (`avx2_word8!`).
 macro_rules! avx2_g4 {
-    ([$($a:tt),*], [$($b:tt),*], [$($c:tt),*], [$($d:tt),*], [$($x:tt),*], [$($y:tt),*]) => {
+    ([$($a:tt),*], [$($b:tt),*], [$($c:tt),*], [$($d:tt),*], [$($x:tt),*], [$($y:tt),*], $end:ident) => {
         concat!(
             $("vpaddd {v", $a, "}, {v", $a, "}, ymmword ptr [{buf} + ", $x, "*32]\n",)*
             $("vpaddd {v", $a, "}, {v", $a, "}, {v", $b, "}\n",)*
@@ -81,7 +94,7 @@ macro_rules! avx2_g4 {
             $("vpshufb {v", $d, "}, {v", $d, "}, {t}\n",)*
             $(avx2_c_add!($c, $d),)*
             $(avx2_b_xor!($b, $c),)*
-            "vmovdqa ymmword ptr [{buf} + 576], {t}\n",
+            avx2_word8!(park),
             $(avx2_ror_shift!($b, 12, 20),)*
             $("vpaddd {v", $a, "}, {v", $a, "}, ymmword ptr [{buf} + ", $y, "*32]\n",)*
             $("vpaddd {v", $a, "}, {v", $a, "}, {v", $b, "}\n",)*
@@ -90,7 +103,7 @@ macro_rules! avx2_g4 {
             $("vpshufb {v", $d, "}, {v", $d, "}, {t}\n",)*
             $(avx2_c_add!($c, $d),)*
             $(avx2_b_xor!($b, $c),)*
-            "vmovdqa ymmword ptr [{buf} + 576], {t}\n",
+            avx2_word8!($end),
             $(avx2_ror_shift!($b, 7, 25),)*
         )
     };
@@ -140,11 +153,7 @@ fn compress8(h: &mut [__m256i; 8], buf: &mut BlockBuffer) {
             "vmovdqa {v14}, ymmword ptr [{buf} + 800]",
             "vmovdqa {v15}, ymmword ptr [{buf} + 832]",
             asm_rounds!(avx2_g4),
-            // The new chaining value: words 0..8 xor words 8..16.
-            "vpxor {v0}, {v0}, ymmword ptr [{buf} + 576]",
-            "vpxor {v1}, {v1}, {v9}",
-            "vpxor {v2}, {v2}, {v10}",
-            "vpxor {v3}, {v3}, {v11}",
+            // The rest of the new chaining value: words 4..8 xor words 12..16.
             "vpxor {v4}, {v4}, {v12}",
             "vpxor {v5}, {v5}, {v13}",
             "vpxor {v6}, {v6}, {v14}",

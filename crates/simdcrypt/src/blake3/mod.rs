@@ -22,10 +22,13 @@
 //! when [`Hasher::set_max_threads`] allows it.
 
 /// One round of an assembly kernel's text: `$g4!` writes four G functions step by step,
-/// given the state words of each and the indices of their message words.
+/// given the state words of each and the indices of their message words. `$end` says what
+/// the diagonal step does with state word 8 after its last use: `park` it in its memory
+/// slot, or (last round) `finish` the new chaining value's words 0..4 while it is still in
+/// a register.
 #[cfg(target_arch = "x86_64")]
 macro_rules! asm_round {
-    ($g4:ident, [$s0:tt, $s1:tt, $s2:tt, $s3:tt, $s4:tt, $s5:tt, $s6:tt, $s7:tt,
+    ($g4:ident, $end:ident, [$s0:tt, $s1:tt, $s2:tt, $s3:tt, $s4:tt, $s5:tt, $s6:tt, $s7:tt,
       $s8:tt, $s9:tt, $s10:tt, $s11:tt, $s12:tt, $s13:tt, $s14:tt, $s15:tt]) => {
         concat!(
             $g4!(
@@ -34,7 +37,8 @@ macro_rules! asm_round {
                 [8, 9, 10, 11],
                 [12, 13, 14, 15],
                 [$s0, $s2, $s4, $s6],
-                [$s1, $s3, $s5, $s7]
+                [$s1, $s3, $s5, $s7],
+                park
             ),
             $g4!(
                 [0, 1, 2, 3],
@@ -42,7 +46,8 @@ macro_rules! asm_round {
                 [10, 11, 8, 9],
                 [15, 12, 13, 14],
                 [$s8, $s10, $s12, $s14],
-                [$s9, $s11, $s13, $s15]
+                [$s9, $s11, $s13, $s15],
+                $end
             ),
         )
     };
@@ -50,17 +55,19 @@ macro_rules! asm_round {
 
 /// The seven rounds of an assembly kernel's text: the rows of `MSG_SCHEDULE` written out
 /// (each kernel checks its text against it at compile time, `asm_message_words_match`).
+/// The text ends with words 0..4 of the new chaining value done; words 4..8 are left to
+/// the kernel (`h[4 + i] = v[4 + i] ^ v[12 + i]`).
 #[cfg(target_arch = "x86_64")]
 macro_rules! asm_rounds {
     ($g4:ident) => {
         concat!(
-            asm_round!($g4, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]),
-            asm_round!($g4, [2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8]),
-            asm_round!($g4, [3, 4, 10, 12, 13, 2, 7, 14, 6, 5, 9, 0, 11, 15, 8, 1]),
-            asm_round!($g4, [10, 7, 12, 9, 14, 3, 13, 15, 4, 0, 11, 2, 5, 8, 1, 6]),
-            asm_round!($g4, [12, 13, 9, 11, 15, 10, 14, 8, 7, 2, 5, 3, 0, 1, 6, 4]),
-            asm_round!($g4, [9, 14, 11, 5, 8, 12, 15, 1, 13, 3, 0, 10, 2, 6, 4, 7]),
-            asm_round!($g4, [11, 15, 5, 0, 1, 9, 8, 6, 14, 10, 2, 12, 3, 4, 7, 13]),
+            asm_round!($g4, park, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]),
+            asm_round!($g4, park, [2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8]),
+            asm_round!($g4, park, [3, 4, 10, 12, 13, 2, 7, 14, 6, 5, 9, 0, 11, 15, 8, 1]),
+            asm_round!($g4, park, [10, 7, 12, 9, 14, 3, 13, 15, 4, 0, 11, 2, 5, 8, 1, 6]),
+            asm_round!($g4, park, [12, 13, 9, 11, 15, 10, 14, 8, 7, 2, 5, 3, 0, 1, 6, 4]),
+            asm_round!($g4, park, [9, 14, 11, 5, 8, 12, 15, 1, 13, 3, 0, 10, 2, 6, 4, 7]),
+            asm_round!($g4, finish, [11, 15, 5, 0, 1, 9, 8, 6, 14, 10, 2, 12, 3, 4, 7, 13]),
         )
     };
 }

@@ -50,9 +50,21 @@ macro_rules! sse_ror_shift {
     };
 }
 
-/// Four G functions step by step (the order of `g4!`). `$x`, `$y`: their message words.
+/// After the last `b ^= c` of a G step, with word 8 in `{t}`: `park` stores it in its slot;
+/// `finish` (the last step of all) xors words 0..4 into the new chaining value instead.
+macro_rules! sse_word8 {
+    (park) => {
+        "movdqa xmmword ptr [{buf} + 288], {t}\n"
+    };
+    (finish) => {
+        "pxor {v0}, {t}\npxor {v1}, {v9}\npxor {v2}, {v10}\npxor {v3}, {v11}\n"
+    };
+}
+
+/// Four G functions step by step (the order of `g4!`). `$x`, `$y`: their message words;
+/// `$end`: what becomes of word 8 at the end (`sse_word8!`).
 macro_rules! sse_g4 {
-    ([$($a:tt),*], [$($b:tt),*], [$($c:tt),*], [$($d:tt),*], [$($x:tt),*], [$($y:tt),*]) => {
+    ([$($a:tt),*], [$($b:tt),*], [$($c:tt),*], [$($d:tt),*], [$($x:tt),*], [$($y:tt),*], $end:ident) => {
         concat!(
             $("paddd {v", $a, "}, xmmword ptr [{buf} + ", $x, "*16]\n",)*
             $("paddd {v", $a, "}, {v", $b, "}\n",)*
@@ -61,7 +73,7 @@ macro_rules! sse_g4 {
             $("pshufb {v", $d, "}, {t}\n",)*
             $(sse_c_add!($c, $d),)*
             $(sse_b_xor!($b, $c),)*
-            "movdqa xmmword ptr [{buf} + 288], {t}\n",
+            sse_word8!(park),
             $(sse_ror_shift!($b, 12, 20),)*
             $("paddd {v", $a, "}, xmmword ptr [{buf} + ", $y, "*16]\n",)*
             $("paddd {v", $a, "}, {v", $b, "}\n",)*
@@ -70,7 +82,7 @@ macro_rules! sse_g4 {
             $("pshufb {v", $d, "}, {t}\n",)*
             $(sse_c_add!($c, $d),)*
             $(sse_b_xor!($b, $c),)*
-            "movdqa xmmword ptr [{buf} + 288], {t}\n",
+            sse_word8!($end),
             $(sse_ror_shift!($b, 7, 25),)*
         )
     };
@@ -120,11 +132,7 @@ fn compress4(h: &mut [__m128i; 8], buf: &mut BlockBuffer) {
             "movdqa {v14}, xmmword ptr [{buf} + 400]",
             "movdqa {v15}, xmmword ptr [{buf} + 416]",
             asm_rounds!(sse_g4),
-            // The new chaining value: words 0..8 xor words 8..16.
-            "pxor {v0}, xmmword ptr [{buf} + 288]",
-            "pxor {v1}, {v9}",
-            "pxor {v2}, {v10}",
-            "pxor {v3}, {v11}",
+            // The rest of the new chaining value: words 4..8 xor words 12..16.
             "pxor {v4}, {v12}",
             "pxor {v5}, {v13}",
             "pxor {v6}, {v14}",
