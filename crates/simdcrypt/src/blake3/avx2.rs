@@ -8,10 +8,6 @@ use super::{sse41, IV, OUT_LEN};
 
 pub(super) const DEGREE: usize = 8;
 
-/// How far ahead the assembly kernel prefetches each lane's input: two blocks (the SSE4.1
-/// kernel's four measured the same at 1 MiB and 2% slower at 16 MiB: 4.10 against 4.02 ms).
-const PREFETCH_AHEAD: usize = 2 * super::BLOCK_LEN;
-
 // ---- The compression in assembly. ----
 //
 // With 16 ymm registers, the state (16 vectors), the message (16) and a temporary for the
@@ -177,7 +173,7 @@ fn compress8(h: &mut [__m256i; 8], buf: &mut BlockBuffer) {
 fn load_message_into(lanes: &Lanes<'_, DEGREE>, block_index: usize, m: &mut [__m256i; 16]) {
     let blocks: [*const u8; DEGREE] = core::array::from_fn(|lane| lanes.block(lane, block_index));
     for block in blocks {
-        crate::cpu::prefetch::<PREFETCH_AHEAD>(block);
+        sse41::prefetch_ahead(block);
     }
     for q in 0..4 {
         // Row i: words 4q..4q+4 of input i, then of input i + 4.
@@ -190,14 +186,18 @@ fn load_message_into(lanes: &Lanes<'_, DEGREE>, block_index: usize, m: &mut [__m
                 _mm_loadu_si128(blocks[i + 4].add(16 * q).cast()),
             )
         });
-        let t0 = _mm256_unpacklo_epi32(r[0], r[1]);
-        let t1 = _mm256_unpackhi_epi32(r[0], r[1]);
-        let t2 = _mm256_unpacklo_epi32(r[2], r[3]);
-        let t3 = _mm256_unpackhi_epi32(r[2], r[3]);
-        m[4 * q] = _mm256_unpacklo_epi64(t0, t2);
-        m[4 * q + 1] = _mm256_unpackhi_epi64(t0, t2);
-        m[4 * q + 2] = _mm256_unpacklo_epi64(t1, t3);
-        m[4 * q + 3] = _mm256_unpackhi_epi64(t1, t3);
+        // Pairs of words first, then the even and the odd word of each pair with `shufps`
+        // (the official crate's order). Unpacking single words first, then pairs, took
+        // 2% longer per block: batch of 1 KiB messages 216.4 against 211.9 us.
+        let (ps, si) = (_mm256_castsi256_ps, _mm256_castps_si256);
+        let t0 = ps(_mm256_unpacklo_epi64(r[0], r[1]));
+        let t1 = ps(_mm256_unpackhi_epi64(r[0], r[1]));
+        let t2 = ps(_mm256_unpacklo_epi64(r[2], r[3]));
+        let t3 = ps(_mm256_unpackhi_epi64(r[2], r[3]));
+        m[4 * q] = si(_mm256_shuffle_ps::<0x88>(t0, t2));
+        m[4 * q + 1] = si(_mm256_shuffle_ps::<0xdd>(t0, t2));
+        m[4 * q + 2] = si(_mm256_shuffle_ps::<0x88>(t1, t3));
+        m[4 * q + 3] = si(_mm256_shuffle_ps::<0xdd>(t1, t3));
     }
 }
 
