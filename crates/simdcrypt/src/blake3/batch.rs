@@ -117,7 +117,9 @@ impl Batch {
     }
 
     fn hash_serial(&self, messages: &[&[u8]], out_len: usize, out: &mut [u8]) {
-        let wide = self.platform.simd_degree() > 1 && out_len <= OUT_LEN;
+        // Every backend, portable too: its kernel loop skips a `Hasher` per message (1024
+        // messages of 64 bytes: 77.5 -> 63.0 us, the crate's portable kernel 60.9).
+        let wide = out_len <= OUT_LEN;
         let len = messages[0].len();
         // Equal whole blocks and 32-byte digests: the kernels read the messages in place and
         // write the digests straight to `out`, for as long as the lengths stay equal.
@@ -133,7 +135,7 @@ impl Batch {
     /// `hash_serial` for lengths that differ, are not whole blocks, or need another output
     /// length.
     fn hash_mixed(&self, messages: &[&[u8]], out_len: usize, out: &mut [u8]) {
-        let wide = self.platform.simd_degree() > 1 && out_len <= OUT_LEN;
+        let wide = out_len <= OUT_LEN;
         // One pass over the lengths when they are all equal.
         let len = messages[0].len();
         let equal = messages.iter().all(|m| m.len() == len);
