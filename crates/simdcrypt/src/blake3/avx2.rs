@@ -21,7 +21,8 @@ pub(super) const DEGREE: usize = 8;
 //   needed between `b ^= c` and the next `c += d`, which reloads it as its memory operand;
 // - its register `{t}` is meanwhile the temporary of the rotations by 12 and 7 and holds
 //   the byte-shuffle mask of the rotations by 16 and 8.
-// 1 MiB 0.945x the crate (0.84x before), 16 MiB 0.94x.
+// 1 MiB 0.945x the crate (0.84x before), 16 MiB 0.94x; with the later changes noted at
+// `avx2_word8!` and `load_message_into`, 0.955-0.973x and 0.97x (BENCHMARKS.md).
 
 /// `c += d` for one G; word 8 comes back from the spill slot into `{t}`.
 macro_rules! avx2_c_add {
