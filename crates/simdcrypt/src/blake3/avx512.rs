@@ -314,9 +314,9 @@ pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
     }
     // Fewer than 8 left: in rows (a block's state as four 128-bit rows), four blocks side by
     // side in 512-bit registers, then one or two in 256-bit registers, three padded to four.
-    // Per 64-byte step (min of 20,000 calls of `hash`, 2-core Xeon VM): four in rows about
-    // 60 ns against 80 ns for a transposed 4-lane kernel in 128-bit registers, which this
-    // replaced; two in rows about 60 ns, one about 49 ns.
+    // Per 64-byte step, 1 KiB inputs (min of 200 x 200 calls, 2-core Xeon VM): four in rows
+    // about 50 ns (a transposed 4-lane kernel in 128-bit registers took 80), two about 44 ns,
+    // one about 45 ns; the crate's assembly 44, 43 and 43.
     if job.inputs.len() - first >= ROWS4 {
         hash_rows4(job, first, &mut out[first * OUT_LEN..]);
         first += ROWS4;
@@ -329,50 +329,247 @@ pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
     job.inputs.len()
 }
 
+// ---- Blocks in rows: a block's state as four 128-bit rows (AVX-512VL for the rotates),
+// one, two or four blocks side by side, one per 128-bit lane of 128-, 256- or 512-bit
+// registers. For what is left after the transposed kernels and for single compressions.
+//
+// One block's rounds are one dependency chain, so these kernels run at the chain's latency
+// as long as nothing is added to it. They are assembly: written with intrinsics, the
+// compiler re-associated `a + m + b` into `a + b + m` in places (the message word, ready
+// early, then waited on `b`, the last value of the step before) and turned the message
+// picks into 512-bit shuffles even for one block: 2 KiB 1,075 ns against the crate's 751.
+//
+// The message stays in four registers, each holding four words of every block (one block
+// per 128-bit lane): the column step's first and second words (`s[0], s[2], s[4], s[6]`
+// and `s[1], s[3], ...`, `s` the round's row of `MSG_SCHEDULE`), then the diagonal step's
+// (`s[14], s[8], s[10], s[12]` and `s[15], s[9], ...`). Between rounds they are permuted
+// in place with lane-local shuffles (`rows_permute!`), which work the same at every width.
+
 /// Blocks per call of `hash_rows4`.
 const ROWS4: usize = 4;
 
-/// `pick` for four blocks at once, one per 128-bit lane of the results.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn pick4<const R: usize, const K0: usize, const K1: usize, const K2: usize, const K3: usize>(
-    m: &[(__m256i, __m256i); 4],
-) -> (__m512i, __m512i) {
-    let idx = pick_index::<R, K0, K1, K2, K3>();
-    let xy = m.map(|(lo, hi)| _mm256_permutex2var_epi32(lo, idx, hi));
-    // [xa ya xb yb] and [xc yc xd yd], then the x lanes and the y lanes of both.
-    let ab = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(xy[0]), xy[1]);
-    let cd = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(xy[2]), xy[3]);
-    (_mm512_shuffle_i64x2::<0b10_00_10_00>(ab, cd), _mm512_shuffle_i64x2::<0b11_01_11_01>(ab, cd))
+/// Half a round in rows: the four G functions of a column (or diagonal) step, one per lane
+/// of the rows a, b, c, d, with message words `$x` and `$y`. Then rows a, c and d are
+/// rotated to line the diagonals up as columns (`$sa`, `$sc`; or back after the diagonal
+/// step). Not row b: it is the last value the step produces, so shuffling it would lengthen
+/// the chain; lane i then holds b[i] and computes diagonal i - 1, which is why the diagonal
+/// words come in the order 14, 8, 10, 12.
+macro_rules! rows_half {
+    ($x:literal, $y:literal, $sa:literal, $sc:literal) => {
+        concat!(
+            "vpaddd {a}, {a}, {",
+            $x,
+            "}\n",
+            "vpaddd {a}, {a}, {b}\n",
+            "vpxord {d}, {d}, {a}\n",
+            "vprord {d}, {d}, 16\n",
+            "vpaddd {c}, {c}, {d}\n",
+            "vpxord {b}, {b}, {c}\n",
+            "vprord {b}, {b}, 12\n",
+            "vpaddd {a}, {a}, {",
+            $y,
+            "}\n",
+            "vpaddd {a}, {a}, {b}\n",
+            "vpxord {d}, {d}, {a}\n",
+            "vprord {d}, {d}, 8\n",
+            "vpaddd {c}, {c}, {d}\n",
+            "vpxord {b}, {b}, {c}\n",
+            "vprord {b}, {b}, 7\n",
+            "vpshufd {a}, {a}, ",
+            $sa,
+            "\n",
+            "vpshufd {d}, {d}, 0x4e\n",
+            "vpshufd {c}, {c}, ",
+            $sc,
+            "\n",
+        )
+    };
 }
 
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn g_rows4(r: &mut [__m512i; 4], x: __m512i, y: __m512i) {
-    r[0] = _mm512_add_epi32(_mm512_add_epi32(r[0], x), r[1]);
-    r[3] = _mm512_ror_epi32::<16>(_mm512_xor_si512(r[3], r[0]));
-    r[2] = _mm512_add_epi32(r[2], r[3]);
-    r[1] = _mm512_ror_epi32::<12>(_mm512_xor_si512(r[1], r[2]));
-    r[0] = _mm512_add_epi32(_mm512_add_epi32(r[0], y), r[1]);
-    r[3] = _mm512_ror_epi32::<8>(_mm512_xor_si512(r[3], r[0]));
-    r[2] = _mm512_add_epi32(r[2], r[3]);
-    r[1] = _mm512_ror_epi32::<7>(_mm512_xor_si512(r[1], r[2]));
+/// The next round's message registers `$q` from this round's `$p`. Word i of the next round
+/// is word `MSG_PERMUTATION[i]` of this one; with X, Y, Z, W the four registers in the
+/// order of `rows_half!`'s words, per 128-bit lane:
+/// X' = (X1, Y1, Y3, X2), Y' = (X3, Z2, X0, W3), Z' = (W0, Y0, Z3, W1), W' = (Z1, W2, Y2, Z0).
+/// Each is one two-source `vshufps` and a `vpshufd` merged under a mask (`{k02}`: words 0
+/// and 2 of each lane, `{k03}`: words 0 and 3).
+macro_rules! rows_permute {
+    ([$p0:literal, $p1:literal, $p2:literal, $p3:literal], [$q0:literal, $q1:literal, $q2:literal, $q3:literal]) => {
+        concat!(
+            "vshufps {",
+            $q0,
+            "}, {",
+            $p0,
+            "}, {",
+            $p1,
+            "}, 0xd9\n",
+            "vpshufd {",
+            $q0,
+            "}, {",
+            $q0,
+            "}, 0x78\n",
+            "vshufps {",
+            $q1,
+            "}, {",
+            $p2,
+            "}, {",
+            $p3,
+            "}, 0xc8\n",
+            "vpshufd {",
+            $q1,
+            "} {{{k02}}}, {",
+            $p0,
+            "}, 0x03\n",
+            "vshufps {",
+            $q2,
+            "}, {",
+            $p1,
+            "}, {",
+            $p2,
+            "}, 0x30\n",
+            "vpshufd {",
+            $q2,
+            "} {{{k03}}}, {",
+            $p3,
+            "}, 0x40\n",
+            "vshufps {",
+            $q3,
+            "}, {",
+            $p3,
+            "}, {",
+            $p1,
+            "}, 0x28\n",
+            "vpshufd {",
+            $q3,
+            "} {{{k03}}}, {",
+            $p2,
+            "}, 0x01\n",
+        )
+    };
 }
 
-/// `round_rows` for four blocks, one per 128-bit lane.
+/// A round in rows with the message in `$p`, preparing the next round's in `$q`.
+macro_rules! rows_round {
+    ([$p0:literal, $p1:literal, $p2:literal, $p3:literal] $(, $q:tt)?) => {
+        concat!(
+            rows_half!($p0, $p1, "0x93", "0x39"),
+            rows_half!($p2, $p3, "0x39", "0x93"),
+            $(rows_permute!([$p0, $p1, $p2, $p3], $q),)?
+        )
+    };
+}
+
+/// The seven rounds in rows. `{m0}`..`{m3}` come in as the block's four 16-byte quarters
+/// (words 0-3, 4-7, 8-11, 12-15) and are arranged into round 0's order in `{n0}`..`{n3}`;
+/// the rounds then alternate between the two sets.
+macro_rules! rows_rounds {
+    () => {
+        concat!(
+            "vshufps {n0}, {m0}, {m1}, 0x88\n",
+            "vshufps {n1}, {m0}, {m1}, 0xdd\n",
+            "vshufps {n2}, {m2}, {m3}, 0x88\n",
+            "vpshufd {n2}, {n2}, 0x93\n",
+            "vshufps {n3}, {m2}, {m3}, 0xdd\n",
+            "vpshufd {n3}, {n3}, 0x93\n",
+            rows_round!(["n0", "n1", "n2", "n3"], ["m0", "m1", "m2", "m3"]),
+            rows_round!(["m0", "m1", "m2", "m3"], ["n0", "n1", "n2", "n3"]),
+            rows_round!(["n0", "n1", "n2", "n3"], ["m0", "m1", "m2", "m3"]),
+            rows_round!(["m0", "m1", "m2", "m3"], ["n0", "n1", "n2", "n3"]),
+            rows_round!(["n0", "n1", "n2", "n3"], ["m0", "m1", "m2", "m3"]),
+            rows_round!(["m0", "m1", "m2", "m3"], ["n0", "n1", "n2", "n3"]),
+            rows_round!(["n0", "n1", "n2", "n3"]),
+        )
+    };
+}
+
+/// Runs `rows_rounds!` on the rows `$r` (registers of class `$class`, type `$t`) with the message
+/// quarters `$m`.
+macro_rules! rows_asm {
+    ($class:ident, $t:ty, $r:ident, $m:ident) => {
+        let (_n0, _n1, _n2, _n3): ($t, $t, $t, $t);
+        // SAFETY: the text reads and writes only its register operands (no memory, no
+        // stack, no flags); AVX-512F and VL are enabled for the calling function.
+        unsafe {
+            core::arch::asm!(
+                rows_rounds!(),
+                a = inout($class) $r[0],
+                b = inout($class) $r[1],
+                c = inout($class) $r[2],
+                d = inout($class) $r[3],
+                m0 = inout($class) $m[0] => _,
+                m1 = inout($class) $m[1] => _,
+                m2 = inout($class) $m[2] => _,
+                m3 = inout($class) $m[3] => _,
+                // Typed outputs, though unused: with `out(zmm_reg) _` the test build
+                // printed an operand as "R19BH" (not a register) and failed to assemble.
+                n0 = out($class) _n0,
+                n1 = out($class) _n1,
+                n2 = out($class) _n2,
+                n3 = out($class) _n3,
+                k02 = in(kreg) 0x5555u16,
+                k03 = in(kreg) 0x9999u16,
+                options(pure, nomem, nostack, preserves_flags),
+            )
+        }
+    };
+}
+
+/// The seven rounds of one block in rows; `m`: the block's four 16-byte quarters.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
-fn round_rows4<const R: usize>(r: &mut [__m512i; 4], m: &[(__m256i, __m256i); 4]) {
-    let (x, y) = pick4::<R, 0, 2, 4, 6>(m);
-    g_rows4(r, x, y);
-    r[0] = _mm512_shuffle_epi32::<0b10_01_00_11>(r[0]);
-    r[2] = _mm512_shuffle_epi32::<0b00_11_10_01>(r[2]);
-    r[3] = _mm512_shuffle_epi32::<0b01_00_11_10>(r[3]);
-    let (x, y) = pick4::<R, 14, 8, 10, 12>(m);
-    g_rows4(r, x, y);
-    r[0] = _mm512_shuffle_epi32::<0b00_11_10_01>(r[0]);
-    r[2] = _mm512_shuffle_epi32::<0b10_01_00_11>(r[2]);
-    r[3] = _mm512_shuffle_epi32::<0b01_00_11_10>(r[3]);
+fn rounds_rows1(r: &mut [__m128i; 4], m: [__m128i; 4]) {
+    rows_asm!(xmm_reg, __m128i, r, m);
+}
+
+/// The seven rounds of two blocks side by side, one per 128-bit lane of `r` and `m`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn rounds_rows2(r: &mut [__m256i; 4], m: [__m256i; 4]) {
+    rows_asm!(ymm_reg, __m256i, r, m);
+}
+
+/// The seven rounds of four blocks side by side, one per 128-bit lane of `r` and `m`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn rounds_rows4(r: &mut [__m512i; 4], m: [__m512i; 4]) {
+    rows_asm!(zmm_reg, __m512i, r, m);
+}
+
+/// Block `b` of an input (one bounds check per block).
+#[inline(always)]
+fn block_at(input: &[u8], b: usize) -> &[u8; BLOCK_LEN] {
+    input[b * BLOCK_LEN..][..BLOCK_LEN].try_into().expect("a block")
+}
+
+/// The four 16-byte quarters (words 0-3, 4-7, 8-11, 12-15) of one to four blocks, block i
+/// in 128-bit lane i, as `rows_asm!` takes them. A macro, not a function or closure: in a
+/// build without LTO the compiler left a closure for this out of line, a call per quarter
+/// and block (4 KiB 2.3x slower).
+macro_rules! quarters {
+    (@one $block:expr, $q:literal) => {{
+        let block: &[u8; BLOCK_LEN] = $block;
+        // SAFETY: `block` is 64 readable bytes and 16 * q + 16 <= 64; loadu has no
+        // alignment requirement.
+        unsafe { _mm_loadu_si128(block.as_ptr().add(16 * $q).cast()) }
+    }};
+    (@two $a:expr, $b:expr, $q:literal) => {
+        _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(quarters!(@one $a, $q)), quarters!(@one $b, $q))
+    };
+    (@four $b:expr, $q:literal) => {
+        _mm512_inserti64x4::<1>(
+            _mm512_castsi256_si512(quarters!(@two $b[0], $b[1], $q)),
+            quarters!(@two $b[2], $b[3], $q),
+        )
+    };
+    ($a:expr) => {
+        [quarters!(@one $a, 0), quarters!(@one $a, 1), quarters!(@one $a, 2), quarters!(@one $a, 3)]
+    };
+    ($a:expr, $b:expr) => {
+        [quarters!(@two $a, $b, 0), quarters!(@two $a, $b, 1), quarters!(@two $a, $b, 2), quarters!(@two $a, $b, 3)]
+    };
+    ($a:expr, $b:expr, $c:expr, $d:expr) => {{
+        let blocks: [&[u8; BLOCK_LEN]; 4] = [$a, $b, $c, $d];
+        [quarters!(@four blocks, 0), quarters!(@four blocks, 1), quarters!(@four blocks, 2), quarters!(@four blocks, 3)]
+    }};
 }
 
 /// Hashes inputs `first..first + 4` in rows, one per 128-bit lane of 512-bit registers.
@@ -383,29 +580,16 @@ fn hash_rows4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     // SAFETY: the key is 32 readable bytes; loadu has no alignment requirement.
     let key = unsafe { [_mm_loadu_si128(job.key.as_ptr().cast()), _mm_loadu_si128(job.key.as_ptr().add(4).cast())] };
     let mut cv = [_mm512_broadcast_i32x4(key[0]), _mm512_broadcast_i32x4(key[1])];
+    // Row d: each block's counter (words 0, 1 of its lane), then per block the block length
+    // and flags (words 2, 3) blended in, rather than the whole row rebuilt from scalars.
     let ctr: [u64; 4] = core::array::from_fn(|i| job.counter_for(first + i));
+    let ctr = _mm512_setr_epi64(ctr[0] as i64, 0, ctr[1] as i64, 0, ctr[2] as i64, 0, ctr[3] as i64, 0);
+    let iv = _mm512_broadcast_i32x4(_mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32));
     for b in 0..blocks {
-        let (block_len, flags) = (job.block_len(b, blocks - 1), job.block_flags(b, blocks - 1));
-        let w = |i: usize| -> [i32; 4] { [ctr[i] as i32, (ctr[i] >> 32) as i32, block_len as i32, flags as i32] };
-        let (t0, t1, t2, t3) = (w(0), w(1), w(2), w(3));
-        let mut r = [
-            cv[0],
-            cv[1],
-            _mm512_broadcast_i32x4(_mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32)),
-            _mm512_setr_epi32(
-                t0[0], t0[1], t0[2], t0[3], t1[0], t1[1], t1[2], t1[3], t2[0], t2[1], t2[2], t2[3], t3[0], t3[1],
-                t3[2], t3[3],
-            ),
-        ];
-        let m: [(__m256i, __m256i); 4] =
-            core::array::from_fn(|i| load_block(inputs[i][b * BLOCK_LEN..][..BLOCK_LEN].try_into().expect("a block")));
-        round_rows4::<0>(&mut r, &m);
-        round_rows4::<1>(&mut r, &m);
-        round_rows4::<2>(&mut r, &m);
-        round_rows4::<3>(&mut r, &m);
-        round_rows4::<4>(&mut r, &m);
-        round_rows4::<5>(&mut r, &m);
-        round_rows4::<6>(&mut r, &m);
+        let tail = _mm512_set1_epi64(block_len_and_flags(job, b, blocks));
+        let mut r = [cv[0], cv[1], iv, _mm512_mask_blend_epi32(0xcccc, ctr, tail)];
+        let at = |i: usize| block_at(inputs[i], b);
+        rounds_rows4(&mut r, quarters!(at(0), at(1), at(2), at(3)));
         cv = [_mm512_xor_si512(r[0], r[2]), _mm512_xor_si512(r[1], r[3])];
     }
     // Lane i of cv[0] and cv[1] is input i's chaining value.
@@ -431,28 +615,22 @@ fn hash_rows4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
 }
 
 /// Hashes inputs `first..` (one or two) one block at a time in rows; two go side by side
-/// in 256-bit registers (`round_rows2`).
+/// in 256-bit registers.
 #[target_feature(enable = "avx512f,avx512vl")]
 fn hash_rows(job: &HashManyJob<'_>, first: usize, count: usize, out: &mut [u8]) {
     // SAFETY: the key is 32 readable bytes; loadu has no alignment requirement.
     let key = unsafe { [_mm_loadu_si128(job.key.as_ptr().cast()), _mm_loadu_si128(job.key.as_ptr().add(4).cast())] };
     let inputs = &job.inputs[first..first + count];
     let blocks = inputs[0].len() / BLOCK_LEN;
-    let block = |input: &[u8], b: usize| load_block(input[b * BLOCK_LEN..][..BLOCK_LEN].try_into().expect("a block"));
     let cvs: [[__m128i; 2]; 2] = match inputs {
         [a] => {
             let mut cv = key;
+            let ctr = _mm_set_epi64x(0, job.counter_for(first) as i64);
+            let iv = _mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32);
             for b in 0..blocks {
-                let (block_len, flags) = (job.block_len(b, blocks - 1), job.block_flags(b, blocks - 1));
-                let mut r = init_rows(cv, job.counter_for(first), block_len, flags);
-                let (lo, hi) = block(a, b);
-                round_rows::<0>(&mut r, lo, hi);
-                round_rows::<1>(&mut r, lo, hi);
-                round_rows::<2>(&mut r, lo, hi);
-                round_rows::<3>(&mut r, lo, hi);
-                round_rows::<4>(&mut r, lo, hi);
-                round_rows::<5>(&mut r, lo, hi);
-                round_rows::<6>(&mut r, lo, hi);
+                let tail = _mm_set1_epi64x(block_len_and_flags(job, b, blocks));
+                let mut r = [cv[0], cv[1], iv, _mm_blend_epi32::<0b1100>(ctr, tail)];
+                rounds_rows1(&mut r, quarters!(block_at(a, b)));
                 cv = [_mm_xor_si128(r[0], r[2]), _mm_xor_si128(r[1], r[3])];
             }
             [cv, cv]
@@ -461,23 +639,12 @@ fn hash_rows(job: &HashManyJob<'_>, first: usize, count: usize, out: &mut [u8]) 
             let both = |x: __m128i| _mm256_set_m128i(x, x);
             let mut cv = [both(key[0]), both(key[1])];
             let (ctr_a, ctr_b) = (job.counter_for(first), job.counter_for(first + 1));
+            let ctr = _mm256_setr_epi64x(ctr_a as i64, 0, ctr_b as i64, 0);
+            let iv = both(_mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32));
             for b in 0..blocks {
-                let (block_len, flags) = (job.block_len(b, blocks - 1), job.block_flags(b, blocks - 1));
-                let tail = |ctr: u64| _mm_setr_epi32(ctr as i32, (ctr >> 32) as i32, block_len as i32, flags as i32);
-                let mut r = [
-                    cv[0],
-                    cv[1],
-                    both(_mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32)),
-                    _mm256_set_m128i(tail(ctr_b), tail(ctr_a)),
-                ];
-                let (ma, mb) = (block(a, b), block(b_input, b));
-                round_rows2::<0>(&mut r, ma, mb);
-                round_rows2::<1>(&mut r, ma, mb);
-                round_rows2::<2>(&mut r, ma, mb);
-                round_rows2::<3>(&mut r, ma, mb);
-                round_rows2::<4>(&mut r, ma, mb);
-                round_rows2::<5>(&mut r, ma, mb);
-                round_rows2::<6>(&mut r, ma, mb);
+                let tail = _mm256_set1_epi64x(block_len_and_flags(job, b, blocks));
+                let mut r = [cv[0], cv[1], iv, _mm256_blend_epi32::<0b1100_1100>(ctr, tail)];
+                rounds_rows2(&mut r, quarters!(block_at(a, b), block_at(b_input, b)));
                 cv = [_mm256_xor_si256(r[0], r[2]), _mm256_xor_si256(r[1], r[3])];
             }
             let lane = |v: __m256i| (_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
@@ -495,121 +662,20 @@ fn hash_rows(job: &HashManyJob<'_>, first: usize, count: usize, out: &mut [u8]) 
     }
 }
 
-// ---- One block at a time, the state as four 128-bit rows (AVX-512VL for the rotates). ----
-
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn g_rows(r: &mut [__m128i; 4], x: __m128i, y: __m128i) {
-    r[0] = _mm_add_epi32(_mm_add_epi32(r[0], x), r[1]);
-    r[3] = _mm_ror_epi32::<16>(_mm_xor_si128(r[3], r[0]));
-    r[2] = _mm_add_epi32(r[2], r[3]);
-    r[1] = _mm_ror_epi32::<12>(_mm_xor_si128(r[1], r[2]));
-    r[0] = _mm_add_epi32(_mm_add_epi32(r[0], y), r[1]);
-    r[3] = _mm_ror_epi32::<8>(_mm_xor_si128(r[3], r[0]));
-    r[2] = _mm_add_epi32(r[2], r[3]);
-    r[1] = _mm_ror_epi32::<7>(_mm_xor_si128(r[1], r[2]));
-}
-
-/// Gathers round `R`'s message words `s[k]`, `s[k + 2]`, `s[k + 4]`, `s[k + 6]` into the
-/// low row and `s[k + 1]`, `s[k + 3]`, ... into the high row, with one two-source permute of
-/// the message held in two 256-bit halves (256-bit registers keep the core out of the
-/// 512-bit frequency license, which single blocks cannot pay back).
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn pick<const R: usize, const K0: usize, const K1: usize, const K2: usize, const K3: usize>(
-    lo: __m256i,
-    hi: __m256i,
-) -> (__m128i, __m128i) {
-    let both = _mm256_permutex2var_epi32(lo, pick_index::<R, K0, K1, K2, K3>(), hi);
-    (_mm256_castsi256_si128(both), _mm256_extracti128_si256::<1>(both))
-}
-
-/// The `vpermt2d` index of `pick`: words `s[K0]`, `s[K1]`, ... then `s[K0 + 1]`, ....
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn pick_index<const R: usize, const K0: usize, const K1: usize, const K2: usize, const K3: usize>() -> __m256i {
-    let s = &MSG_SCHEDULE[R];
-    let w = |k: usize| s[k] as i32;
-    _mm256_setr_epi32(w(K0), w(K1), w(K2), w(K3), w(K0 + 1), w(K1 + 1), w(K2 + 1), w(K3 + 1))
-}
-
-/// `pick` for two blocks at once: the low 128-bit lane of each result is block `a`'s, the
-/// high lane block `b`'s (the layout of `round_rows2`).
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn pick2<const R: usize, const K0: usize, const K1: usize, const K2: usize, const K3: usize>(
-    a: (__m256i, __m256i),
-    b: (__m256i, __m256i),
-) -> (__m256i, __m256i) {
-    let idx = pick_index::<R, K0, K1, K2, K3>();
-    let xy_a = _mm256_permutex2var_epi32(a.0, idx, a.1);
-    let xy_b = _mm256_permutex2var_epi32(b.0, idx, b.1);
-    (_mm256_permute2x128_si256::<0x20>(xy_a, xy_b), _mm256_permute2x128_si256::<0x31>(xy_a, xy_b))
-}
-
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn g_rows2(r: &mut [__m256i; 4], x: __m256i, y: __m256i) {
-    r[0] = _mm256_add_epi32(_mm256_add_epi32(r[0], x), r[1]);
-    r[3] = _mm256_ror_epi32::<16>(_mm256_xor_si256(r[3], r[0]));
-    r[2] = _mm256_add_epi32(r[2], r[3]);
-    r[1] = _mm256_ror_epi32::<12>(_mm256_xor_si256(r[1], r[2]));
-    r[0] = _mm256_add_epi32(_mm256_add_epi32(r[0], y), r[1]);
-    r[3] = _mm256_ror_epi32::<8>(_mm256_xor_si256(r[3], r[0]));
-    r[2] = _mm256_add_epi32(r[2], r[3]);
-    r[1] = _mm256_ror_epi32::<7>(_mm256_xor_si256(r[1], r[2]));
-}
-
-/// `round_rows` for two blocks side by side, one per 128-bit lane: the in-lane shuffles
-/// that line up the diagonals serve both, so two blocks cost little more than one.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn round_rows2<const R: usize>(r: &mut [__m256i; 4], a: (__m256i, __m256i), b: (__m256i, __m256i)) {
-    let (x, y) = pick2::<R, 0, 2, 4, 6>(a, b);
-    g_rows2(r, x, y);
-    r[0] = _mm256_shuffle_epi32::<0b10_01_00_11>(r[0]);
-    r[2] = _mm256_shuffle_epi32::<0b00_11_10_01>(r[2]);
-    r[3] = _mm256_shuffle_epi32::<0b01_00_11_10>(r[3]);
-    let (x, y) = pick2::<R, 14, 8, 10, 12>(a, b);
-    g_rows2(r, x, y);
-    r[0] = _mm256_shuffle_epi32::<0b00_11_10_01>(r[0]);
-    r[2] = _mm256_shuffle_epi32::<0b10_01_00_11>(r[2]);
-    r[3] = _mm256_shuffle_epi32::<0b01_00_11_10>(r[3]);
-}
-
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn round_rows<const R: usize>(r: &mut [__m128i; 4], lo: __m256i, hi: __m256i) {
-    let (x, y) = pick::<R, 0, 2, 4, 6>(lo, hi);
-    g_rows(r, x, y);
-    // Line the diagonals up as columns by rotating rows a, c and d, not b: b is the last
-    // value a half-round produces, so shuffling it would lengthen the critical path. Lane i
-    // then holds b[i] and computes diagonal i - 1, so the message words come in that order.
-    r[0] = _mm_shuffle_epi32::<0b10_01_00_11>(r[0]);
-    r[2] = _mm_shuffle_epi32::<0b00_11_10_01>(r[2]);
-    r[3] = _mm_shuffle_epi32::<0b01_00_11_10>(r[3]);
-    let (x, y) = pick::<R, 14, 8, 10, 12>(lo, hi);
-    g_rows(r, x, y);
-    r[0] = _mm_shuffle_epi32::<0b00_11_10_01>(r[0]);
-    r[2] = _mm_shuffle_epi32::<0b10_01_00_11>(r[2]);
-    r[3] = _mm_shuffle_epi32::<0b01_00_11_10>(r[3]);
-}
-
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn compress_rows(cv: &CvWords, block: &[u8; BLOCK_LEN], block_len: u8, counter: u64, flags: u8) -> [__m128i; 4] {
     // SAFETY: `cv` is 32 readable bytes; loadu has no alignment requirement.
     let cv = unsafe { [_mm_loadu_si128(cv.as_ptr().cast()), _mm_loadu_si128(cv.as_ptr().add(4).cast())] };
     let mut r = init_rows(cv, counter, block_len, flags);
-    let (lo, hi) = load_block(block);
-    round_rows::<0>(&mut r, lo, hi);
-    round_rows::<1>(&mut r, lo, hi);
-    round_rows::<2>(&mut r, lo, hi);
-    round_rows::<3>(&mut r, lo, hi);
-    round_rows::<4>(&mut r, lo, hi);
-    round_rows::<5>(&mut r, lo, hi);
-    round_rows::<6>(&mut r, lo, hi);
+    rounds_rows1(&mut r, quarters!(block));
     r
+}
+
+/// Block `b`'s length and flags as the 64-bit word they form in words 2 and 3 of row d.
+#[inline(always)]
+fn block_len_and_flags(job: &HashManyJob<'_>, b: usize, blocks: usize) -> i64 {
+    i64::from(job.block_len(b, blocks - 1)) | i64::from(job.block_flags(b, blocks - 1)) << 32
 }
 
 /// The state rows before the first round: the chaining value, the IV's first half, and
@@ -623,14 +689,6 @@ fn init_rows(cv: [__m128i; 2], counter: u64, block_len: u8, flags: u8) -> [__m12
         _mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32),
         _mm_setr_epi32(counter as i32, (counter >> 32) as i32, block_len as i32, flags as i32),
     ]
-}
-
-/// A block as two 256-bit halves, for `pick`.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn load_block(block: &[u8; BLOCK_LEN]) -> (__m256i, __m256i) {
-    // SAFETY: `block` is 64 readable bytes; loadu has no alignment requirement.
-    unsafe { (_mm256_loadu_si256(block.as_ptr().cast()), _mm256_loadu_si256(block.as_ptr().add(32).cast())) }
 }
 
 /// One compression keeping only the new chaining value.

@@ -198,6 +198,11 @@ fn cv_bytes(cv: &CvWords) -> CvBytes {
     out
 }
 
+/// The key words of key derivation for `context`: the context string's own digest.
+fn context_key(context: &str) -> CvWords {
+    key_words(&one_shot(context.as_bytes(), &IV, DERIVE_KEY_CONTEXT))
+}
+
 /// Which of BLAKE3's three functions to compute.
 #[derive(Clone, Copy, Debug)]
 pub enum Mode<'a> {
@@ -215,11 +220,7 @@ impl Mode<'_> {
         match self {
             Mode::Hash => (IV, 0),
             Mode::KeyedHash(key) => (key_words(key), KEYED_HASH),
-            Mode::DeriveKey(context) => {
-                let mut ctx = Hasher::new_internal(&IV, DERIVE_KEY_CONTEXT);
-                ctx.update(context.as_bytes());
-                (key_words(&ctx.finalize()), DERIVE_KEY_MATERIAL)
-            }
+            Mode::DeriveKey(context) => (context_key(context), DERIVE_KEY_MATERIAL),
         }
     }
 }
@@ -805,23 +806,71 @@ fn one_block_hash(key: &CvWords, flags: u8, input: &[u8]) -> [u8; OUT_LEN] {
     cv_bytes(&cv)
 }
 
-/// The BLAKE3 digest of `input`.
-pub fn hash(input: &[u8]) -> [u8; OUT_LEN] {
-    if input.len() <= BLOCK_LEN {
-        return one_block_hash(&IV, 0, input);
+/// The root output of a whole input on one thread, without a `Hasher`: one chunk state, or
+/// the tree below the root hashed in one descent. A hasher's subtree bookkeeping and
+/// chaining-value stack cost more than a chunk's worth of rounds on short inputs.
+fn hash_all_at_once(input: &[u8], key: &CvWords, flags: u8, platform: Platform) -> Output {
+    if input.len() <= CHUNK_LEN {
+        return ChunkState::new(key, 0, flags, platform).update(input).output();
     }
-    Hasher::new().update(input).finalize()
+    let block = compress_subtree_to_parent_node(input, key, 0, flags, platform, false);
+    Output { input_cv: *key, block, block_len: BLOCK_LEN as u8, counter: 0, flags: flags | PARENT, platform }
 }
 
-/// The keyed BLAKE3 digest (MAC) of `input`.
-pub fn keyed_hash(key: &[u8; KEY_LEN], input: &[u8]) -> [u8; OUT_LEN] {
+/// The 32-byte root digest of a whole input (`hash_all_at_once`).
+fn one_shot(input: &[u8], key: &CvWords, flags: u8) -> [u8; OUT_LEN] {
     if input.len() <= BLOCK_LEN {
-        return one_block_hash(&key_words(key), KEYED_HASH, input);
+        return one_block_hash(key, flags, input);
     }
-    Hasher::new_keyed(key).update(input).finalize()
+    let block = hash_all_at_once(input, key, flags, Platform::detect()).root_output_block(0);
+    block[..OUT_LEN].try_into().expect("64-byte block")
+}
+
+/// The BLAKE3 digest of `input`, on one thread (for several, [`Hasher::set_max_threads`]).
+pub fn hash(input: &[u8]) -> [u8; OUT_LEN] {
+    one_shot(input, &IV, 0)
+}
+
+/// The keyed BLAKE3 digest (MAC) of `input`, on one thread.
+pub fn keyed_hash(key: &[u8; KEY_LEN], input: &[u8]) -> [u8; OUT_LEN] {
+    one_shot(input, &key_words(key), KEYED_HASH)
 }
 
 /// A 32-byte key derived from `key_material` for the purpose named by `context`.
 pub fn derive_key(context: &str, key_material: &[u8]) -> [u8; OUT_LEN] {
-    Hasher::new_derive_key(context).update(key_material).finalize()
+    one_shot(key_material, &context_key(context), DERIVE_KEY_MATERIAL)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Backend;
+
+    /// The one-shot tree descent (`hash_all_at_once`, which `hash` uses on the detected
+    /// backend only) against a `Hasher` on each backend, at lengths around every kernel
+    /// width and tree shape, in the default and keyed modes.
+    #[test]
+    fn hash_all_at_once_matches_hasher_every_backend() {
+        let data: Vec<u8> =
+            (0..40 * CHUNK_LEN as u32 + 7).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8).collect();
+        let mut lengths = vec![0, 1, 63, 64, 65, 1023, 1024, 1025, 40 * CHUNK_LEN + 7];
+        for chunks in [2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33] {
+            lengths.extend([chunks * CHUNK_LEN - 1, chunks * CHUNK_LEN, chunks * CHUNK_LEN + 1]);
+        }
+        let key = key_words(&[7; KEY_LEN]);
+        let mut exercised = Vec::new();
+        for platform in Platform::all_supported() {
+            exercised.push(platform.name());
+            for &len in &lengths {
+                for (key, flags) in [(IV, 0), (key, KEYED_HASH)] {
+                    let input = &data[..len];
+                    let got = hash_all_at_once(input, &key, flags, platform).root_output_block(0);
+                    let mut hasher = Hasher::new_internal(&key, flags);
+                    let expected = hasher.set_platform(platform).update(input).finalize();
+                    assert_eq!(got[..OUT_LEN], expected, "{platform:?} len {len} flags {flags}");
+                }
+            }
+        }
+        println!("hash_all_at_once_matches_hasher_every_backend: blake3 backends exercised: {}", exercised.join(", "));
+    }
 }
