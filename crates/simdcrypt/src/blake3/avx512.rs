@@ -354,34 +354,27 @@ const ROWS4: usize = 4;
 /// step). Not row b: it is the last value the step produces, so shuffling it would lengthen
 /// the chain; lane i then holds b[i] and computes diagonal i - 1, which is why the diagonal
 /// words come in the order 14, 8, 10, 12.
+#[rustfmt::skip]
 macro_rules! rows_half {
     ($x:literal, $y:literal, $sa:literal, $sc:literal) => {
         concat!(
-            "vpaddd {a}, {a}, {",
-            $x,
-            "}\n",
+            "vpaddd {a}, {a}, {", $x, "}\n",
             "vpaddd {a}, {a}, {b}\n",
             "vpxord {d}, {d}, {a}\n",
             "vprord {d}, {d}, 16\n",
             "vpaddd {c}, {c}, {d}\n",
             "vpxord {b}, {b}, {c}\n",
             "vprord {b}, {b}, 12\n",
-            "vpaddd {a}, {a}, {",
-            $y,
-            "}\n",
+            "vpaddd {a}, {a}, {", $y, "}\n",
             "vpaddd {a}, {a}, {b}\n",
             "vpxord {d}, {d}, {a}\n",
             "vprord {d}, {d}, 8\n",
             "vpaddd {c}, {c}, {d}\n",
             "vpxord {b}, {b}, {c}\n",
             "vprord {b}, {b}, 7\n",
-            "vpshufd {a}, {a}, ",
-            $sa,
-            "\n",
+            "vpshufd {a}, {a}, ", $sa, "\n",
             "vpshufd {d}, {d}, 0x4e\n",
-            "vpshufd {c}, {c}, ",
-            $sc,
-            "\n",
+            "vpshufd {c}, {c}, ", $sc, "\n",
         )
     };
 }
@@ -392,57 +385,18 @@ macro_rules! rows_half {
 /// X' = (X1, Y1, Y3, X2), Y' = (X3, Z2, X0, W3), Z' = (W0, Y0, Z3, W1), W' = (Z1, W2, Y2, Z0).
 /// Each is one two-source `vshufps` and a `vpshufd` merged under a mask (`{k02}`: words 0
 /// and 2 of each lane, `{k03}`: words 0 and 3).
+#[rustfmt::skip]
 macro_rules! rows_permute {
     ([$p0:literal, $p1:literal, $p2:literal, $p3:literal], [$q0:literal, $q1:literal, $q2:literal, $q3:literal]) => {
         concat!(
-            "vshufps {",
-            $q0,
-            "}, {",
-            $p0,
-            "}, {",
-            $p1,
-            "}, 0xd9\n",
-            "vpshufd {",
-            $q0,
-            "}, {",
-            $q0,
-            "}, 0x78\n",
-            "vshufps {",
-            $q1,
-            "}, {",
-            $p2,
-            "}, {",
-            $p3,
-            "}, 0xc8\n",
-            "vpshufd {",
-            $q1,
-            "} {{{k02}}}, {",
-            $p0,
-            "}, 0x03\n",
-            "vshufps {",
-            $q2,
-            "}, {",
-            $p1,
-            "}, {",
-            $p2,
-            "}, 0x30\n",
-            "vpshufd {",
-            $q2,
-            "} {{{k03}}}, {",
-            $p3,
-            "}, 0x40\n",
-            "vshufps {",
-            $q3,
-            "}, {",
-            $p3,
-            "}, {",
-            $p1,
-            "}, 0x28\n",
-            "vpshufd {",
-            $q3,
-            "} {{{k03}}}, {",
-            $p2,
-            "}, 0x01\n",
+            "vshufps {", $q0, "}, {", $p0, "}, {", $p1, "}, 0xd9\n",
+            "vpshufd {", $q0, "}, {", $q0, "}, 0x78\n",
+            "vshufps {", $q1, "}, {", $p2, "}, {", $p3, "}, 0xc8\n",
+            "vpshufd {", $q1, "} {{{k02}}}, {", $p0, "}, 0x03\n",
+            "vshufps {", $q2, "}, {", $p1, "}, {", $p2, "}, 0x30\n",
+            "vpshufd {", $q2, "} {{{k03}}}, {", $p3, "}, 0x40\n",
+            "vshufps {", $q3, "}, {", $p3, "}, {", $p1, "}, 0x28\n",
+            "vpshufd {", $q3, "} {{{k03}}}, {", $p2, "}, 0x01\n",
         )
     };
 }
