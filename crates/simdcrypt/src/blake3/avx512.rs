@@ -383,8 +383,9 @@ macro_rules! rows_half {
 /// is word `MSG_PERMUTATION[i]` of this one; with X, Y, Z, W the four registers in the
 /// order of `rows_half!`'s words, per 128-bit lane:
 /// X' = (X1, Y1, Y3, X2), Y' = (X3, Z2, X0, W3), Z' = (W0, Y0, Z3, W1), W' = (Z1, W2, Y2, Z0).
-/// Each is one two-source `vshufps` and a `vpshufd` merged under a mask (`{k02}`: words 0
-/// and 2 of each lane, `{k03}`: words 0 and 3).
+/// Each is one two-source `vshufps` and one `vpshufd`, for Y', Z' and W' merged into the
+/// `vshufps` result under a mask (`{k02}`: words 0 and 2 of each lane, `{k03}`: words 0
+/// and 3). The tests check every width against the portable kernel.
 #[rustfmt::skip]
 macro_rules! rows_permute {
     ([$p0:literal, $p1:literal, $p2:literal, $p3:literal], [$q0:literal, $q1:literal, $q2:literal, $q3:literal]) => {
@@ -435,8 +436,8 @@ macro_rules! rows_rounds {
     };
 }
 
-/// Runs `rows_rounds!` on the rows `$r` (registers of class `$class`, type `$t`) with the message
-/// quarters `$m`.
+/// Runs `rows_rounds!` on the rows `$r` (registers of class `$class`, type `$t`) with the
+/// message quarters `$m`.
 macro_rules! rows_asm {
     ($class:ident, $t:ty, $r:ident, $m:ident) => {
         let (_n0, _n1, _n2, _n3): ($t, $t, $t, $t);
