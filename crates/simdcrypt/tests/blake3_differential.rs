@@ -128,12 +128,14 @@ fn reset_and_count() {
     assert_eq!(h.finalize(), *blake3::keyed_hash(&KEY, b"abc").as_bytes());
 }
 
-/// The one-shot functions, which hash an input of one chunk or less without a `Hasher`,
-/// against the crate's, at every length up to two chunks.
+/// The one-shot functions, which hash without a `Hasher` (one compression, one chunk
+/// state, or one descent of the tree), against the crate's, at every length up to two
+/// chunks and at lengths around larger tree shapes.
 #[test]
 fn one_shot_functions_match_the_crate() {
-    let data = common::random_bytes(7, 2049);
-    for len in 0..=2049 {
+    let data = common::random_bytes(7, 100 * 1024 + 1);
+    let larger = [3 << 10, (4 << 10) + 1, (16 << 10) - 1, (17 << 10) + 5, 100 << 10, (100 << 10) + 1];
+    for len in (0..=2049).chain(larger) {
         let m = &data[..len];
         assert_eq!(simdcrypt::blake3::hash(m), *blake3::hash(m).as_bytes(), "hash, {len} bytes");
         assert_eq!(

@@ -535,11 +535,11 @@ fn hash_rows4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     // SAFETY: the key is 32 readable bytes; loadu has no alignment requirement.
     let key = unsafe { [_mm_loadu_si128(job.key.as_ptr().cast()), _mm_loadu_si128(job.key.as_ptr().add(4).cast())] };
     let mut cv = [_mm512_broadcast_i32x4(key[0]), _mm512_broadcast_i32x4(key[1])];
-    // Row d: each block's counter (words 0, 1 of its lane), then per block the block length
-    // and flags (words 2, 3) blended in, rather than the whole row rebuilt from scalars.
+    // Row d: each block's counter (words 0, 1 of its lane), set once; each block's length
+    // and flags (words 2, 3) blended in per block.
     let ctr: [u64; 4] = core::array::from_fn(|i| job.counter_for(first + i));
     let ctr = _mm512_setr_epi64(ctr[0] as i64, 0, ctr[1] as i64, 0, ctr[2] as i64, 0, ctr[3] as i64, 0);
-    let iv = _mm512_broadcast_i32x4(_mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32));
+    let iv = _mm512_broadcast_i32x4(iv_row());
     for b in 0..blocks {
         let tail = _mm512_set1_epi64(block_len_and_flags(job, b, blocks));
         let mut r = [cv[0], cv[1], iv, _mm512_mask_blend_epi32(0xcccc, ctr, tail)];
@@ -580,11 +580,9 @@ fn hash_rows(job: &HashManyJob<'_>, first: usize, count: usize, out: &mut [u8]) 
     let cvs: [[__m128i; 2]; 2] = match inputs {
         [a] => {
             let mut cv = key;
-            let ctr = _mm_set_epi64x(0, job.counter_for(first) as i64);
-            let iv = _mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32);
             for b in 0..blocks {
-                let tail = _mm_set1_epi64x(block_len_and_flags(job, b, blocks));
-                let mut r = [cv[0], cv[1], iv, _mm_blend_epi32::<0b1100>(ctr, tail)];
+                let (block_len, flags) = (job.block_len(b, blocks - 1), job.block_flags(b, blocks - 1));
+                let mut r = init_rows(cv, job.counter_for(first), block_len, flags);
                 rounds_rows1(&mut r, quarters!(block_at(a, b)));
                 cv = [_mm_xor_si128(r[0], r[2]), _mm_xor_si128(r[1], r[3])];
             }
@@ -595,7 +593,7 @@ fn hash_rows(job: &HashManyJob<'_>, first: usize, count: usize, out: &mut [u8]) 
             let mut cv = [both(key[0]), both(key[1])];
             let (ctr_a, ctr_b) = (job.counter_for(first), job.counter_for(first + 1));
             let ctr = _mm256_setr_epi64x(ctr_a as i64, 0, ctr_b as i64, 0);
-            let iv = both(_mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32));
+            let iv = both(iv_row());
             for b in 0..blocks {
                 let tail = _mm256_set1_epi64x(block_len_and_flags(job, b, blocks));
                 let mut r = [cv[0], cv[1], iv, _mm256_blend_epi32::<0b1100_1100>(ctr, tail)];
@@ -627,6 +625,13 @@ fn compress_rows(cv: &CvWords, block: &[u8; BLOCK_LEN], block_len: u8, counter: 
     r
 }
 
+/// Row c before the first round: the IV's first half.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn iv_row() -> __m128i {
+    _mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32)
+}
+
 /// Block `b`'s length and flags as the 64-bit word they form in words 2 and 3 of row d.
 #[inline(always)]
 fn block_len_and_flags(job: &HashManyJob<'_>, b: usize, blocks: usize) -> i64 {
@@ -638,12 +643,7 @@ fn block_len_and_flags(job: &HashManyJob<'_>, b: usize, blocks: usize) -> i64 {
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn init_rows(cv: [__m128i; 2], counter: u64, block_len: u8, flags: u8) -> [__m128i; 4] {
-    [
-        cv[0],
-        cv[1],
-        _mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32),
-        _mm_setr_epi32(counter as i32, (counter >> 32) as i32, block_len as i32, flags as i32),
-    ]
+    [cv[0], cv[1], iv_row(), _mm_setr_epi32(counter as i32, (counter >> 32) as i32, block_len as i32, flags as i32)]
 }
 
 /// One compression keeping only the new chaining value.
