@@ -323,14 +323,44 @@ pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
         hash8(job, first, &mut out[first * OUT_LEN..]);
         first += DEGREE;
     }
-    // Two to seven left over: one padded 8-lane call (a 256-bit step costs about what a
-    // 128-bit one does); one: the SSE4.1 path, which hashes it in portable code.
+    // One or two left over: in rows (below); three to seven: one padded 8-lane call.
     match job.inputs.len() - first {
         0 => {}
-        1 => {
-            let rest = HashManyJob { inputs: &job.inputs[first..], counter: job.counter_for(first), ..*job };
-            sse41::hash_many(&rest, &mut out[first * OUT_LEN..]);
-        }
+        n @ (1 | 2) => hash_rows(job, first, n, &mut out[first * OUT_LEN..]),
         _ => padded_call::<DEGREE>(job, first, &mut out[first * OUT_LEN..], |j, o| hash8(j, 0, o)),
     }
 }
+
+// ---- Blocks in rows (`rows.rs`): a block's state as four 128-bit rows, one block in
+// 128-bit registers or two side by side in 256-bit ones, for what is left after `hash8`
+// and for single compressions. The 8-lane kernel spends as long on one padded step as
+// on eight blocks.
+
+/// The byte shuffles that rotate each 32-bit word right by 16 and by 8, in one 128-bit lane.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn rotation_masks() -> (__m128i, __m128i) {
+    (
+        _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13),
+        _mm_setr_epi8(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12),
+    )
+}
+
+/// The seven rounds of one block in rows; `m`: the block's four 16-byte quarters.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn rounds_rows1(r: &mut [__m128i; 4], m: [__m128i; 4]) {
+    let (rot16, rot8) = rotation_masks();
+    rows_asm!(avx2, xmm_reg, __m128i, r, m, rot16, rot8);
+}
+
+/// The seven rounds of two blocks side by side, one per 128-bit lane of `r` and `m`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn rounds_rows2(r: &mut [__m256i; 4], m: [__m256i; 4]) {
+    let (rot16, rot8) = rotation_masks();
+    let (rot16, rot8) = (_mm256_broadcastsi128_si256(rot16), _mm256_broadcastsi128_si256(rot8));
+    rows_asm!(avx2, ymm_reg, __m256i, r, m, rot16, rot8);
+}
+
+rows_kernels!("avx2");

@@ -4,7 +4,8 @@
 use core::arch::x86_64::*;
 
 use super::platform::{padded_call, HashManyJob, Lanes};
-use super::{avx2, CvWords, BLOCK_LEN, CHUNK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
+use super::rows::{block_at, block_len_and_flags, iv_row};
+use super::{avx2, BLOCK_LEN, CHUNK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
 
 const DEGREE: usize = 16;
 
@@ -329,203 +330,35 @@ pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
     job.inputs.len()
 }
 
-// ---- Blocks in rows: a block's state as four 128-bit rows (AVX-512VL for the rotates),
-// one, two or four blocks side by side, one per 128-bit lane of 128-, 256- or 512-bit
-// registers. For what is left after the transposed kernels and for single compressions.
-//
-// One block's rounds are one dependency chain, so these kernels run at the chain's latency
-// as long as nothing is added to it. They are assembly: written with intrinsics, the
-// compiler re-associated `a + m + b` into `a + b + m` in places (the message word, ready
-// early, then waited on `b`, the last value of the step before) and turned the message
-// picks into 512-bit shuffles even for one block: 2 KiB 1,075 ns against the crate's 751.
-//
-// The message stays in four registers, each holding four words of every block (one block
-// per 128-bit lane): the column step's first and second words (`s[0], s[2], s[4], s[6]`
-// and `s[1], s[3], ...`, `s` the round's row of `MSG_SCHEDULE`), then the diagonal step's
-// (`s[14], s[8], s[10], s[12]` and `s[15], s[9], ...`). Between rounds they are permuted
-// in place with lane-local shuffles (`rows_permute!`), which work the same at every width.
+// ---- Blocks in rows (`rows.rs`): a block's state as four 128-bit rows, one, two or four
+// blocks side by side, for what is left after the transposed kernels and for single
+// compressions. AVX-512VL for the rotations and the masked merges.
 
 /// Blocks per call of `hash_rows4`.
 const ROWS4: usize = 4;
-
-/// Half a round in rows: the four G functions of a column (or diagonal) step, one per lane
-/// of the rows a, b, c, d, with message words `$x` and `$y`. Then rows a, c and d are
-/// rotated to line the diagonals up as columns (`$sa`, `$sc`; or back after the diagonal
-/// step). Not row b: it is the last value the step produces, so shuffling it would lengthen
-/// the chain; lane i then holds b[i] and computes diagonal i - 1, which is why the diagonal
-/// words come in the order 14, 8, 10, 12.
-#[rustfmt::skip]
-macro_rules! rows_half {
-    ($x:literal, $y:literal, $sa:literal, $sc:literal) => {
-        concat!(
-            "vpaddd {a}, {a}, {", $x, "}\n",
-            "vpaddd {a}, {a}, {b}\n",
-            "vpxord {d}, {d}, {a}\n",
-            "vprord {d}, {d}, 16\n",
-            "vpaddd {c}, {c}, {d}\n",
-            "vpxord {b}, {b}, {c}\n",
-            "vprord {b}, {b}, 12\n",
-            "vpaddd {a}, {a}, {", $y, "}\n",
-            "vpaddd {a}, {a}, {b}\n",
-            "vpxord {d}, {d}, {a}\n",
-            "vprord {d}, {d}, 8\n",
-            "vpaddd {c}, {c}, {d}\n",
-            "vpxord {b}, {b}, {c}\n",
-            "vprord {b}, {b}, 7\n",
-            "vpshufd {a}, {a}, ", $sa, "\n",
-            "vpshufd {d}, {d}, 0x4e\n",
-            "vpshufd {c}, {c}, ", $sc, "\n",
-        )
-    };
-}
-
-/// The next round's message registers `$q` from this round's `$p`. Word i of the next round
-/// is word `MSG_PERMUTATION[i]` of this one; with X, Y, Z, W the four registers in the
-/// order of `rows_half!`'s words, per 128-bit lane:
-/// X' = (X1, Y1, Y3, X2), Y' = (X3, Z2, X0, W3), Z' = (W0, Y0, Z3, W1), W' = (Z1, W2, Y2, Z0).
-/// Each is one two-source `vshufps` and one `vpshufd`, for Y', Z' and W' merged into the
-/// `vshufps` result under a mask (`{k02}`: words 0 and 2 of each lane, `{k03}`: words 0
-/// and 3). The tests check every width against the portable kernel.
-#[rustfmt::skip]
-macro_rules! rows_permute {
-    ([$p0:literal, $p1:literal, $p2:literal, $p3:literal], [$q0:literal, $q1:literal, $q2:literal, $q3:literal]) => {
-        concat!(
-            "vshufps {", $q0, "}, {", $p0, "}, {", $p1, "}, 0xd9\n",
-            "vpshufd {", $q0, "}, {", $q0, "}, 0x78\n",
-            "vshufps {", $q1, "}, {", $p2, "}, {", $p3, "}, 0xc8\n",
-            "vpshufd {", $q1, "} {{{k02}}}, {", $p0, "}, 0x03\n",
-            "vshufps {", $q2, "}, {", $p1, "}, {", $p2, "}, 0x30\n",
-            "vpshufd {", $q2, "} {{{k03}}}, {", $p3, "}, 0x40\n",
-            "vshufps {", $q3, "}, {", $p3, "}, {", $p1, "}, 0x28\n",
-            "vpshufd {", $q3, "} {{{k03}}}, {", $p2, "}, 0x01\n",
-        )
-    };
-}
-
-/// A round in rows with the message in `$p`, preparing the next round's in `$q`.
-macro_rules! rows_round {
-    ([$p0:literal, $p1:literal, $p2:literal, $p3:literal] $(, $q:tt)?) => {
-        concat!(
-            rows_half!($p0, $p1, "0x93", "0x39"),
-            rows_half!($p2, $p3, "0x39", "0x93"),
-            $(rows_permute!([$p0, $p1, $p2, $p3], $q),)?
-        )
-    };
-}
-
-/// The seven rounds in rows. `{m0}`..`{m3}` come in as the block's four 16-byte quarters
-/// (words 0-3, 4-7, 8-11, 12-15) and are arranged into round 0's order in `{n0}`..`{n3}`;
-/// the rounds then alternate between the two sets.
-macro_rules! rows_rounds {
-    () => {
-        concat!(
-            "vshufps {n0}, {m0}, {m1}, 0x88\n",
-            "vshufps {n1}, {m0}, {m1}, 0xdd\n",
-            "vshufps {n2}, {m2}, {m3}, 0x88\n",
-            "vpshufd {n2}, {n2}, 0x93\n",
-            "vshufps {n3}, {m2}, {m3}, 0xdd\n",
-            "vpshufd {n3}, {n3}, 0x93\n",
-            rows_round!(["n0", "n1", "n2", "n3"], ["m0", "m1", "m2", "m3"]),
-            rows_round!(["m0", "m1", "m2", "m3"], ["n0", "n1", "n2", "n3"]),
-            rows_round!(["n0", "n1", "n2", "n3"], ["m0", "m1", "m2", "m3"]),
-            rows_round!(["m0", "m1", "m2", "m3"], ["n0", "n1", "n2", "n3"]),
-            rows_round!(["n0", "n1", "n2", "n3"], ["m0", "m1", "m2", "m3"]),
-            rows_round!(["m0", "m1", "m2", "m3"], ["n0", "n1", "n2", "n3"]),
-            rows_round!(["n0", "n1", "n2", "n3"]),
-        )
-    };
-}
-
-/// Runs `rows_rounds!` on the rows `$r` (registers of class `$class`, type `$t`) with the
-/// message quarters `$m`.
-macro_rules! rows_asm {
-    ($class:ident, $t:ty, $r:ident, $m:ident) => {
-        let (_n0, _n1, _n2, _n3): ($t, $t, $t, $t);
-        // SAFETY: the text reads and writes only its register operands (no memory, no
-        // stack, no flags); AVX-512F and VL are enabled for the calling function.
-        unsafe {
-            core::arch::asm!(
-                rows_rounds!(),
-                a = inout($class) $r[0],
-                b = inout($class) $r[1],
-                c = inout($class) $r[2],
-                d = inout($class) $r[3],
-                m0 = inout($class) $m[0] => _,
-                m1 = inout($class) $m[1] => _,
-                m2 = inout($class) $m[2] => _,
-                m3 = inout($class) $m[3] => _,
-                // Typed outputs, though unused: with `out(zmm_reg) _` the test build
-                // printed an operand as "R19BH" (not a register) and failed to assemble.
-                n0 = out($class) _n0,
-                n1 = out($class) _n1,
-                n2 = out($class) _n2,
-                n3 = out($class) _n3,
-                k02 = in(kreg) 0x5555u16,
-                k03 = in(kreg) 0x9999u16,
-                options(pure, nomem, nostack, preserves_flags),
-            )
-        }
-    };
-}
 
 /// The seven rounds of one block in rows; `m`: the block's four 16-byte quarters.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn rounds_rows1(r: &mut [__m128i; 4], m: [__m128i; 4]) {
-    rows_asm!(xmm_reg, __m128i, r, m);
+    rows_asm!(avx512, xmm_reg, __m128i, r, m);
 }
 
 /// The seven rounds of two blocks side by side, one per 128-bit lane of `r` and `m`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn rounds_rows2(r: &mut [__m256i; 4], m: [__m256i; 4]) {
-    rows_asm!(ymm_reg, __m256i, r, m);
+    rows_asm!(avx512, ymm_reg, __m256i, r, m);
 }
 
 /// The seven rounds of four blocks side by side, one per 128-bit lane of `r` and `m`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn rounds_rows4(r: &mut [__m512i; 4], m: [__m512i; 4]) {
-    rows_asm!(zmm_reg, __m512i, r, m);
+    rows_asm!(avx512, zmm_reg, __m512i, r, m);
 }
 
-/// Block `b` of an input (one bounds check per block).
-#[inline(always)]
-fn block_at(input: &[u8], b: usize) -> &[u8; BLOCK_LEN] {
-    input[b * BLOCK_LEN..][..BLOCK_LEN].try_into().expect("a block")
-}
-
-/// The four 16-byte quarters (words 0-3, 4-7, 8-11, 12-15) of one to four blocks, block i
-/// in 128-bit lane i, as `rows_asm!` takes them. A macro, not a function or closure: in a
-/// build without LTO the compiler left a closure for this out of line, a call per quarter
-/// and block (4 KiB 2.3x slower).
-macro_rules! quarters {
-    (@one $block:expr, $q:literal) => {{
-        let block: &[u8; BLOCK_LEN] = $block;
-        // SAFETY: `block` is 64 readable bytes and 16 * q + 16 <= 64; loadu has no
-        // alignment requirement.
-        unsafe { _mm_loadu_si128(block.as_ptr().add(16 * $q).cast()) }
-    }};
-    (@two $a:expr, $b:expr, $q:literal) => {
-        _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(quarters!(@one $a, $q)), quarters!(@one $b, $q))
-    };
-    (@four $b:expr, $q:literal) => {
-        _mm512_inserti64x4::<1>(
-            _mm512_castsi256_si512(quarters!(@two $b[0], $b[1], $q)),
-            quarters!(@two $b[2], $b[3], $q),
-        )
-    };
-    ($a:expr) => {
-        [quarters!(@one $a, 0), quarters!(@one $a, 1), quarters!(@one $a, 2), quarters!(@one $a, 3)]
-    };
-    ($a:expr, $b:expr) => {
-        [quarters!(@two $a, $b, 0), quarters!(@two $a, $b, 1), quarters!(@two $a, $b, 2), quarters!(@two $a, $b, 3)]
-    };
-    ($a:expr, $b:expr, $c:expr, $d:expr) => {{
-        let blocks: [&[u8; BLOCK_LEN]; 4] = [$a, $b, $c, $d];
-        [quarters!(@four blocks, 0), quarters!(@four blocks, 1), quarters!(@four blocks, 2), quarters!(@four blocks, 3)]
-    }};
-}
+rows_kernels!("avx512f,avx512vl");
 
 /// Hashes inputs `first..first + 4` in rows, one per 128-bit lane of 512-bit registers.
 #[target_feature(enable = "avx512f,avx512vl")]
@@ -567,109 +400,4 @@ fn hash_rows4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
             _mm_storeu_si128(bytes.as_mut_ptr().add(16).cast(), hi[i]);
         }
     }
-}
-
-/// Hashes inputs `first..` (one or two) one block at a time in rows; two go side by side
-/// in 256-bit registers.
-#[target_feature(enable = "avx512f,avx512vl")]
-fn hash_rows(job: &HashManyJob<'_>, first: usize, count: usize, out: &mut [u8]) {
-    // SAFETY: the key is 32 readable bytes; loadu has no alignment requirement.
-    let key = unsafe { [_mm_loadu_si128(job.key.as_ptr().cast()), _mm_loadu_si128(job.key.as_ptr().add(4).cast())] };
-    let inputs = &job.inputs[first..first + count];
-    let blocks = inputs[0].len() / BLOCK_LEN;
-    let cvs: [[__m128i; 2]; 2] = match inputs {
-        [a] => {
-            let mut cv = key;
-            for b in 0..blocks {
-                let (block_len, flags) = (job.block_len(b, blocks - 1), job.block_flags(b, blocks - 1));
-                let mut r = init_rows(cv, job.counter_for(first), block_len, flags);
-                rounds_rows1(&mut r, quarters!(block_at(a, b)));
-                cv = [_mm_xor_si128(r[0], r[2]), _mm_xor_si128(r[1], r[3])];
-            }
-            [cv, cv]
-        }
-        [a, b_input] => {
-            let both = |x: __m128i| _mm256_set_m128i(x, x);
-            let mut cv = [both(key[0]), both(key[1])];
-            let (ctr_a, ctr_b) = (job.counter_for(first), job.counter_for(first + 1));
-            let ctr = _mm256_setr_epi64x(ctr_a as i64, 0, ctr_b as i64, 0);
-            let iv = both(iv_row());
-            for b in 0..blocks {
-                let tail = _mm256_set1_epi64x(block_len_and_flags(job, b, blocks));
-                let mut r = [cv[0], cv[1], iv, _mm256_blend_epi32::<0b1100_1100>(ctr, tail)];
-                rounds_rows2(&mut r, quarters!(block_at(a, b), block_at(b_input, b)));
-                cv = [_mm256_xor_si256(r[0], r[2]), _mm256_xor_si256(r[1], r[3])];
-            }
-            let lane = |v: __m256i| (_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
-            let ((a0, b0), (a1, b1)) = (lane(cv[0]), lane(cv[1]));
-            [[a0, a1], [b0, b1]]
-        }
-        _ => unreachable!("hash_rows takes one or two inputs"),
-    };
-    for (cv, bytes) in cvs.iter().zip(out[..inputs.len() * OUT_LEN].chunks_exact_mut(OUT_LEN)) {
-        // SAFETY: `bytes` is 32 writable bytes; storeu has no alignment requirement.
-        unsafe {
-            _mm_storeu_si128(bytes.as_mut_ptr().cast(), cv[0]);
-            _mm_storeu_si128(bytes.as_mut_ptr().add(16).cast(), cv[1]);
-        }
-    }
-}
-
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn compress_rows(cv: &CvWords, block: &[u8; BLOCK_LEN], block_len: u8, counter: u64, flags: u8) -> [__m128i; 4] {
-    // SAFETY: `cv` is 32 readable bytes; loadu has no alignment requirement.
-    let cv = unsafe { [_mm_loadu_si128(cv.as_ptr().cast()), _mm_loadu_si128(cv.as_ptr().add(4).cast())] };
-    let mut r = init_rows(cv, counter, block_len, flags);
-    rounds_rows1(&mut r, quarters!(block));
-    r
-}
-
-/// Row c before the first round: the IV's first half.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn iv_row() -> __m128i {
-    _mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32)
-}
-
-/// Block `b`'s length and flags as the 64-bit word they form in words 2 and 3 of row d.
-#[inline(always)]
-fn block_len_and_flags(job: &HashManyJob<'_>, b: usize, blocks: usize) -> i64 {
-    i64::from(job.block_len(b, blocks - 1)) | i64::from(job.block_flags(b, blocks - 1)) << 32
-}
-
-/// The state rows before the first round: the chaining value, the IV's first half, and
-/// the counter, block length and flags.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn init_rows(cv: [__m128i; 2], counter: u64, block_len: u8, flags: u8) -> [__m128i; 4] {
-    [cv[0], cv[1], iv_row(), _mm_setr_epi32(counter as i32, (counter >> 32) as i32, block_len as i32, flags as i32)]
-}
-
-/// One compression keeping only the new chaining value.
-#[target_feature(enable = "avx512f,avx512vl")]
-pub(super) fn compress_in_place(cv: &mut CvWords, block: &[u8; BLOCK_LEN], block_len: u8, counter: u64, flags: u8) {
-    let r = compress_rows(cv, block, block_len, counter, flags);
-    let p = cv.as_mut_ptr().cast::<__m128i>();
-    // SAFETY: `cv` is 32 writable bytes; storeu has no alignment requirement.
-    unsafe {
-        _mm_storeu_si128(p, _mm_xor_si128(r[0], r[2]));
-        _mm_storeu_si128(p.add(1), _mm_xor_si128(r[1], r[3]));
-    }
-}
-
-/// One compression with the full 64-byte output (root blocks of extendable output).
-#[target_feature(enable = "avx512f,avx512vl")]
-pub(super) fn compress_xof(cv: &CvWords, block: &[u8; BLOCK_LEN], block_len: u8, counter: u64, flags: u8) -> [u8; 64] {
-    let r = compress_rows(cv, block, block_len, counter, flags);
-    // SAFETY: `cv` is 32 readable bytes; loadu has no alignment requirement.
-    let (cv_lo, cv_hi) = unsafe { (_mm_loadu_si128(cv.as_ptr().cast()), _mm_loadu_si128(cv.as_ptr().add(4).cast())) };
-    let rows =
-        [_mm_xor_si128(r[0], r[2]), _mm_xor_si128(r[1], r[3]), _mm_xor_si128(r[2], cv_lo), _mm_xor_si128(r[3], cv_hi)];
-    let mut out = [0u8; 64];
-    for (chunk, row) in out.chunks_exact_mut(16).zip(rows) {
-        // SAFETY: `chunk` is 16 writable bytes; storeu has no alignment requirement.
-        unsafe { _mm_storeu_si128(chunk.as_mut_ptr().cast(), row) };
-    }
-    out
 }

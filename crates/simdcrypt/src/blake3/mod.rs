@@ -72,6 +72,10 @@ macro_rules! asm_rounds {
     };
 }
 
+// First: its macros are used by the AVX2 and AVX-512 backends.
+#[cfg(target_arch = "x86_64")]
+#[macro_use]
+mod rows;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]

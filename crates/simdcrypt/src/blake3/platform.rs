@@ -109,6 +109,12 @@ impl Platform {
                 // SAFETY: support (AVX-512 F+VL) was checked when the Platform was chosen.
                 unsafe { avx512::compress_in_place(cv, block, block_len, counter, flags) }
             }
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support (AVX2) was checked when the Platform was chosen.
+                unsafe { avx2::compress_in_place(cv, block, block_len, counter, flags) }
+            }
             _ => portable::compress_in_place(cv, block, block_len, counter, flags),
         }
     }
@@ -128,6 +134,12 @@ impl Platform {
                 debug_assert!(self.is_supported());
                 // SAFETY: support (AVX-512 F+VL) was checked when the Platform was chosen.
                 unsafe { avx512::compress_xof(cv, block, block_len, counter, flags) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support (AVX2) was checked when the Platform was chosen.
+                unsafe { avx2::compress_xof(cv, block, block_len, counter, flags) }
             }
             _ => portable::compress_xof(cv, block, block_len, counter, flags),
         }
@@ -380,6 +392,38 @@ mod tests {
             }
         }
         println!("hash_many_matches_portable: blake3 backends exercised: {}", exercised.join(", "));
+    }
+
+    /// Each backend's single compressions against the portable ones: counters across the
+    /// 2^32 boundary, every block length class and the flags a root block carries.
+    #[test]
+    fn compressions_match_portable() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut exercised = Vec::new();
+        for platform in Platform::all_supported() {
+            exercised.push(platform.name());
+            for counter in [0u64, 1, u64::from(u32::MAX), u64::from(u32::MAX) + 1, i32::MAX as u64, u64::MAX] {
+                for (block_len, flags) in [(64u8, 0u8), (64, 1), (17, 2 | 8), (0, 1 | 2 | 8), (64, 4 | 8 | 16)] {
+                    let cv: CvWords = core::array::from_fn(|_| next() as u32);
+                    let block: [u8; BLOCK_LEN] = core::array::from_fn(|_| next() as u8);
+                    let what = format!("{platform:?} counter {counter:#x} len {block_len} flags {flags:#x}");
+                    let (mut got, mut expected) = (cv, cv);
+                    platform.compress_in_place(&mut got, &block, block_len, counter, flags);
+                    Platform::Portable.compress_in_place(&mut expected, &block, block_len, counter, flags);
+                    assert_eq!(got, expected, "compress_in_place {what}");
+                    let got = platform.compress_xof(&cv, &block, block_len, counter, flags);
+                    let expected = Platform::Portable.compress_xof(&cv, &block, block_len, counter, flags);
+                    assert_eq!(got, expected, "compress_xof {what}");
+                }
+            }
+        }
+        println!("compressions_match_portable: blake3 backends exercised: {}", exercised.join(", "));
     }
 
     /// `hash_many_prefix` stops at a length that differs from the first input's: it hashes

@@ -1,0 +1,387 @@
+//! Blocks in rows, for the AVX-512 and AVX2 backends: a block's state as four 128-bit rows,
+//! one, two or four blocks side by side, one per 128-bit lane of 128-, 256- or 512-bit
+//! registers. For what is left after the transposed kernels and for single compressions
+//! (chunk states, parents, the root).
+//!
+//! One block's rounds are one dependency chain, so these kernels run at the chain's latency
+//! as long as nothing is added to it. They are assembly: written with intrinsics, the
+//! compiler re-associated `a + m + b` into `a + b + m` in places (the message word, ready
+//! early, then waited on `b`, the last value of the step before) and turned the message
+//! picks into 512-bit shuffles even for one block: 2 KiB 1,075 ns against the crate's 751.
+//!
+//! The message stays in four registers, each holding four words of every block (one block
+//! per 128-bit lane): the column step's first and second words (`s[0], s[2], s[4], s[6]`
+//! and `s[1], s[3], ...`, `s` the round's row of `MSG_SCHEDULE`), then the diagonal step's
+//! (`s[14], s[8], s[10], s[12]` and `s[15], s[9], ...`). Between rounds they are permuted
+//! in place with lane-local shuffles (`rows_permute!`), which work the same at every width.
+//!
+//! One text serves both backends; the `$f` argument (`avx512` or `avx2`) picks the few
+//! instructions that differ: AVX-512 rotates and merges under a mask register, AVX2
+//! rotates with byte shuffles or shifts and blends, using one more register, `{t}`.
+
+use core::arch::x86_64::*;
+
+use super::platform::HashManyJob;
+use super::{BLOCK_LEN, IV};
+
+/// `{$r} ^= {$s}`.
+#[rustfmt::skip]
+macro_rules! rows_xor {
+    (avx512, $r:literal, $s:literal) => { concat!("vpxord {", $r, "}, {", $r, "}, {", $s, "}\n") };
+    (avx2, $r:literal, $s:literal) => { concat!("vpxor {", $r, "}, {", $r, "}, {", $s, "}\n") };
+}
+
+/// Rotation right of `{$r}` by `$n` bits (`$l` = 32 - `$n`). AVX2 has no rotation: a byte
+/// shuffle (masks `{rot16}`, `{rot8}`) for 16 and 8, two shifts and an or for 12 and 7.
+#[rustfmt::skip]
+macro_rules! rows_ror {
+    (avx512, $r:literal, $n:literal, $l:literal) => { concat!("vprord {", $r, "}, {", $r, "}, ", $n, "\n") };
+    (avx2, $r:literal, 16, $l:literal) => { concat!("vpshufb {", $r, "}, {", $r, "}, {rot16}\n") };
+    (avx2, $r:literal, 8, $l:literal) => { concat!("vpshufb {", $r, "}, {", $r, "}, {rot8}\n") };
+    (avx2, $r:literal, $n:literal, $l:literal) => {
+        concat!(
+            "vpsrld {t}, {", $r, "}, ", $n, "\n",
+            "vpslld {", $r, "}, {", $r, "}, ", $l, "\n",
+            "vpor {", $r, "}, {", $r, "}, {t}\n",
+        )
+    };
+}
+
+/// In each 128-bit lane of `{$q}`, the words picked by `$k` ("k02": words 0 and 2, "k03":
+/// words 0 and 3) replaced by those of `vpshufd {$p}, $imm`: merged under a mask register
+/// on AVX-512, blended in from `{t}` on AVX2.
+#[rustfmt::skip]
+macro_rules! rows_merge {
+    (avx512, $q:literal, $p:literal, $imm:literal, $k:literal) => {
+        concat!("vpshufd {", $q, "} {{{", $k, "}}}, {", $p, "}, ", $imm, "\n")
+    };
+    (avx2, $q:literal, $p:literal, $imm:literal, "k02") => {
+        concat!("vpshufd {t}, {", $p, "}, ", $imm, "\n", "vpblendd {", $q, "}, {", $q, "}, {t}, 0x55\n")
+    };
+    (avx2, $q:literal, $p:literal, $imm:literal, "k03") => {
+        concat!("vpshufd {t}, {", $p, "}, ", $imm, "\n", "vpblendd {", $q, "}, {", $q, "}, {t}, 0x99\n")
+    };
+}
+
+/// Half a round in rows: the four G functions of a column (or diagonal) step, one per lane
+/// of the rows a, b, c, d, with message words `$x` and `$y`. Then rows a, c and d are
+/// rotated to line the diagonals up as columns (`$sa`, `$sc`; or back after the diagonal
+/// step). Not row b: it is the last value the step produces, so shuffling it would lengthen
+/// the chain; lane i then holds b[i] and computes diagonal i - 1, which is why the diagonal
+/// words come in the order 14, 8, 10, 12.
+#[rustfmt::skip]
+macro_rules! rows_half {
+    ($f:ident, $x:literal, $y:literal, $sa:literal, $sc:literal) => {
+        concat!(
+            "vpaddd {a}, {a}, {", $x, "}\n",
+            "vpaddd {a}, {a}, {b}\n",
+            rows_xor!($f, "d", "a"),
+            rows_ror!($f, "d", 16, 16),
+            "vpaddd {c}, {c}, {d}\n",
+            rows_xor!($f, "b", "c"),
+            rows_ror!($f, "b", 12, 20),
+            "vpaddd {a}, {a}, {", $y, "}\n",
+            "vpaddd {a}, {a}, {b}\n",
+            rows_xor!($f, "d", "a"),
+            rows_ror!($f, "d", 8, 24),
+            "vpaddd {c}, {c}, {d}\n",
+            rows_xor!($f, "b", "c"),
+            rows_ror!($f, "b", 7, 25),
+            "vpshufd {a}, {a}, ", $sa, "\n",
+            "vpshufd {d}, {d}, 0x4e\n",
+            "vpshufd {c}, {c}, ", $sc, "\n",
+        )
+    };
+}
+
+/// The next round's message registers `$q` from this round's `$p`. Word i of the next round
+/// is word `MSG_PERMUTATION[i]` of this one; with X, Y, Z, W the four registers in the
+/// order of `rows_half!`'s words, per 128-bit lane:
+/// X' = (X1, Y1, Y3, X2), Y' = (X3, Z2, X0, W3), Z' = (W0, Y0, Z3, W1), W' = (Z1, W2, Y2, Z0).
+/// Each is one two-source `vshufps` and one `vpshufd`, for Y', Z' and W' merged into the
+/// `vshufps` result (`rows_merge!`). The tests check every width against the portable
+/// kernel.
+#[rustfmt::skip]
+macro_rules! rows_permute {
+    ($f:ident, [$p0:literal, $p1:literal, $p2:literal, $p3:literal], [$q0:literal, $q1:literal, $q2:literal, $q3:literal]) => {
+        concat!(
+            "vshufps {", $q0, "}, {", $p0, "}, {", $p1, "}, 0xd9\n",
+            "vpshufd {", $q0, "}, {", $q0, "}, 0x78\n",
+            "vshufps {", $q1, "}, {", $p2, "}, {", $p3, "}, 0xc8\n",
+            rows_merge!($f, $q1, $p0, "0x03", "k02"),
+            "vshufps {", $q2, "}, {", $p1, "}, {", $p2, "}, 0x30\n",
+            rows_merge!($f, $q2, $p3, "0x40", "k03"),
+            "vshufps {", $q3, "}, {", $p3, "}, {", $p1, "}, 0x28\n",
+            rows_merge!($f, $q3, $p2, "0x01", "k03"),
+        )
+    };
+}
+
+/// A round in rows with the message in `$p`, preparing the next round's in `$q`.
+macro_rules! rows_round {
+    ($f:ident, [$p0:literal, $p1:literal, $p2:literal, $p3:literal] $(, $q:tt)?) => {
+        concat!(
+            rows_half!($f, $p0, $p1, "0x93", "0x39"),
+            rows_half!($f, $p2, $p3, "0x39", "0x93"),
+            $(rows_permute!($f, [$p0, $p1, $p2, $p3], $q),)?
+        )
+    };
+}
+
+/// The seven rounds in rows. `{m0}`..`{m3}` come in as the block's four 16-byte quarters
+/// (words 0-3, 4-7, 8-11, 12-15) and are arranged into round 0's order in `{n0}`..`{n3}`;
+/// the rounds then alternate between the two sets.
+macro_rules! rows_rounds {
+    ($f:ident) => {
+        concat!(
+            "vshufps {n0}, {m0}, {m1}, 0x88\n",
+            "vshufps {n1}, {m0}, {m1}, 0xdd\n",
+            "vshufps {n2}, {m2}, {m3}, 0x88\n",
+            "vpshufd {n2}, {n2}, 0x93\n",
+            "vshufps {n3}, {m2}, {m3}, 0xdd\n",
+            "vpshufd {n3}, {n3}, 0x93\n",
+            rows_round!($f, ["n0", "n1", "n2", "n3"], ["m0", "m1", "m2", "m3"]),
+            rows_round!($f, ["m0", "m1", "m2", "m3"], ["n0", "n1", "n2", "n3"]),
+            rows_round!($f, ["n0", "n1", "n2", "n3"], ["m0", "m1", "m2", "m3"]),
+            rows_round!($f, ["m0", "m1", "m2", "m3"], ["n0", "n1", "n2", "n3"]),
+            rows_round!($f, ["n0", "n1", "n2", "n3"], ["m0", "m1", "m2", "m3"]),
+            rows_round!($f, ["m0", "m1", "m2", "m3"], ["n0", "n1", "n2", "n3"]),
+            rows_round!($f, ["n0", "n1", "n2", "n3"]),
+        )
+    };
+}
+
+/// Runs `rows_rounds!` on the rows `$r` (registers of class `$class`, type `$t`) with the
+/// message quarters `$m`; AVX2 also takes the byte-shuffle masks of the rotations.
+macro_rules! rows_asm {
+    (avx512, $class:ident, $t:ty, $r:ident, $m:ident) => {
+        let (_n0, _n1, _n2, _n3): ($t, $t, $t, $t);
+        // SAFETY: the text reads and writes only its register operands (no memory, no
+        // stack, no flags); AVX-512F and VL are enabled for the calling function.
+        unsafe {
+            core::arch::asm!(
+                rows_rounds!(avx512),
+                a = inout($class) $r[0],
+                b = inout($class) $r[1],
+                c = inout($class) $r[2],
+                d = inout($class) $r[3],
+                m0 = inout($class) $m[0] => _,
+                m1 = inout($class) $m[1] => _,
+                m2 = inout($class) $m[2] => _,
+                m3 = inout($class) $m[3] => _,
+                // Typed outputs, though unused: with `out(zmm_reg) _` the test build
+                // printed an operand as "R19BH" (not a register) and failed to assemble.
+                n0 = out($class) _n0,
+                n1 = out($class) _n1,
+                n2 = out($class) _n2,
+                n3 = out($class) _n3,
+                k02 = in(kreg) 0x5555u16,
+                k03 = in(kreg) 0x9999u16,
+                options(pure, nomem, nostack, preserves_flags),
+            )
+        }
+    };
+    (avx2, $class:ident, $t:ty, $r:ident, $m:ident, $rot16:expr, $rot8:expr) => {
+        let (_n0, _n1, _n2, _n3, _t): ($t, $t, $t, $t, $t);
+        // SAFETY: the text reads and writes only its register operands (no memory, no
+        // stack, no flags); AVX2 is enabled for the calling function.
+        unsafe {
+            core::arch::asm!(
+                rows_rounds!(avx2),
+                a = inout($class) $r[0],
+                b = inout($class) $r[1],
+                c = inout($class) $r[2],
+                d = inout($class) $r[3],
+                m0 = inout($class) $m[0] => _,
+                m1 = inout($class) $m[1] => _,
+                m2 = inout($class) $m[2] => _,
+                m3 = inout($class) $m[3] => _,
+                n0 = out($class) _n0,
+                n1 = out($class) _n1,
+                n2 = out($class) _n2,
+                n3 = out($class) _n3,
+                t = out($class) _t,
+                rot16 = in($class) $rot16,
+                rot8 = in($class) $rot8,
+                options(pure, nomem, nostack, preserves_flags),
+            )
+        }
+    };
+}
+
+/// The four 16-byte quarters (words 0-3, 4-7, 8-11, 12-15) of one to four blocks, block i
+/// in 128-bit lane i, as `rows_asm!` takes them. A macro, not a function or closure: in a
+/// build without LTO the compiler left a closure for this out of line, a call per quarter
+/// and block (4 KiB 2.3x slower).
+macro_rules! quarters {
+    (@one $block:expr, $q:literal) => {{
+        let block: &[u8; $crate::blake3::BLOCK_LEN] = $block;
+        // SAFETY: `block` is 64 readable bytes and 16 * q + 16 <= 64; loadu has no
+        // alignment requirement.
+        unsafe { _mm_loadu_si128(block.as_ptr().add(16 * $q).cast()) }
+    }};
+    (@two $a:expr, $b:expr, $q:literal) => {
+        _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(quarters!(@one $a, $q)), quarters!(@one $b, $q))
+    };
+    (@four $b:expr, $q:literal) => {
+        _mm512_inserti64x4::<1>(
+            _mm512_castsi256_si512(quarters!(@two $b[0], $b[1], $q)),
+            quarters!(@two $b[2], $b[3], $q),
+        )
+    };
+    ($a:expr) => {
+        [quarters!(@one $a, 0), quarters!(@one $a, 1), quarters!(@one $a, 2), quarters!(@one $a, 3)]
+    };
+    ($a:expr, $b:expr) => {
+        [quarters!(@two $a, $b, 0), quarters!(@two $a, $b, 1), quarters!(@two $a, $b, 2), quarters!(@two $a, $b, 3)]
+    };
+    ($a:expr, $b:expr, $c:expr, $d:expr) => {{
+        let blocks: [&[u8; $crate::blake3::BLOCK_LEN]; 4] = [$a, $b, $c, $d];
+        [quarters!(@four blocks, 0), quarters!(@four blocks, 1), quarters!(@four blocks, 2), quarters!(@four blocks, 3)]
+    }};
+}
+
+/// The kernels built on a backend's `rounds_rows1` (one block in 128-bit registers) and
+/// `rounds_rows2` (two in 256-bit registers), compiled for its target features `$features`:
+/// `compress_in_place` and `compress_xof` (single compressions), and `hash_rows` (one or
+/// two whole inputs of a batch or tree).
+macro_rules! rows_kernels {
+    ($features:literal) => {
+        #[inline]
+        #[target_feature(enable = $features)]
+        fn compress_rows(
+            cv: &$crate::blake3::CvWords,
+            block: &[u8; $crate::blake3::BLOCK_LEN],
+            block_len: u8,
+            counter: u64,
+            flags: u8,
+        ) -> [__m128i; 4] {
+            // SAFETY: `cv` is 32 readable bytes; loadu has no alignment requirement.
+            let cv = unsafe { [_mm_loadu_si128(cv.as_ptr().cast()), _mm_loadu_si128(cv.as_ptr().add(4).cast())] };
+            let mut r = $crate::blake3::rows::init_rows(cv, counter, block_len, flags);
+            rounds_rows1(&mut r, quarters!(block));
+            r
+        }
+
+        /// One compression keeping only the new chaining value.
+        #[target_feature(enable = $features)]
+        pub(super) fn compress_in_place(
+            cv: &mut $crate::blake3::CvWords,
+            block: &[u8; $crate::blake3::BLOCK_LEN],
+            block_len: u8,
+            counter: u64,
+            flags: u8,
+        ) {
+            let r = compress_rows(cv, block, block_len, counter, flags);
+            let p = cv.as_mut_ptr().cast::<__m128i>();
+            // SAFETY: `cv` is 32 writable bytes; storeu has no alignment requirement.
+            unsafe {
+                _mm_storeu_si128(p, _mm_xor_si128(r[0], r[2]));
+                _mm_storeu_si128(p.add(1), _mm_xor_si128(r[1], r[3]));
+            }
+        }
+
+        /// One compression with the full 64-byte output (root blocks of extendable output).
+        #[target_feature(enable = $features)]
+        pub(super) fn compress_xof(
+            cv: &$crate::blake3::CvWords,
+            block: &[u8; $crate::blake3::BLOCK_LEN],
+            block_len: u8,
+            counter: u64,
+            flags: u8,
+        ) -> [u8; 64] {
+            let r = compress_rows(cv, block, block_len, counter, flags);
+            // SAFETY: `cv` is 32 readable bytes; loadu has no alignment requirement.
+            let (cv_lo, cv_hi) =
+                unsafe { (_mm_loadu_si128(cv.as_ptr().cast()), _mm_loadu_si128(cv.as_ptr().add(4).cast())) };
+            let rows = [
+                _mm_xor_si128(r[0], r[2]),
+                _mm_xor_si128(r[1], r[3]),
+                _mm_xor_si128(r[2], cv_lo),
+                _mm_xor_si128(r[3], cv_hi),
+            ];
+            let mut out = [0u8; 64];
+            for (chunk, row) in out.chunks_exact_mut(16).zip(rows) {
+                // SAFETY: `chunk` is 16 writable bytes; storeu has no alignment requirement.
+                unsafe { _mm_storeu_si128(chunk.as_mut_ptr().cast(), row) };
+            }
+            out
+        }
+
+        /// Hashes inputs `first..` (one or two) one block at a time in rows; two go side
+        /// by side in 256-bit registers.
+        #[target_feature(enable = $features)]
+        fn hash_rows(job: &HashManyJob<'_>, first: usize, count: usize, out: &mut [u8]) {
+            use $crate::blake3::rows::{block_at, block_len_and_flags, init_rows, iv_row};
+            use $crate::blake3::{BLOCK_LEN, OUT_LEN};
+            // SAFETY: the key is 32 readable bytes; loadu has no alignment requirement.
+            let key =
+                unsafe { [_mm_loadu_si128(job.key.as_ptr().cast()), _mm_loadu_si128(job.key.as_ptr().add(4).cast())] };
+            let inputs = &job.inputs[first..first + count];
+            let blocks = inputs[0].len() / BLOCK_LEN;
+            let cvs: [[__m128i; 2]; 2] = match inputs {
+                [a] => {
+                    let mut cv = key;
+                    for b in 0..blocks {
+                        let (block_len, flags) = (job.block_len(b, blocks - 1), job.block_flags(b, blocks - 1));
+                        let mut r = init_rows(cv, job.counter_for(first), block_len, flags);
+                        rounds_rows1(&mut r, quarters!(block_at(a, b)));
+                        cv = [_mm_xor_si128(r[0], r[2]), _mm_xor_si128(r[1], r[3])];
+                    }
+                    [cv, cv]
+                }
+                [a, b_input] => {
+                    let both = |x: __m128i| _mm256_set_m128i(x, x);
+                    let mut cv = [both(key[0]), both(key[1])];
+                    let (ctr_a, ctr_b) = (job.counter_for(first), job.counter_for(first + 1));
+                    let ctr = _mm256_setr_epi64x(ctr_a as i64, 0, ctr_b as i64, 0);
+                    let iv = both(iv_row());
+                    for b in 0..blocks {
+                        let tail = _mm256_set1_epi64x(block_len_and_flags(job, b, blocks));
+                        let mut r = [cv[0], cv[1], iv, _mm256_blend_epi32::<0b1100_1100>(ctr, tail)];
+                        rounds_rows2(&mut r, quarters!(block_at(a, b), block_at(b_input, b)));
+                        cv = [_mm256_xor_si256(r[0], r[2]), _mm256_xor_si256(r[1], r[3])];
+                    }
+                    let lane = |v: __m256i| (_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+                    let ((a0, b0), (a1, b1)) = (lane(cv[0]), lane(cv[1]));
+                    [[a0, a1], [b0, b1]]
+                }
+                _ => unreachable!("hash_rows takes one or two inputs"),
+            };
+            for (cv, bytes) in cvs.iter().zip(out[..inputs.len() * OUT_LEN].chunks_exact_mut(OUT_LEN)) {
+                // SAFETY: `bytes` is 32 writable bytes; storeu has no alignment requirement.
+                unsafe {
+                    _mm_storeu_si128(bytes.as_mut_ptr().cast(), cv[0]);
+                    _mm_storeu_si128(bytes.as_mut_ptr().add(16).cast(), cv[1]);
+                }
+            }
+        }
+    };
+}
+
+/// Block `b` of an input (one bounds check per block).
+#[inline(always)]
+pub(super) fn block_at(input: &[u8], b: usize) -> &[u8; BLOCK_LEN] {
+    input[b * BLOCK_LEN..][..BLOCK_LEN].try_into().expect("a block")
+}
+
+/// Row c before the first round: the IV's first half.
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(super) fn iv_row() -> __m128i {
+    _mm_setr_epi32(IV[0] as i32, IV[1] as i32, IV[2] as i32, IV[3] as i32)
+}
+
+/// Block `b`'s length and flags as the 64-bit word they form in words 2 and 3 of row d.
+#[inline(always)]
+pub(super) fn block_len_and_flags(job: &HashManyJob<'_>, b: usize, blocks: usize) -> i64 {
+    i64::from(job.block_len(b, blocks - 1)) | i64::from(job.block_flags(b, blocks - 1)) << 32
+}
+
+/// The state rows before the first round: the chaining value, the IV's first half, and
+/// the counter, block length and flags.
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(super) fn init_rows(cv: [__m128i; 2], counter: u64, block_len: u8, flags: u8) -> [__m128i; 4] {
+    [cv[0], cv[1], iv_row(), _mm_setr_epi32(counter as i32, (counter >> 32) as i32, block_len as i32, flags as i32)]
+}
