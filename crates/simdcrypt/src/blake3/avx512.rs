@@ -4,7 +4,7 @@
 use core::arch::x86_64::*;
 
 use super::platform::{padded_call, HashManyJob, Lanes};
-use super::rows::{block_at, block_len_and_flags, iv_row};
+use super::rows::{block_at, block_len_and_flags, cv_rows, iv_row};
 use super::{avx2, BLOCK_LEN, CHUNK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
 
 const DEGREE: usize = 16;
@@ -365,8 +365,7 @@ rows_kernels!("avx512f,avx512vl");
 fn hash_rows4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     let inputs: &[&[u8]; ROWS4] = job.inputs[first..first + ROWS4].try_into().expect("4 inputs");
     let blocks = inputs[0].len() / BLOCK_LEN;
-    // SAFETY: the key is 32 readable bytes; loadu has no alignment requirement.
-    let key = unsafe { [_mm_loadu_si128(job.key.as_ptr().cast()), _mm_loadu_si128(job.key.as_ptr().add(4).cast())] };
+    let key = cv_rows(job.key);
     let mut cv = [_mm512_broadcast_i32x4(key[0]), _mm512_broadcast_i32x4(key[1])];
     // Row d: each block's counter (words 0, 1 of its lane), set once; each block's length
     // and flags (words 2, 3) blended in per block.

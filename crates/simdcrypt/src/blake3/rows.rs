@@ -22,7 +22,7 @@
 use core::arch::x86_64::*;
 
 use super::platform::HashManyJob;
-use super::{BLOCK_LEN, IV};
+use super::{CvWords, BLOCK_LEN, IV};
 
 /// `{$r} ^= {$s}`.
 #[rustfmt::skip]
@@ -256,9 +256,7 @@ macro_rules! rows_kernels {
             counter: u64,
             flags: u8,
         ) -> [__m128i; 4] {
-            // SAFETY: `cv` is 32 readable bytes; loadu has no alignment requirement.
-            let cv = unsafe { [_mm_loadu_si128(cv.as_ptr().cast()), _mm_loadu_si128(cv.as_ptr().add(4).cast())] };
-            let mut r = $crate::blake3::rows::init_rows(cv, counter, block_len, flags);
+            let mut r = $crate::blake3::rows::init_rows($crate::blake3::rows::cv_rows(cv), counter, block_len, flags);
             rounds_rows1(&mut r, quarters!(block));
             r
         }
@@ -291,9 +289,7 @@ macro_rules! rows_kernels {
             flags: u8,
         ) -> [u8; 64] {
             let r = compress_rows(cv, block, block_len, counter, flags);
-            // SAFETY: `cv` is 32 readable bytes; loadu has no alignment requirement.
-            let (cv_lo, cv_hi) =
-                unsafe { (_mm_loadu_si128(cv.as_ptr().cast()), _mm_loadu_si128(cv.as_ptr().add(4).cast())) };
+            let [cv_lo, cv_hi] = $crate::blake3::rows::cv_rows(cv);
             let rows = [
                 _mm_xor_si128(r[0], r[2]),
                 _mm_xor_si128(r[1], r[3]),
@@ -312,11 +308,9 @@ macro_rules! rows_kernels {
         /// by side in 256-bit registers.
         #[target_feature(enable = $features)]
         fn hash_rows(job: &HashManyJob<'_>, first: usize, count: usize, out: &mut [u8]) {
-            use $crate::blake3::rows::{block_at, block_len_and_flags, init_rows, iv_row};
+            use $crate::blake3::rows::{block_at, block_len_and_flags, cv_rows, init_rows, iv_row};
             use $crate::blake3::{BLOCK_LEN, OUT_LEN};
-            // SAFETY: the key is 32 readable bytes; loadu has no alignment requirement.
-            let key =
-                unsafe { [_mm_loadu_si128(job.key.as_ptr().cast()), _mm_loadu_si128(job.key.as_ptr().add(4).cast())] };
+            let key = cv_rows(job.key);
             let inputs = &job.inputs[first..first + count];
             let blocks = inputs[0].len() / BLOCK_LEN;
             let cvs: [[__m128i; 2]; 2] = match inputs {
@@ -363,6 +357,14 @@ macro_rules! rows_kernels {
 #[inline(always)]
 pub(super) fn block_at(input: &[u8], b: usize) -> &[u8; BLOCK_LEN] {
     input[b * BLOCK_LEN..][..BLOCK_LEN].try_into().expect("a block")
+}
+
+/// A chaining value (or key) as two 128-bit rows.
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(super) fn cv_rows(cv: &CvWords) -> [__m128i; 2] {
+    // SAFETY: `cv` is 32 readable bytes; loadu has no alignment requirement.
+    unsafe { [_mm_loadu_si128(cv.as_ptr().cast()), _mm_loadu_si128(cv.as_ptr().add(4).cast())] }
 }
 
 /// Row c before the first round: the IV's first half.
