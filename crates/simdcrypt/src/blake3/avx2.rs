@@ -4,7 +4,8 @@
 use core::arch::x86_64::*;
 
 use super::platform::{padded_call, HashManyJob, Lanes};
-use super::{sse41, IV, OUT_LEN};
+use super::rows::{block_at, block_len_and_flags, cv_rows, iv_row};
+use super::{sse41, BLOCK_LEN, IV, OUT_LEN};
 
 pub(super) const DEGREE: usize = 8;
 
@@ -323,10 +324,13 @@ pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
         hash8(job, first, &mut out[first * OUT_LEN..]);
         first += DEGREE;
     }
-    // One or two left over: in rows (below); three to seven: one padded 8-lane call.
+    // Fewer than 8 left: in rows (below), four blocks at a time, then one or two; three
+    // padded to four. Five to seven: one padded 8-lane call.
     match job.inputs.len() - first {
         0 => {}
         n @ (1 | 2) => hash_rows(job, first, n, &mut out[first * OUT_LEN..]),
+        3 => padded_call::<ROWS4>(job, first, &mut out[first * OUT_LEN..], |j, o| hash_rows4(j, 0, o)),
+        4 => hash_rows4(job, first, &mut out[first * OUT_LEN..]),
         _ => padded_call::<DEGREE>(job, first, &mut out[first * OUT_LEN..], |j, o| hash8(j, 0, o)),
     }
 }
@@ -364,3 +368,92 @@ fn rounds_rows2(r: &mut [__m256i; 4], m: [__m256i; 4]) {
 }
 
 rows_kernels!("avx2");
+
+/// Blocks per call of `hash_rows4`.
+const ROWS4: usize = 4;
+
+/// The message buffer of `rounds_rows4`: sixteen 32-byte slots (`rows_rounds_mem2!`).
+#[repr(C, align(32))]
+struct MessageSlots([__m256i; 16]);
+
+/// The seven rounds of four blocks in rows: two sets of 256-bit rows (`r[0..4]`, `r[4..8]`),
+/// two blocks side by side in each, worked on in turn so that their chains overlap. The
+/// messages stay in `buf` (each set's quarters in slots 0-3 and 8-11): with both sets'
+/// state in registers, they do not fit there too.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn rounds_rows4(r: &mut [__m256i; 8], buf: &mut MessageSlots) {
+    let (rot16, rot8) = rotation_masks();
+    let (rot16, rot8) = (_mm256_broadcastsi128_si256(rot16), _mm256_broadcastsi128_si256(rot8));
+    let (_t, _u): (__m256i, __m256i);
+    // SAFETY: the text reads and writes its register operands and the 512 bytes of `buf`
+    // (aligned to 32 for `vmovdqa`), nothing else (no stack, no flags); AVX2 is enabled
+    // for this function.
+    unsafe {
+        core::arch::asm!(
+            rows_rounds_mem2!(),
+            buf = in(reg) buf.0.as_mut_ptr(),
+            a = inout(ymm_reg) r[0],
+            b = inout(ymm_reg) r[1],
+            c = inout(ymm_reg) r[2],
+            d = inout(ymm_reg) r[3],
+            a2 = inout(ymm_reg) r[4],
+            b2 = inout(ymm_reg) r[5],
+            c2 = inout(ymm_reg) r[6],
+            d2 = inout(ymm_reg) r[7],
+            t = out(ymm_reg) _t,
+            u = out(ymm_reg) _u,
+            rot16 = in(ymm_reg) rot16,
+            rot8 = in(ymm_reg) rot8,
+            options(nostack, preserves_flags),
+        )
+    }
+}
+
+/// Hashes inputs `first..first + 4` in rows (`rounds_rows4`): inputs 0 and 1 side by side
+/// in the first set, 2 and 3 in the second.
+#[target_feature(enable = "avx2")]
+fn hash_rows4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
+    let inputs: &[&[u8]; ROWS4] = job.inputs[first..first + ROWS4].try_into().expect("4 inputs");
+    let blocks = inputs[0].len() / BLOCK_LEN;
+    let both = |x: __m128i| _mm256_set_m128i(x, x);
+    let key = cv_rows(job.key);
+    let mut cv = [both(key[0]), both(key[1]), both(key[0]), both(key[1])];
+    // Row d: each block's counter (words 0, 1 of its lane), set once; each block's length
+    // and flags (words 2, 3) blended in per block.
+    let ctr: [u64; ROWS4] = core::array::from_fn(|i| job.counter_for(first + i));
+    let ctr = [
+        _mm256_setr_epi64x(ctr[0] as i64, 0, ctr[1] as i64, 0),
+        _mm256_setr_epi64x(ctr[2] as i64, 0, ctr[3] as i64, 0),
+    ];
+    let iv = both(iv_row());
+    let mut buf = MessageSlots([_mm256_setzero_si256(); 16]);
+    for b in 0..blocks {
+        let tail = _mm256_set1_epi64x(block_len_and_flags(job, b, blocks));
+        let d = [_mm256_blend_epi32::<0b1100_1100>(ctr[0], tail), _mm256_blend_epi32::<0b1100_1100>(ctr[1], tail)];
+        let mut r = [cv[0], cv[1], iv, d[0], cv[2], cv[3], iv, d[1]];
+        buf.0[..4].copy_from_slice(&quarters!(block_at(inputs[0], b), block_at(inputs[1], b)));
+        buf.0[8..12].copy_from_slice(&quarters!(block_at(inputs[2], b), block_at(inputs[3], b)));
+        rounds_rows4(&mut r, &mut buf);
+        cv = [
+            _mm256_xor_si256(r[0], r[2]),
+            _mm256_xor_si256(r[1], r[3]),
+            _mm256_xor_si256(r[4], r[6]),
+            _mm256_xor_si256(r[5], r[7]),
+        ];
+    }
+    // Input 2s + i's chaining value: lane i of cv[2s] and cv[2s + 1].
+    for (i, bytes) in out[..ROWS4 * OUT_LEN].chunks_exact_mut(OUT_LEN).enumerate() {
+        let (lo, hi) = (cv[i / 2 * 2], cv[i / 2 * 2 + 1]);
+        let (lo, hi) = if i % 2 == 0 {
+            (_mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi))
+        } else {
+            (_mm256_extracti128_si256::<1>(lo), _mm256_extracti128_si256::<1>(hi))
+        };
+        // SAFETY: `bytes` is 32 writable bytes; storeu has no alignment requirement.
+        unsafe {
+            _mm_storeu_si128(bytes.as_mut_ptr().cast(), lo);
+            _mm_storeu_si128(bytes.as_mut_ptr().add(16).cast(), hi);
+        }
+    }
+}

@@ -47,50 +47,66 @@ macro_rules! rows_ror {
     };
 }
 
+/// A message operand: register `{$r}`, or the 32-byte slot at byte `$off` of the message
+/// buffer `{buf}` (the AVX2 four-block kernel, which has too few registers for both).
+#[rustfmt::skip]
+macro_rules! rows_msg {
+    (reg $r:literal) => { concat!("{", $r, "}") };
+    (mem $off:literal) => { concat!("ymmword ptr [{buf} + ", $off, "]") };
+}
+
 /// In each 128-bit lane of `{$q}`, the words picked by `$k` ("k02": words 0 and 2, "k03":
-/// words 0 and 3) replaced by those of `vpshufd {$p}, $imm`: merged under a mask register
-/// on AVX-512, blended in from `{t}` on AVX2.
+/// words 0 and 3) replaced by those of `vpshufd $p, $imm` (`$p` a `rows_msg!` operand):
+/// merged under a mask register on AVX-512, blended in from `{t}` on AVX2.
 #[rustfmt::skip]
 macro_rules! rows_merge {
-    (avx512, $q:literal, $p:literal, $imm:literal, $k:literal) => {
-        concat!("vpshufd {", $q, "} {{{", $k, "}}}, {", $p, "}, ", $imm, "\n")
+    (avx512, $q:literal, $p:tt, $imm:literal, $k:literal) => {
+        concat!("vpshufd {", $q, "} {{{", $k, "}}}, ", rows_msg!$p, ", ", $imm, "\n")
     };
-    (avx2, $q:literal, $p:literal, $imm:literal, "k02") => {
-        concat!("vpshufd {t}, {", $p, "}, ", $imm, "\n", "vpblendd {", $q, "}, {", $q, "}, {t}, 0x55\n")
+    (avx2, $q:literal, $p:tt, $imm:literal, "k02") => {
+        concat!("vpshufd {t}, ", rows_msg!$p, ", ", $imm, "\n", "vpblendd {", $q, "}, {", $q, "}, {t}, 0x55\n")
     };
-    (avx2, $q:literal, $p:literal, $imm:literal, "k03") => {
-        concat!("vpshufd {t}, {", $p, "}, ", $imm, "\n", "vpblendd {", $q, "}, {", $q, "}, {t}, 0x99\n")
+    (avx2, $q:literal, $p:tt, $imm:literal, "k03") => {
+        concat!("vpshufd {t}, ", rows_msg!$p, ", ", $imm, "\n", "vpblendd {", $q, "}, {", $q, "}, {t}, 0x99\n")
     };
 }
 
 /// Half a round in rows: the four G functions of a column (or diagonal) step, one per lane
-/// of the rows a, b, c, d, with message words `$x` and `$y`. Then rows a, c and d are
-/// rotated to line the diagonals up as columns (`$sa`, `$sc`; or back after the diagonal
-/// step). Not row b: it is the last value the step produces, so shuffling it would lengthen
-/// the chain; lane i then holds b[i] and computes diagonal i - 1, which is why the diagonal
-/// words come in the order 14, 8, 10, 12.
+/// of the rows `[a, b, c, d]` (register names), with message words `$x` and `$y`
+/// (`rows_msg!` operands). Then rows a, c and d are rotated to line the diagonals up as
+/// columns (`$sa`, `$sc`; or back after the diagonal step). Not row b: it is the last value
+/// the step produces, so shuffling it would lengthen the chain; lane i then holds b[i] and
+/// computes diagonal i - 1, which is why the diagonal words come in the order 14, 8, 10, 12.
 #[rustfmt::skip]
 macro_rules! rows_half {
-    ($f:ident, $x:literal, $y:literal, $sa:literal, $sc:literal) => {
+    ($f:ident, [$a:literal, $b:literal, $c:literal, $d:literal], $x:tt, $y:tt, $sa:literal, $sc:literal) => {
         concat!(
-            "vpaddd {a}, {a}, {", $x, "}\n",
-            "vpaddd {a}, {a}, {b}\n",
-            rows_xor!($f, "d", "a"),
-            rows_ror!($f, "d", 16, 16),
-            "vpaddd {c}, {c}, {d}\n",
-            rows_xor!($f, "b", "c"),
-            rows_ror!($f, "b", 12, 20),
-            "vpaddd {a}, {a}, {", $y, "}\n",
-            "vpaddd {a}, {a}, {b}\n",
-            rows_xor!($f, "d", "a"),
-            rows_ror!($f, "d", 8, 24),
-            "vpaddd {c}, {c}, {d}\n",
-            rows_xor!($f, "b", "c"),
-            rows_ror!($f, "b", 7, 25),
-            "vpshufd {a}, {a}, ", $sa, "\n",
-            "vpshufd {d}, {d}, 0x4e\n",
-            "vpshufd {c}, {c}, ", $sc, "\n",
+            "vpaddd {", $a, "}, {", $a, "}, ", rows_msg!$x, "\n",
+            "vpaddd {", $a, "}, {", $a, "}, {", $b, "}\n",
+            rows_xor!($f, $d, $a),
+            rows_ror!($f, $d, 16, 16),
+            "vpaddd {", $c, "}, {", $c, "}, {", $d, "}\n",
+            rows_xor!($f, $b, $c),
+            rows_ror!($f, $b, 12, 20),
+            "vpaddd {", $a, "}, {", $a, "}, ", rows_msg!$y, "\n",
+            "vpaddd {", $a, "}, {", $a, "}, {", $b, "}\n",
+            rows_xor!($f, $d, $a),
+            rows_ror!($f, $d, 8, 24),
+            "vpaddd {", $c, "}, {", $c, "}, {", $d, "}\n",
+            rows_xor!($f, $b, $c),
+            rows_ror!($f, $b, 7, 25),
+            "vpshufd {", $a, "}, {", $a, "}, ", $sa, "\n",
+            "vpshufd {", $d, "}, {", $d, "}, 0x4e\n",
+            "vpshufd {", $c, "}, {", $c, "}, ", $sc, "\n",
         )
+    };
+}
+
+/// The two halves of a round on the rows `$s` with the message `[$p0..$p3]` (`rows_msg!`
+/// operands in the order of `rows_half!`'s words).
+macro_rules! rows_halves {
+    ($f:ident, $s:tt, [$p0:tt, $p1:tt, $p2:tt, $p3:tt]) => {
+        concat!(rows_half!($f, $s, $p0, $p1, "0x93", "0x39"), rows_half!($f, $s, $p2, $p3, "0x39", "0x93"))
     };
 }
 
@@ -108,21 +124,46 @@ macro_rules! rows_permute {
             "vshufps {", $q0, "}, {", $p0, "}, {", $p1, "}, 0xd9\n",
             "vpshufd {", $q0, "}, {", $q0, "}, 0x78\n",
             "vshufps {", $q1, "}, {", $p2, "}, {", $p3, "}, 0xc8\n",
-            rows_merge!($f, $q1, $p0, "0x03", "k02"),
+            rows_merge!($f, $q1, (reg $p0), "0x03", "k02"),
             "vshufps {", $q2, "}, {", $p1, "}, {", $p2, "}, 0x30\n",
-            rows_merge!($f, $q2, $p3, "0x40", "k03"),
+            rows_merge!($f, $q2, (reg $p3), "0x40", "k03"),
             "vshufps {", $q3, "}, {", $p3, "}, {", $p1, "}, 0x28\n",
-            rows_merge!($f, $q3, $p2, "0x01", "k03"),
+            rows_merge!($f, $q3, (reg $p2), "0x01", "k03"),
         )
     };
 }
 
-/// A round in rows with the message in `$p`, preparing the next round's in `$q`.
+/// `rows_permute!` with the message in the buffer `{buf}`: from the slots at byte offsets
+/// `$p` to those at `$q`, through `{u}` (AVX2 only).
+#[rustfmt::skip]
+macro_rules! rows_permute_mem {
+    ([$p0:literal, $p1:literal, $p2:literal, $p3:literal], [$q0:literal, $q1:literal, $q2:literal, $q3:literal]) => {
+        concat!(
+            "vmovdqa {u}, ", rows_msg!(mem $p0), "\n",
+            "vshufps {u}, {u}, ", rows_msg!(mem $p1), ", 0xd9\n",
+            "vpshufd {u}, {u}, 0x78\n",
+            "vmovdqa ", rows_msg!(mem $q0), ", {u}\n",
+            "vmovdqa {u}, ", rows_msg!(mem $p2), "\n",
+            "vshufps {u}, {u}, ", rows_msg!(mem $p3), ", 0xc8\n",
+            rows_merge!(avx2, "u", (mem $p0), "0x03", "k02"),
+            "vmovdqa ", rows_msg!(mem $q1), ", {u}\n",
+            "vmovdqa {u}, ", rows_msg!(mem $p1), "\n",
+            "vshufps {u}, {u}, ", rows_msg!(mem $p2), ", 0x30\n",
+            rows_merge!(avx2, "u", (mem $p3), "0x40", "k03"),
+            "vmovdqa ", rows_msg!(mem $q2), ", {u}\n",
+            "vmovdqa {u}, ", rows_msg!(mem $p3), "\n",
+            "vshufps {u}, {u}, ", rows_msg!(mem $p1), ", 0x28\n",
+            rows_merge!(avx2, "u", (mem $p2), "0x01", "k03"),
+            "vmovdqa ", rows_msg!(mem $q3), ", {u}\n",
+        )
+    };
+}
+
+/// A round in rows with the message in registers `$p`, preparing the next round's in `$q`.
 macro_rules! rows_round {
     ($f:ident, [$p0:literal, $p1:literal, $p2:literal, $p3:literal] $(, $q:tt)?) => {
         concat!(
-            rows_half!($f, $p0, $p1, "0x93", "0x39"),
-            rows_half!($f, $p2, $p3, "0x39", "0x93"),
+            rows_halves!($f, ["a", "b", "c", "d"], [(reg $p0), (reg $p1), (reg $p2), (reg $p3)]),
             $(rows_permute!($f, [$p0, $p1, $p2, $p3], $q),)?
         )
     };
@@ -147,6 +188,99 @@ macro_rules! rows_rounds {
             rows_round!($f, ["n0", "n1", "n2", "n3"], ["m0", "m1", "m2", "m3"]),
             rows_round!($f, ["m0", "m1", "m2", "m3"], ["n0", "n1", "n2", "n3"]),
             rows_round!($f, ["n0", "n1", "n2", "n3"]),
+        )
+    };
+}
+
+/// Round 0's message order (as at the start of `rows_rounds!`) from the quarters in the
+/// slots at byte offsets `$m` into those at `$n`, through `{u}` (AVX2 only).
+#[rustfmt::skip]
+macro_rules! rows_arrange_mem {
+    ([$m0:literal, $m1:literal, $m2:literal, $m3:literal], [$n0:literal, $n1:literal, $n2:literal, $n3:literal]) => {
+        concat!(
+            "vmovdqa {u}, ", rows_msg!(mem $m0), "\n",
+            "vshufps {u}, {u}, ", rows_msg!(mem $m1), ", 0x88\n",
+            "vmovdqa ", rows_msg!(mem $n0), ", {u}\n",
+            "vmovdqa {u}, ", rows_msg!(mem $m0), "\n",
+            "vshufps {u}, {u}, ", rows_msg!(mem $m1), ", 0xdd\n",
+            "vmovdqa ", rows_msg!(mem $n1), ", {u}\n",
+            "vmovdqa {u}, ", rows_msg!(mem $m2), "\n",
+            "vshufps {u}, {u}, ", rows_msg!(mem $m3), ", 0x88\n",
+            "vpshufd {u}, {u}, 0x93\n",
+            "vmovdqa ", rows_msg!(mem $n2), ", {u}\n",
+            "vmovdqa {u}, ", rows_msg!(mem $m2), "\n",
+            "vshufps {u}, {u}, ", rows_msg!(mem $m3), ", 0xdd\n",
+            "vpshufd {u}, {u}, 0x93\n",
+            "vmovdqa ", rows_msg!(mem $n3), ", {u}\n",
+        )
+    };
+}
+
+/// A round of two sets of rows, `{a}`..`{d}` and `{a2}`..`{d2}`, one half of each in turn
+/// so that the two dependency chains overlap, with their messages in the buffer slots at
+/// byte offsets `$p` and `$p2`; then the next round's messages into `$q` and `$q2`.
+macro_rules! rows_round_mem2 {
+    ([$p0:literal, $p1:literal, $p2:literal, $p3:literal],
+     [$r0:literal, $r1:literal, $r2:literal, $r3:literal] $(, $q:tt, $q2:tt)?) => {
+        concat!(
+            rows_half!(avx2, ["a", "b", "c", "d"], (mem $p0), (mem $p1), "0x93", "0x39"),
+            rows_half!(avx2, ["a2", "b2", "c2", "d2"], (mem $r0), (mem $r1), "0x93", "0x39"),
+            rows_half!(avx2, ["a", "b", "c", "d"], (mem $p2), (mem $p3), "0x39", "0x93"),
+            rows_half!(avx2, ["a2", "b2", "c2", "d2"], (mem $r2), (mem $r3), "0x39", "0x93"),
+            $(
+                rows_permute_mem!([$p0, $p1, $p2, $p3], $q),
+                rows_permute_mem!([$r0, $r1, $r2, $r3], $q2),
+            )?
+        )
+    };
+}
+
+/// The seven rounds of two sets of rows (AVX2, 256-bit: four blocks). The buffer `{buf}`
+/// holds sixteen 32-byte slots: the first set's quarters come in at bytes 0-127 and the
+/// second's at 256-383; each set's rounds alternate between those slots and the next 128
+/// bytes.
+macro_rules! rows_rounds_mem2 {
+    () => {
+        concat!(
+            rows_arrange_mem!(["0", "32", "64", "96"], ["128", "160", "192", "224"]),
+            rows_arrange_mem!(["256", "288", "320", "352"], ["384", "416", "448", "480"]),
+            rows_round_mem2!(
+                ["128", "160", "192", "224"],
+                ["384", "416", "448", "480"],
+                ["0", "32", "64", "96"],
+                ["256", "288", "320", "352"]
+            ),
+            rows_round_mem2!(
+                ["0", "32", "64", "96"],
+                ["256", "288", "320", "352"],
+                ["128", "160", "192", "224"],
+                ["384", "416", "448", "480"]
+            ),
+            rows_round_mem2!(
+                ["128", "160", "192", "224"],
+                ["384", "416", "448", "480"],
+                ["0", "32", "64", "96"],
+                ["256", "288", "320", "352"]
+            ),
+            rows_round_mem2!(
+                ["0", "32", "64", "96"],
+                ["256", "288", "320", "352"],
+                ["128", "160", "192", "224"],
+                ["384", "416", "448", "480"]
+            ),
+            rows_round_mem2!(
+                ["128", "160", "192", "224"],
+                ["384", "416", "448", "480"],
+                ["0", "32", "64", "96"],
+                ["256", "288", "320", "352"]
+            ),
+            rows_round_mem2!(
+                ["0", "32", "64", "96"],
+                ["256", "288", "320", "352"],
+                ["128", "160", "192", "224"],
+                ["384", "416", "448", "480"]
+            ),
+            rows_round_mem2!(["128", "160", "192", "224"], ["384", "416", "448", "480"]),
         )
     };
 }
