@@ -4,7 +4,7 @@
 use core::arch::x86_64::*;
 
 use super::platform::{padded_call, HashManyJob, Lanes};
-use super::rows::{block_at, block_len_and_flags, cv_rows, iv_row};
+use super::rows::{block_at, block_len_and_flags, cv_rows, iv_row, rotation_masks};
 use super::{sse41, BLOCK_LEN, IV, OUT_LEN};
 
 pub(super) const DEGREE: usize = 8;
@@ -339,16 +339,6 @@ pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
 // 128-bit registers or two side by side in 256-bit ones, for what is left after `hash8`
 // and for single compressions. The 8-lane kernel spends as long on one padded step as
 // on eight blocks.
-
-/// The byte shuffles that rotate each 32-bit word right by 16 and by 8, in one 128-bit lane.
-#[inline]
-#[target_feature(enable = "sse2")]
-fn rotation_masks() -> (__m128i, __m128i) {
-    (
-        _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13),
-        _mm_setr_epi8(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12),
-    )
-}
 
 /// The seven rounds of one block in rows; `m`: the block's four 16-byte quarters.
 #[inline]

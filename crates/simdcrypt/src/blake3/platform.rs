@@ -115,6 +115,12 @@ impl Platform {
                 // SAFETY: support (AVX2) was checked when the Platform was chosen.
                 unsafe { avx2::compress_in_place(cv, block, block_len, counter, flags) }
             }
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse41 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support (SSE4.1) was checked when the Platform was chosen.
+                unsafe { sse41::compress_in_place(cv, block, block_len, counter, flags) }
+            }
             _ => portable::compress_in_place(cv, block, block_len, counter, flags),
         }
     }
@@ -140,6 +146,12 @@ impl Platform {
                 debug_assert!(self.is_supported());
                 // SAFETY: support (AVX2) was checked when the Platform was chosen.
                 unsafe { avx2::compress_xof(cv, block, block_len, counter, flags) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse41 => {
+                debug_assert!(self.is_supported());
+                // SAFETY: support (SSE4.1) was checked when the Platform was chosen.
+                unsafe { sse41::compress_xof(cv, block, block_len, counter, flags) }
             }
             _ => portable::compress_xof(cv, block, block_len, counter, flags),
         }

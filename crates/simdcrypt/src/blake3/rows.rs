@@ -29,10 +29,37 @@ use super::{CvWords, BLOCK_LEN, IV};
 macro_rules! rows_xor {
     (avx512, $r:literal, $s:literal) => { concat!("vpxord {", $r, "}, {", $r, "}, {", $s, "}\n") };
     (avx2, $r:literal, $s:literal) => { concat!("vpxor {", $r, "}, {", $r, "}, {", $s, "}\n") };
+    (sse41, $r:literal, $s:literal) => { concat!("pxor {", $r, "}, {", $s, "}\n") };
+}
+
+/// `{$r} += $s` (`$s` a `rows_msg!` operand).
+#[rustfmt::skip]
+macro_rules! rows_add {
+    (sse41, $r:literal, $s:tt) => { concat!("paddd {", $r, "}, ", rows_msg!$s, "\n") };
+    ($f:ident, $r:literal, $s:tt) => { concat!("vpaddd {", $r, "}, {", $r, "}, ", rows_msg!$s, "\n") };
+}
+
+/// The mnemonic prefix of the backend's encoding: "v" (VEX or EVEX), or none (SSE).
+#[rustfmt::skip]
+macro_rules! rows_v {
+    (sse41) => { "" };
+    ($f:ident) => { "v" };
+}
+
+/// `{$q}` = `shufps` of `{$p}` and `{$s}` with `$imm` (SSE: a copy first, two operands).
+#[rustfmt::skip]
+macro_rules! rows_shufps {
+    (sse41, $q:literal, $p:literal, $s:literal, $imm:literal) => {
+        concat!("movaps {", $q, "}, {", $p, "}\nshufps {", $q, "}, {", $s, "}, ", $imm, "\n")
+    };
+    ($f:ident, $q:literal, $p:literal, $s:literal, $imm:literal) => {
+        concat!("vshufps {", $q, "}, {", $p, "}, {", $s, "}, ", $imm, "\n")
+    };
 }
 
 /// Rotation right of `{$r}` by `$n` bits (`$l` = 32 - `$n`). AVX2 has no rotation: a byte
-/// shuffle (masks `{rot16}`, `{rot8}`) for 16 and 8, two shifts and an or for 12 and 7.
+/// shuffle (masks `{rot16}`, `{rot8}`) for 16 and 8, two shifts and an or for 12 and 7;
+/// the same in SSE.
 #[rustfmt::skip]
 macro_rules! rows_ror {
     (avx512, $r:literal, $n:literal, $l:literal) => { concat!("vprord {", $r, "}, {", $r, "}, ", $n, "\n") };
@@ -43,6 +70,16 @@ macro_rules! rows_ror {
             "vpsrld {t}, {", $r, "}, ", $n, "\n",
             "vpslld {", $r, "}, {", $r, "}, ", $l, "\n",
             "vpor {", $r, "}, {", $r, "}, {t}\n",
+        )
+    };
+    (sse41, $r:literal, 16, $l:literal) => { concat!("pshufb {", $r, "}, {rot16}\n") };
+    (sse41, $r:literal, 8, $l:literal) => { concat!("pshufb {", $r, "}, {rot8}\n") };
+    (sse41, $r:literal, $n:literal, $l:literal) => {
+        concat!(
+            "movdqa {t}, {", $r, "}\n",
+            "psrld {t}, ", $n, "\n",
+            "pslld {", $r, "}, ", $l, "\n",
+            "por {", $r, "}, {t}\n",
         )
     };
 }
@@ -57,7 +94,7 @@ macro_rules! rows_msg {
 
 /// In each 128-bit lane of `{$q}`, the words picked by `$k` ("k02": words 0 and 2, "k03":
 /// words 0 and 3) replaced by those of `vpshufd $p, $imm` (`$p` a `rows_msg!` operand):
-/// merged under a mask register on AVX-512, blended in from `{t}` on AVX2.
+/// merged under a mask register on AVX-512, blended in from `{t}` on AVX2 and SSE4.1.
 #[rustfmt::skip]
 macro_rules! rows_merge {
     (avx512, $q:literal, $p:tt, $imm:literal, $k:literal) => {
@@ -68,6 +105,12 @@ macro_rules! rows_merge {
     };
     (avx2, $q:literal, $p:tt, $imm:literal, "k03") => {
         concat!("vpshufd {t}, ", rows_msg!$p, ", ", $imm, "\n", "vpblendd {", $q, "}, {", $q, "}, {t}, 0x99\n")
+    };
+    (sse41, $q:literal, $p:tt, $imm:literal, "k02") => {
+        concat!("pshufd {t}, ", rows_msg!$p, ", ", $imm, "\n", "pblendw {", $q, "}, {t}, 0x33\n")
+    };
+    (sse41, $q:literal, $p:tt, $imm:literal, "k03") => {
+        concat!("pshufd {t}, ", rows_msg!$p, ", ", $imm, "\n", "pblendw {", $q, "}, {t}, 0xc3\n")
     };
 }
 
@@ -81,23 +124,23 @@ macro_rules! rows_merge {
 macro_rules! rows_half {
     ($f:ident, [$a:literal, $b:literal, $c:literal, $d:literal], $x:tt, $y:tt, $sa:literal, $sc:literal) => {
         concat!(
-            "vpaddd {", $a, "}, {", $a, "}, ", rows_msg!$x, "\n",
-            "vpaddd {", $a, "}, {", $a, "}, {", $b, "}\n",
+            rows_add!($f, $a, $x),
+            rows_add!($f, $a, (reg $b)),
             rows_xor!($f, $d, $a),
             rows_ror!($f, $d, 16, 16),
-            "vpaddd {", $c, "}, {", $c, "}, {", $d, "}\n",
+            rows_add!($f, $c, (reg $d)),
             rows_xor!($f, $b, $c),
             rows_ror!($f, $b, 12, 20),
-            "vpaddd {", $a, "}, {", $a, "}, ", rows_msg!$y, "\n",
-            "vpaddd {", $a, "}, {", $a, "}, {", $b, "}\n",
+            rows_add!($f, $a, $y),
+            rows_add!($f, $a, (reg $b)),
             rows_xor!($f, $d, $a),
             rows_ror!($f, $d, 8, 24),
-            "vpaddd {", $c, "}, {", $c, "}, {", $d, "}\n",
+            rows_add!($f, $c, (reg $d)),
             rows_xor!($f, $b, $c),
             rows_ror!($f, $b, 7, 25),
-            "vpshufd {", $a, "}, {", $a, "}, ", $sa, "\n",
-            "vpshufd {", $d, "}, {", $d, "}, 0x4e\n",
-            "vpshufd {", $c, "}, {", $c, "}, ", $sc, "\n",
+            rows_v!($f), "pshufd {", $a, "}, {", $a, "}, ", $sa, "\n",
+            rows_v!($f), "pshufd {", $d, "}, {", $d, "}, 0x4e\n",
+            rows_v!($f), "pshufd {", $c, "}, {", $c, "}, ", $sc, "\n",
         )
     };
 }
@@ -121,13 +164,13 @@ macro_rules! rows_halves {
 macro_rules! rows_permute {
     ($f:ident, [$p0:literal, $p1:literal, $p2:literal, $p3:literal], [$q0:literal, $q1:literal, $q2:literal, $q3:literal]) => {
         concat!(
-            "vshufps {", $q0, "}, {", $p0, "}, {", $p1, "}, 0xd9\n",
-            "vpshufd {", $q0, "}, {", $q0, "}, 0x78\n",
-            "vshufps {", $q1, "}, {", $p2, "}, {", $p3, "}, 0xc8\n",
+            rows_shufps!($f, $q0, $p0, $p1, "0xd9"),
+            rows_v!($f), "pshufd {", $q0, "}, {", $q0, "}, 0x78\n",
+            rows_shufps!($f, $q1, $p2, $p3, "0xc8"),
             rows_merge!($f, $q1, (reg $p0), "0x03", "k02"),
-            "vshufps {", $q2, "}, {", $p1, "}, {", $p2, "}, 0x30\n",
+            rows_shufps!($f, $q2, $p1, $p2, "0x30"),
             rows_merge!($f, $q2, (reg $p3), "0x40", "k03"),
-            "vshufps {", $q3, "}, {", $p3, "}, {", $p1, "}, 0x28\n",
+            rows_shufps!($f, $q3, $p3, $p1, "0x28"),
             rows_merge!($f, $q3, (reg $p2), "0x01", "k03"),
         )
     };
@@ -175,12 +218,14 @@ macro_rules! rows_round {
 macro_rules! rows_rounds {
     ($f:ident) => {
         concat!(
-            "vshufps {n0}, {m0}, {m1}, 0x88\n",
-            "vshufps {n1}, {m0}, {m1}, 0xdd\n",
-            "vshufps {n2}, {m2}, {m3}, 0x88\n",
-            "vpshufd {n2}, {n2}, 0x93\n",
-            "vshufps {n3}, {m2}, {m3}, 0xdd\n",
-            "vpshufd {n3}, {n3}, 0x93\n",
+            rows_shufps!($f, "n0", "m0", "m1", "0x88"),
+            rows_shufps!($f, "n1", "m0", "m1", "0xdd"),
+            rows_shufps!($f, "n2", "m2", "m3", "0x88"),
+            rows_v!($f),
+            "pshufd {n2}, {n2}, 0x93\n",
+            rows_shufps!($f, "n3", "m2", "m3", "0xdd"),
+            rows_v!($f),
+            "pshufd {n3}, {n3}, 0x93\n",
             rows_round!($f, ["n0", "n1", "n2", "n3"], ["m0", "m1", "m2", "m3"]),
             rows_round!($f, ["m0", "m1", "m2", "m3"], ["n0", "n1", "n2", "n3"]),
             rows_round!($f, ["n0", "n1", "n2", "n3"], ["m0", "m1", "m2", "m3"]),
@@ -286,7 +331,8 @@ macro_rules! rows_rounds_mem2 {
 }
 
 /// Runs `rows_rounds!` on the rows `$r` (registers of class `$class`, type `$t`) with the
-/// message quarters `$m`; AVX2 also takes the byte-shuffle masks of the rotations.
+/// message quarters `$m`; AVX2 and SSE4.1 also take the byte-shuffle masks of the
+/// rotations.
 macro_rules! rows_asm {
     (avx512, $class:ident, $t:ty, $r:ident, $m:ident) => {
         let (_n0, _n1, _n2, _n3): ($t, $t, $t, $t);
@@ -315,13 +361,14 @@ macro_rules! rows_asm {
             )
         }
     };
-    (avx2, $class:ident, $t:ty, $r:ident, $m:ident, $rot16:expr, $rot8:expr) => {
+    ($f:ident, $class:ident, $t:ty, $r:ident, $m:ident, $rot16:expr, $rot8:expr) => {
         let (_n0, _n1, _n2, _n3, _t): ($t, $t, $t, $t, $t);
         // SAFETY: the text reads and writes only its register operands (no memory, no
-        // stack, no flags); AVX2 is enabled for the calling function.
+        // stack, no flags); the backend's features (AVX2, or SSE4.1 for the `sse41` text)
+        // are enabled for the calling function.
         unsafe {
             core::arch::asm!(
-                rows_rounds!(avx2),
+                rows_rounds!($f),
                 a = inout($class) $r[0],
                 b = inout($class) $r[1],
                 c = inout($class) $r[2],
@@ -377,10 +424,49 @@ macro_rules! quarters {
 
 /// The kernels built on a backend's `rounds_rows1` (one block in 128-bit registers) and
 /// `rounds_rows2` (two in 256-bit registers), compiled for its target features `$features`:
-/// `compress_in_place` and `compress_xof` (single compressions), and `hash_rows` (one or
-/// two whole inputs of a batch or tree).
+/// `compress_in_place` and `compress_xof` (single compressions), `hash_one_in_rows` (one
+/// whole input of a batch or tree) and `hash_rows` (one or two). With `single_blocks`
+/// (SSE4.1: no 256-bit registers), all but `hash_rows`.
 macro_rules! rows_kernels {
     ($features:literal) => {
+        rows_kernels!(single_blocks, $features);
+
+        /// Hashes inputs `first..` (one or two) one block at a time in rows; two go side
+        /// by side in 256-bit registers.
+        #[target_feature(enable = $features)]
+        fn hash_rows(job: &HashManyJob<'_>, first: usize, count: usize, out: &mut [u8]) {
+            use $crate::blake3::rows::{block_at, block_len_and_flags, cv_rows, iv_row};
+            use $crate::blake3::{BLOCK_LEN, OUT_LEN};
+            let [a, b_input] = match job.inputs[first..first + count] {
+                [_] => return hash_one_in_rows(job, first, out),
+                [a, b] => [a, b],
+                _ => unreachable!("hash_rows takes one or two inputs"),
+            };
+            let blocks = a.len() / BLOCK_LEN;
+            let key = cv_rows(job.key);
+            let both = |x: __m128i| _mm256_set_m128i(x, x);
+            let mut cv = [both(key[0]), both(key[1])];
+            let (ctr_a, ctr_b) = (job.counter_for(first), job.counter_for(first + 1));
+            let ctr = _mm256_setr_epi64x(ctr_a as i64, 0, ctr_b as i64, 0);
+            let iv = both(iv_row());
+            for b in 0..blocks {
+                let tail = _mm256_set1_epi64x(block_len_and_flags(job, b, blocks));
+                let mut r = [cv[0], cv[1], iv, _mm256_blend_epi32::<0b1100_1100>(ctr, tail)];
+                rounds_rows2(&mut r, quarters!(block_at(a, b), block_at(b_input, b)));
+                cv = [_mm256_xor_si256(r[0], r[2]), _mm256_xor_si256(r[1], r[3])];
+            }
+            let lane = |v: __m256i| (_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+            let ((a0, b0), (a1, b1)) = (lane(cv[0]), lane(cv[1]));
+            for (cv, bytes) in [[a0, a1], [b0, b1]].iter().zip(out[..2 * OUT_LEN].chunks_exact_mut(OUT_LEN)) {
+                // SAFETY: `bytes` is 32 writable bytes; storeu has no alignment requirement.
+                unsafe {
+                    _mm_storeu_si128(bytes.as_mut_ptr().cast(), cv[0]);
+                    _mm_storeu_si128(bytes.as_mut_ptr().add(16).cast(), cv[1]);
+                }
+            }
+        }
+    };
+    (single_blocks, $features:literal) => {
         #[inline]
         #[target_feature(enable = $features)]
         fn compress_rows(
@@ -438,50 +524,25 @@ macro_rules! rows_kernels {
             out
         }
 
-        /// Hashes inputs `first..` (one or two) one block at a time in rows; two go side
-        /// by side in 256-bit registers.
+        /// Hashes input `first` one block at a time in rows.
         #[target_feature(enable = $features)]
-        fn hash_rows(job: &HashManyJob<'_>, first: usize, count: usize, out: &mut [u8]) {
-            use $crate::blake3::rows::{block_at, block_len_and_flags, cv_rows, init_rows, iv_row};
+        fn hash_one_in_rows(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
+            use $crate::blake3::rows::{block_at, cv_rows, init_rows};
             use $crate::blake3::{BLOCK_LEN, OUT_LEN};
-            let key = cv_rows(job.key);
-            let inputs = &job.inputs[first..first + count];
-            let blocks = inputs[0].len() / BLOCK_LEN;
-            let cvs: [[__m128i; 2]; 2] = match inputs {
-                [a] => {
-                    let mut cv = key;
-                    for b in 0..blocks {
-                        let (block_len, flags) = (job.block_len(b, blocks - 1), job.block_flags(b, blocks - 1));
-                        let mut r = init_rows(cv, job.counter_for(first), block_len, flags);
-                        rounds_rows1(&mut r, quarters!(block_at(a, b)));
-                        cv = [_mm_xor_si128(r[0], r[2]), _mm_xor_si128(r[1], r[3])];
-                    }
-                    [cv, cv]
-                }
-                [a, b_input] => {
-                    let both = |x: __m128i| _mm256_set_m128i(x, x);
-                    let mut cv = [both(key[0]), both(key[1])];
-                    let (ctr_a, ctr_b) = (job.counter_for(first), job.counter_for(first + 1));
-                    let ctr = _mm256_setr_epi64x(ctr_a as i64, 0, ctr_b as i64, 0);
-                    let iv = both(iv_row());
-                    for b in 0..blocks {
-                        let tail = _mm256_set1_epi64x(block_len_and_flags(job, b, blocks));
-                        let mut r = [cv[0], cv[1], iv, _mm256_blend_epi32::<0b1100_1100>(ctr, tail)];
-                        rounds_rows2(&mut r, quarters!(block_at(a, b), block_at(b_input, b)));
-                        cv = [_mm256_xor_si256(r[0], r[2]), _mm256_xor_si256(r[1], r[3])];
-                    }
-                    let lane = |v: __m256i| (_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
-                    let ((a0, b0), (a1, b1)) = (lane(cv[0]), lane(cv[1]));
-                    [[a0, a1], [b0, b1]]
-                }
-                _ => unreachable!("hash_rows takes one or two inputs"),
-            };
-            for (cv, bytes) in cvs.iter().zip(out[..inputs.len() * OUT_LEN].chunks_exact_mut(OUT_LEN)) {
-                // SAFETY: `bytes` is 32 writable bytes; storeu has no alignment requirement.
-                unsafe {
-                    _mm_storeu_si128(bytes.as_mut_ptr().cast(), cv[0]);
-                    _mm_storeu_si128(bytes.as_mut_ptr().add(16).cast(), cv[1]);
-                }
+            let input = job.inputs[first];
+            let blocks = input.len() / BLOCK_LEN;
+            let mut cv = cv_rows(job.key);
+            for b in 0..blocks {
+                let (block_len, flags) = (job.block_len(b, blocks - 1), job.block_flags(b, blocks - 1));
+                let mut r = init_rows(cv, job.counter_for(first), block_len, flags);
+                rounds_rows1(&mut r, quarters!(block_at(input, b)));
+                cv = [_mm_xor_si128(r[0], r[2]), _mm_xor_si128(r[1], r[3])];
+            }
+            let bytes = &mut out[..OUT_LEN];
+            // SAFETY: `bytes` is 32 writable bytes; storeu has no alignment requirement.
+            unsafe {
+                _mm_storeu_si128(bytes.as_mut_ptr().cast(), cv[0]);
+                _mm_storeu_si128(bytes.as_mut_ptr().add(16).cast(), cv[1]);
             }
         }
     };
@@ -499,6 +560,16 @@ pub(super) fn block_at(input: &[u8], b: usize) -> &[u8; BLOCK_LEN] {
 pub(super) fn cv_rows(cv: &CvWords) -> [__m128i; 2] {
     // SAFETY: `cv` is 32 readable bytes; loadu has no alignment requirement.
     unsafe { [_mm_loadu_si128(cv.as_ptr().cast()), _mm_loadu_si128(cv.as_ptr().add(4).cast())] }
+}
+
+/// The byte shuffles that rotate each 32-bit word right by 16 and by 8, in one 128-bit lane.
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(super) fn rotation_masks() -> (__m128i, __m128i) {
+    (
+        _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13),
+        _mm_setr_epi8(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12),
+    )
 }
 
 /// Row c before the first round: the IV's first half.
