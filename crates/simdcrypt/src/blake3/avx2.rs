@@ -4,7 +4,7 @@
 use core::arch::x86_64::*;
 
 use super::platform::{padded_call, HashManyJob, Lanes};
-use super::rows::{block_at, block_len_and_flags, cv_rows, iv_row, rotation_masks};
+use super::rows::{block_at, block_len_and_flags, cv_rows, iv_row, rotation_masks, MessageSlots};
 use super::{sse41, BLOCK_LEN, IV, OUT_LEN};
 
 pub(super) const DEGREE: usize = 8;
@@ -362,42 +362,16 @@ rows_kernels!("avx2");
 /// Blocks per call of `hash_rows4`.
 const ROWS4: usize = 4;
 
-/// The message buffer of `rounds_rows4`: sixteen 32-byte slots (`rows_rounds_mem2!`).
-#[repr(C, align(32))]
-struct MessageSlots([__m256i; 16]);
-
 /// The seven rounds of four blocks in rows: two sets of 256-bit rows (`r[0..4]`, `r[4..8]`),
 /// two blocks side by side in each, worked on in turn so that their chains overlap. The
 /// messages stay in `buf` (each set's quarters in slots 0-3 and 8-11): with both sets'
 /// state in registers, they do not fit there too.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn rounds_rows4(r: &mut [__m256i; 8], buf: &mut MessageSlots) {
+fn rounds_rows4(r: &mut [__m256i; 8], buf: &mut MessageSlots<__m256i>) {
     let (rot16, rot8) = rotation_masks();
     let (rot16, rot8) = (_mm256_broadcastsi128_si256(rot16), _mm256_broadcastsi128_si256(rot8));
-    let (_t, _u): (__m256i, __m256i);
-    // SAFETY: the text reads and writes its register operands and the 512 bytes of `buf`
-    // (aligned to 32 for `vmovdqa`), nothing else (no stack, no flags); AVX2 is enabled
-    // for this function.
-    unsafe {
-        core::arch::asm!(
-            rows_rounds_mem2!(),
-            buf = in(reg) buf.0.as_mut_ptr(),
-            a = inout(ymm_reg) r[0],
-            b = inout(ymm_reg) r[1],
-            c = inout(ymm_reg) r[2],
-            d = inout(ymm_reg) r[3],
-            a2 = inout(ymm_reg) r[4],
-            b2 = inout(ymm_reg) r[5],
-            c2 = inout(ymm_reg) r[6],
-            d2 = inout(ymm_reg) r[7],
-            t = out(ymm_reg) _t,
-            u = out(ymm_reg) _u,
-            rot16 = in(ymm_reg) rot16,
-            rot8 = in(ymm_reg) rot8,
-            options(nostack, preserves_flags),
-        )
-    }
+    rows_asm_two_sets!(avx2, ymm_reg, __m256i, r, buf, rot16, rot8);
 }
 
 /// Hashes inputs `first..first + 4` in rows (`rounds_rows4`): inputs 0 and 1 side by side

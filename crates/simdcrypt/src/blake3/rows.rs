@@ -32,11 +32,16 @@ macro_rules! rows_xor {
     (sse41, $r:literal, $s:literal) => { concat!("pxor {", $r, "}, {", $s, "}\n") };
 }
 
-/// `{$r} += $s` (`$s` a `rows_msg!` operand).
+/// `{$r} = {$r} op $s` (`$s` a `rows_msg!` operand, `$imm` an optional immediate) for the
+/// two-source instruction `$mn`: three operands in VEX, two in SSE.
 #[rustfmt::skip]
-macro_rules! rows_add {
-    (sse41, $r:literal, $s:tt) => { concat!("paddd {", $r, "}, ", rows_msg!$s, "\n") };
-    ($f:ident, $r:literal, $s:tt) => { concat!("vpaddd {", $r, "}, {", $r, "}, ", rows_msg!$s, "\n") };
+macro_rules! rows_op {
+    (sse41, $mn:literal, $r:literal, $s:tt $(, $imm:literal)?) => {
+        concat!($mn, " {", $r, "}, ", rows_msg!$s, $(", ", $imm,)? "\n")
+    };
+    ($f:ident, $mn:literal, $r:literal, $s:tt $(, $imm:literal)?) => {
+        concat!("v", $mn, " {", $r, "}, {", $r, "}, ", rows_msg!$s, $(", ", $imm,)? "\n")
+    };
 }
 
 /// The mnemonic prefix of the backend's encoding: "v" (VEX or EVEX), or none (SSE).
@@ -84,12 +89,13 @@ macro_rules! rows_ror {
     };
 }
 
-/// A message operand: register `{$r}`, or the 32-byte slot at byte `$off` of the message
-/// buffer `{buf}` (the AVX2 four-block kernel, which has too few registers for both).
+/// A message operand: register `{$r}`, or slot `$i` of the message buffer `{buf}` (`{slot}`
+/// bytes each, one register's worth), for the two-set kernels, which have too few registers
+/// for their messages.
 #[rustfmt::skip]
 macro_rules! rows_msg {
     (reg $r:literal) => { concat!("{", $r, "}") };
-    (mem $off:literal) => { concat!("ymmword ptr [{buf} + ", $off, "]") };
+    (mem $i:literal) => { concat!("[{buf} + {slot} * ", $i, "]") };
 }
 
 /// In each 128-bit lane of `{$q}`, the words picked by `$k` ("k02": words 0 and 2, "k03":
@@ -124,18 +130,18 @@ macro_rules! rows_merge {
 macro_rules! rows_half {
     ($f:ident, [$a:literal, $b:literal, $c:literal, $d:literal], $x:tt, $y:tt, $sa:literal, $sc:literal) => {
         concat!(
-            rows_add!($f, $a, $x),
-            rows_add!($f, $a, (reg $b)),
+            rows_op!($f, "paddd", $a, $x),
+            rows_op!($f, "paddd", $a, (reg $b)),
             rows_xor!($f, $d, $a),
             rows_ror!($f, $d, 16, 16),
-            rows_add!($f, $c, (reg $d)),
+            rows_op!($f, "paddd", $c, (reg $d)),
             rows_xor!($f, $b, $c),
             rows_ror!($f, $b, 12, 20),
-            rows_add!($f, $a, $y),
-            rows_add!($f, $a, (reg $b)),
+            rows_op!($f, "paddd", $a, $y),
+            rows_op!($f, "paddd", $a, (reg $b)),
             rows_xor!($f, $d, $a),
             rows_ror!($f, $d, 8, 24),
-            rows_add!($f, $c, (reg $d)),
+            rows_op!($f, "paddd", $c, (reg $d)),
             rows_xor!($f, $b, $c),
             rows_ror!($f, $b, 7, 25),
             rows_v!($f), "pshufd {", $a, "}, {", $a, "}, ", $sa, "\n",
@@ -176,32 +182,6 @@ macro_rules! rows_permute {
     };
 }
 
-/// `rows_permute!` with the message in the buffer `{buf}`: from the slots at byte offsets
-/// `$p` to those at `$q`, through `{u}` (AVX2 only).
-#[rustfmt::skip]
-macro_rules! rows_permute_mem {
-    ([$p0:literal, $p1:literal, $p2:literal, $p3:literal], [$q0:literal, $q1:literal, $q2:literal, $q3:literal]) => {
-        concat!(
-            "vmovdqa {u}, ", rows_msg!(mem $p0), "\n",
-            "vshufps {u}, {u}, ", rows_msg!(mem $p1), ", 0xd9\n",
-            "vpshufd {u}, {u}, 0x78\n",
-            "vmovdqa ", rows_msg!(mem $q0), ", {u}\n",
-            "vmovdqa {u}, ", rows_msg!(mem $p2), "\n",
-            "vshufps {u}, {u}, ", rows_msg!(mem $p3), ", 0xc8\n",
-            rows_merge!(avx2, "u", (mem $p0), "0x03", "k02"),
-            "vmovdqa ", rows_msg!(mem $q1), ", {u}\n",
-            "vmovdqa {u}, ", rows_msg!(mem $p1), "\n",
-            "vshufps {u}, {u}, ", rows_msg!(mem $p2), ", 0x30\n",
-            rows_merge!(avx2, "u", (mem $p3), "0x40", "k03"),
-            "vmovdqa ", rows_msg!(mem $q2), ", {u}\n",
-            "vmovdqa {u}, ", rows_msg!(mem $p3), "\n",
-            "vshufps {u}, {u}, ", rows_msg!(mem $p1), ", 0x28\n",
-            rows_merge!(avx2, "u", (mem $p2), "0x01", "k03"),
-            "vmovdqa ", rows_msg!(mem $q3), ", {u}\n",
-        )
-    };
-}
-
 /// A round in rows with the message in registers `$p`, preparing the next round's in `$q`.
 macro_rules! rows_round {
     ($f:ident, [$p0:literal, $p1:literal, $p2:literal, $p3:literal] $(, $q:tt)?) => {
@@ -237,96 +217,166 @@ macro_rules! rows_rounds {
     };
 }
 
-/// Round 0's message order (as at the start of `rows_rounds!`) from the quarters in the
-/// slots at byte offsets `$m` into those at `$n`, through `{u}` (AVX2 only).
+/// `rows_permute!` with the message in the buffer `{buf}`: from slots `$p` to slots `$q`,
+/// through `{u}`.
+#[rustfmt::skip]
+macro_rules! rows_permute_mem {
+    ($f:ident, [$p0:literal, $p1:literal, $p2:literal, $p3:literal], [$q0:literal, $q1:literal, $q2:literal, $q3:literal]) => {
+        concat!(
+            rows_v!($f), "movdqa {u}, ", rows_msg!(mem $p0), "\n",
+            rows_op!($f, "shufps", "u", (mem $p1), "0xd9"),
+            rows_v!($f), "pshufd {u}, {u}, 0x78\n",
+            rows_v!($f), "movdqa ", rows_msg!(mem $q0), ", {u}\n",
+            rows_v!($f), "movdqa {u}, ", rows_msg!(mem $p2), "\n",
+            rows_op!($f, "shufps", "u", (mem $p3), "0xc8"),
+            rows_merge!($f, "u", (mem $p0), "0x03", "k02"),
+            rows_v!($f), "movdqa ", rows_msg!(mem $q1), ", {u}\n",
+            rows_v!($f), "movdqa {u}, ", rows_msg!(mem $p1), "\n",
+            rows_op!($f, "shufps", "u", (mem $p2), "0x30"),
+            rows_merge!($f, "u", (mem $p3), "0x40", "k03"),
+            rows_v!($f), "movdqa ", rows_msg!(mem $q2), ", {u}\n",
+            rows_v!($f), "movdqa {u}, ", rows_msg!(mem $p3), "\n",
+            rows_op!($f, "shufps", "u", (mem $p1), "0x28"),
+            rows_merge!($f, "u", (mem $p2), "0x01", "k03"),
+            rows_v!($f), "movdqa ", rows_msg!(mem $q3), ", {u}\n",
+        )
+    };
+}
+
+/// Round 0's message order (as at the start of `rows_rounds!`) from the quarters in slots
+/// `$m` into slots `$n`, through `{u}`.
 #[rustfmt::skip]
 macro_rules! rows_arrange_mem {
-    ([$m0:literal, $m1:literal, $m2:literal, $m3:literal], [$n0:literal, $n1:literal, $n2:literal, $n3:literal]) => {
+    ($f:ident, [$m0:literal, $m1:literal, $m2:literal, $m3:literal], [$n0:literal, $n1:literal, $n2:literal, $n3:literal]) => {
         concat!(
-            "vmovdqa {u}, ", rows_msg!(mem $m0), "\n",
-            "vshufps {u}, {u}, ", rows_msg!(mem $m1), ", 0x88\n",
-            "vmovdqa ", rows_msg!(mem $n0), ", {u}\n",
-            "vmovdqa {u}, ", rows_msg!(mem $m0), "\n",
-            "vshufps {u}, {u}, ", rows_msg!(mem $m1), ", 0xdd\n",
-            "vmovdqa ", rows_msg!(mem $n1), ", {u}\n",
-            "vmovdqa {u}, ", rows_msg!(mem $m2), "\n",
-            "vshufps {u}, {u}, ", rows_msg!(mem $m3), ", 0x88\n",
-            "vpshufd {u}, {u}, 0x93\n",
-            "vmovdqa ", rows_msg!(mem $n2), ", {u}\n",
-            "vmovdqa {u}, ", rows_msg!(mem $m2), "\n",
-            "vshufps {u}, {u}, ", rows_msg!(mem $m3), ", 0xdd\n",
-            "vpshufd {u}, {u}, 0x93\n",
-            "vmovdqa ", rows_msg!(mem $n3), ", {u}\n",
+            rows_v!($f), "movdqa {u}, ", rows_msg!(mem $m0), "\n",
+            rows_op!($f, "shufps", "u", (mem $m1), "0x88"),
+            rows_v!($f), "movdqa ", rows_msg!(mem $n0), ", {u}\n",
+            rows_v!($f), "movdqa {u}, ", rows_msg!(mem $m0), "\n",
+            rows_op!($f, "shufps", "u", (mem $m1), "0xdd"),
+            rows_v!($f), "movdqa ", rows_msg!(mem $n1), ", {u}\n",
+            rows_v!($f), "movdqa {u}, ", rows_msg!(mem $m2), "\n",
+            rows_op!($f, "shufps", "u", (mem $m3), "0x88"),
+            rows_v!($f), "pshufd {u}, {u}, 0x93\n",
+            rows_v!($f), "movdqa ", rows_msg!(mem $n2), ", {u}\n",
+            rows_v!($f), "movdqa {u}, ", rows_msg!(mem $m2), "\n",
+            rows_op!($f, "shufps", "u", (mem $m3), "0xdd"),
+            rows_v!($f), "pshufd {u}, {u}, 0x93\n",
+            rows_v!($f), "movdqa ", rows_msg!(mem $n3), ", {u}\n",
         )
     };
 }
 
 /// A round of two sets of rows, `{a}`..`{d}` and `{a2}`..`{d2}`, one half of each in turn
-/// so that the two dependency chains overlap, with their messages in the buffer slots at
-/// byte offsets `$p` and `$p2`; then the next round's messages into `$q` and `$q2`.
+/// so that the two dependency chains overlap, with their messages in slots `$p` and `$r`;
+/// then the next round's messages into slots `$q` and `$q2`.
 macro_rules! rows_round_mem2 {
-    ([$p0:literal, $p1:literal, $p2:literal, $p3:literal],
+    ($f:ident, [$p0:literal, $p1:literal, $p2:literal, $p3:literal],
      [$r0:literal, $r1:literal, $r2:literal, $r3:literal] $(, $q:tt, $q2:tt)?) => {
         concat!(
-            rows_half!(avx2, ["a", "b", "c", "d"], (mem $p0), (mem $p1), "0x93", "0x39"),
-            rows_half!(avx2, ["a2", "b2", "c2", "d2"], (mem $r0), (mem $r1), "0x93", "0x39"),
-            rows_half!(avx2, ["a", "b", "c", "d"], (mem $p2), (mem $p3), "0x39", "0x93"),
-            rows_half!(avx2, ["a2", "b2", "c2", "d2"], (mem $r2), (mem $r3), "0x39", "0x93"),
+            rows_half!($f, ["a", "b", "c", "d"], (mem $p0), (mem $p1), "0x93", "0x39"),
+            rows_half!($f, ["a2", "b2", "c2", "d2"], (mem $r0), (mem $r1), "0x93", "0x39"),
+            rows_half!($f, ["a", "b", "c", "d"], (mem $p2), (mem $p3), "0x39", "0x93"),
+            rows_half!($f, ["a2", "b2", "c2", "d2"], (mem $r2), (mem $r3), "0x39", "0x93"),
             $(
-                rows_permute_mem!([$p0, $p1, $p2, $p3], $q),
-                rows_permute_mem!([$r0, $r1, $r2, $r3], $q2),
+                rows_permute_mem!($f, [$p0, $p1, $p2, $p3], $q),
+                rows_permute_mem!($f, [$r0, $r1, $r2, $r3], $q2),
             )?
         )
     };
 }
 
-/// The seven rounds of two sets of rows (AVX2, 256-bit: four blocks). The buffer `{buf}`
-/// holds sixteen 32-byte slots: the first set's quarters come in at bytes 0-127 and the
-/// second's at 256-383; each set's rounds alternate between those slots and the next 128
-/// bytes.
+/// The seven rounds of two sets of rows. The buffer `{buf}` holds 16 slots: the first
+/// set's quarters come in in slots 0-3 and the second's in 8-11; each set's rounds
+/// alternate between those slots and the next four.
 macro_rules! rows_rounds_mem2 {
-    () => {
+    ($f:ident) => {
         concat!(
-            rows_arrange_mem!(["0", "32", "64", "96"], ["128", "160", "192", "224"]),
-            rows_arrange_mem!(["256", "288", "320", "352"], ["384", "416", "448", "480"]),
+            rows_arrange_mem!($f, ["0", "1", "2", "3"], ["4", "5", "6", "7"]),
+            rows_arrange_mem!($f, ["8", "9", "10", "11"], ["12", "13", "14", "15"]),
             rows_round_mem2!(
-                ["128", "160", "192", "224"],
-                ["384", "416", "448", "480"],
-                ["0", "32", "64", "96"],
-                ["256", "288", "320", "352"]
+                $f,
+                ["4", "5", "6", "7"],
+                ["12", "13", "14", "15"],
+                ["0", "1", "2", "3"],
+                ["8", "9", "10", "11"]
             ),
             rows_round_mem2!(
-                ["0", "32", "64", "96"],
-                ["256", "288", "320", "352"],
-                ["128", "160", "192", "224"],
-                ["384", "416", "448", "480"]
+                $f,
+                ["0", "1", "2", "3"],
+                ["8", "9", "10", "11"],
+                ["4", "5", "6", "7"],
+                ["12", "13", "14", "15"]
             ),
             rows_round_mem2!(
-                ["128", "160", "192", "224"],
-                ["384", "416", "448", "480"],
-                ["0", "32", "64", "96"],
-                ["256", "288", "320", "352"]
+                $f,
+                ["4", "5", "6", "7"],
+                ["12", "13", "14", "15"],
+                ["0", "1", "2", "3"],
+                ["8", "9", "10", "11"]
             ),
             rows_round_mem2!(
-                ["0", "32", "64", "96"],
-                ["256", "288", "320", "352"],
-                ["128", "160", "192", "224"],
-                ["384", "416", "448", "480"]
+                $f,
+                ["0", "1", "2", "3"],
+                ["8", "9", "10", "11"],
+                ["4", "5", "6", "7"],
+                ["12", "13", "14", "15"]
             ),
             rows_round_mem2!(
-                ["128", "160", "192", "224"],
-                ["384", "416", "448", "480"],
-                ["0", "32", "64", "96"],
-                ["256", "288", "320", "352"]
+                $f,
+                ["4", "5", "6", "7"],
+                ["12", "13", "14", "15"],
+                ["0", "1", "2", "3"],
+                ["8", "9", "10", "11"]
             ),
             rows_round_mem2!(
-                ["0", "32", "64", "96"],
-                ["256", "288", "320", "352"],
-                ["128", "160", "192", "224"],
-                ["384", "416", "448", "480"]
+                $f,
+                ["0", "1", "2", "3"],
+                ["8", "9", "10", "11"],
+                ["4", "5", "6", "7"],
+                ["12", "13", "14", "15"]
             ),
-            rows_round_mem2!(["128", "160", "192", "224"], ["384", "416", "448", "480"]),
+            rows_round_mem2!($f, ["4", "5", "6", "7"], ["12", "13", "14", "15"]),
         )
+    };
+}
+
+/// The message buffer of the two-set kernels (`rows_rounds_mem2!`): 16 slots of one
+/// register each.
+#[repr(C, align(32))]
+pub(super) struct MessageSlots<T>(pub(super) [T; 16]);
+
+/// Runs `rows_rounds_mem2!` on two sets of rows, `$r[0..4]` and `$r[4..8]` (registers of
+/// class `$class`, type `$t`), with the message buffer `$buf` (`&mut MessageSlots<$t>`)
+/// and the byte-shuffle masks of the rotations.
+macro_rules! rows_asm_two_sets {
+    ($f:ident, $class:ident, $t:ty, $r:ident, $buf:ident, $rot16:expr, $rot8:expr) => {
+        let (_t, _u): ($t, $t);
+        let buf: &mut $crate::blake3::rows::MessageSlots<$t> = $buf;
+        // SAFETY: the text reads and writes its register operands and the 16 slots of
+        // `buf` (aligned for `movdqa`), nothing else (no stack, no flags); the backend's
+        // features (AVX2, or SSE4.1 for the `sse41` text) are enabled for the calling
+        // function.
+        unsafe {
+            core::arch::asm!(
+                rows_rounds_mem2!($f),
+                buf = in(reg) buf.0.as_mut_ptr(),
+                slot = const core::mem::size_of::<$t>(),
+                a = inout($class) $r[0],
+                b = inout($class) $r[1],
+                c = inout($class) $r[2],
+                d = inout($class) $r[3],
+                a2 = inout($class) $r[4],
+                b2 = inout($class) $r[5],
+                c2 = inout($class) $r[6],
+                d2 = inout($class) $r[7],
+                t = out($class) _t,
+                u = out($class) _u,
+                rot16 = in($class) $rot16,
+                rot8 = in($class) $rot8,
+                options(nostack, preserves_flags),
+            )
+        }
     };
 }
 
