@@ -364,7 +364,7 @@ const ROWS4: usize = 4;
 
 /// The seven rounds of four blocks in rows: two sets of 256-bit rows (`r[0..4]`, `r[4..8]`),
 /// two blocks side by side in each, worked on in turn so that their chains overlap. The
-/// messages stay in `buf` (each set's quarters in slots 0-3 and 8-11): with both sets'
+/// messages stay in `buf` (round 0's, `round0_order!`, in slots 0-3 and 8-11): with both sets'
 /// state in registers, they do not fit there too.
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -396,8 +396,8 @@ fn hash_rows4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
         let tail = _mm256_set1_epi64x(block_len_and_flags(job, b, blocks));
         let d = [_mm256_blend_epi32::<0b1100_1100>(ctr[0], tail), _mm256_blend_epi32::<0b1100_1100>(ctr[1], tail)];
         let mut r = [cv[0], cv[1], iv, d[0], cv[2], cv[3], iv, d[1]];
-        buf.0[..4].copy_from_slice(&quarters!(block_at(inputs[0], b), block_at(inputs[1], b)));
-        buf.0[8..12].copy_from_slice(&quarters!(block_at(inputs[2], b), block_at(inputs[3], b)));
+        buf.0[..4].copy_from_slice(&round0_order!(mm256, quarters!(block_at(inputs[0], b), block_at(inputs[1], b))));
+        buf.0[8..12].copy_from_slice(&round0_order!(mm256, quarters!(block_at(inputs[2], b), block_at(inputs[3], b))));
         rounds_rows4(&mut r, &mut buf);
         cv = [
             _mm256_xor_si256(r[0], r[2]),

@@ -278,8 +278,8 @@ fn rounds_rows1(r: &mut [__m128i; 4], m: [__m128i; 4]) {
 rows_kernels!(single_blocks, "sse4.1");
 
 /// The seven rounds of two blocks in rows, `r[0..4]` and `r[4..8]`, worked on in turn so that
-/// their chains overlap. The messages stay in `buf` (the blocks' quarters in slots 0-3 and
-/// 8-11): with both states in registers, they do not fit there too.
+/// their chains overlap. The messages stay in `buf` (round 0's, `round0_order!`, in slots
+/// 0-3 and 8-11): with both states in registers, they do not fit there too.
 #[inline]
 #[target_feature(enable = "sse4.1")]
 fn rounds_two_sets(r: &mut [__m128i; 8], buf: &mut MessageSlots<__m128i>) {
@@ -299,8 +299,8 @@ fn hash_two_in_rows(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
         let (block_len, flags) = (job.block_len(b, blocks - 1), job.block_flags(b, blocks - 1));
         let [x, y] = [0, 1].map(|i| init_rows(cvs[i], job.counter_for(first + i), block_len, flags));
         let mut r = [x[0], x[1], x[2], x[3], y[0], y[1], y[2], y[3]];
-        buf.0[..4].copy_from_slice(&quarters!(block_at(inputs[0], b)));
-        buf.0[8..12].copy_from_slice(&quarters!(block_at(inputs[1], b)));
+        buf.0[..4].copy_from_slice(&round0_order!(mm, quarters!(block_at(inputs[0], b))));
+        buf.0[8..12].copy_from_slice(&round0_order!(mm, quarters!(block_at(inputs[1], b))));
         rounds_two_sets(&mut r, &mut buf);
         cvs = [
             [_mm_xor_si128(r[0], r[2]), _mm_xor_si128(r[1], r[3])],
