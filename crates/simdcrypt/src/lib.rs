@@ -35,6 +35,8 @@ pub mod highwayhash;
 pub mod salsa20;
 pub mod sha256;
 pub mod streebog;
+#[cfg(test)]
+mod test_rng;
 pub mod threads;
 
 pub use error::Error;

@@ -77,6 +77,34 @@ impl Backend for Platform {
     }
 }
 
+/// Calls the single-block kernel `$kernel` (`compress_in_place`, `compress_xof`) of the
+/// platform's backend: the x86-64 backends' rows kernels (`rows.rs`), or the portable one.
+macro_rules! single_block {
+    ($platform:expr, $kernel:ident($($arg:expr),*)) => {
+        match $platform {
+            #[cfg(target_arch = "x86_64")]
+            platform @ Platform::Avx512 => {
+                debug_assert!(platform.is_supported());
+                // SAFETY: support (AVX-512 F+VL) was checked when the Platform was chosen.
+                unsafe { avx512::$kernel($($arg),*) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            platform @ Platform::Avx2 => {
+                debug_assert!(platform.is_supported());
+                // SAFETY: support (AVX2) was checked when the Platform was chosen.
+                unsafe { avx2::$kernel($($arg),*) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            platform @ Platform::Sse41 => {
+                debug_assert!(platform.is_supported());
+                // SAFETY: support (SSE4.1) was checked when the Platform was chosen.
+                unsafe { sse41::$kernel($($arg),*) }
+            }
+            _ => portable::$kernel($($arg),*),
+        }
+    };
+}
+
 impl Platform {
     /// How many inputs the widest kernel of this backend hashes at once.
     pub const fn simd_degree(self) -> usize {
@@ -102,27 +130,7 @@ impl Platform {
         counter: u64,
         flags: u8,
     ) {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => {
-                debug_assert!(self.is_supported());
-                // SAFETY: support (AVX-512 F+VL) was checked when the Platform was chosen.
-                unsafe { avx512::compress_in_place(cv, block, block_len, counter, flags) }
-            }
-            #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => {
-                debug_assert!(self.is_supported());
-                // SAFETY: support (AVX2) was checked when the Platform was chosen.
-                unsafe { avx2::compress_in_place(cv, block, block_len, counter, flags) }
-            }
-            #[cfg(target_arch = "x86_64")]
-            Platform::Sse41 => {
-                debug_assert!(self.is_supported());
-                // SAFETY: support (SSE4.1) was checked when the Platform was chosen.
-                unsafe { sse41::compress_in_place(cv, block, block_len, counter, flags) }
-            }
-            _ => portable::compress_in_place(cv, block, block_len, counter, flags),
-        }
+        single_block!(self, compress_in_place(cv, block, block_len, counter, flags))
     }
 
     /// One compression of a single block with the full 64-byte output.
@@ -134,27 +142,7 @@ impl Platform {
         counter: u64,
         flags: u8,
     ) -> [u8; 64] {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => {
-                debug_assert!(self.is_supported());
-                // SAFETY: support (AVX-512 F+VL) was checked when the Platform was chosen.
-                unsafe { avx512::compress_xof(cv, block, block_len, counter, flags) }
-            }
-            #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => {
-                debug_assert!(self.is_supported());
-                // SAFETY: support (AVX2) was checked when the Platform was chosen.
-                unsafe { avx2::compress_xof(cv, block, block_len, counter, flags) }
-            }
-            #[cfg(target_arch = "x86_64")]
-            Platform::Sse41 => {
-                debug_assert!(self.is_supported());
-                // SAFETY: support (SSE4.1) was checked when the Platform was chosen.
-                unsafe { sse41::compress_xof(cv, block, block_len, counter, flags) }
-            }
-            _ => portable::compress_xof(cv, block, block_len, counter, flags),
-        }
+        single_block!(self, compress_xof(cv, block, block_len, counter, flags))
     }
 
     /// Hashes every input of `job` to a 32-byte chaining value, written to `out` in order.
@@ -365,13 +353,7 @@ mod tests {
     fn hash_many_matches_portable() {
         let key: CvWords = core::array::from_fn(|i| 0x0101_0101u32.wrapping_mul(i as u32 + 1));
         let mut data = vec![0u8; 31 * 1024];
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        for b in &mut data {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            *b = x as u8;
-        }
+        crate::test_rng::XorShift64::new(0x2545_F491_4F6C_DD1D).fill(&mut data);
         let mut exercised = Vec::new();
         for platform in Platform::all_supported() {
             exercised.push(platform.name());
@@ -410,13 +392,8 @@ mod tests {
     /// 2^32 boundary, every block length class and the flags a root block carries.
     #[test]
     fn compressions_match_portable() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = crate::test_rng::XorShift64::new(0x9E37_79B9_7F4A_7C15);
+        let mut next = move || rng.next_u64();
         let mut exercised = Vec::new();
         for platform in Platform::all_supported() {
             exercised.push(platform.name());

@@ -244,20 +244,31 @@ macro_rules! rows_permute_mem {
 }
 
 /// A round of two sets of rows, `{a}`..`{d}` and `{a2}`..`{d2}`, one half of each in turn
-/// so that the two dependency chains overlap, with their messages in slots `$p` and `$r`;
-/// then the next round's messages into slots `$q` and `$q2`.
+/// so that the two dependency chains overlap. `low`: the message in slots 0-3 (first set)
+/// and 8-11 (second), the next round's written to slots 4-7 and 12-15; `high` the other way
+/// round; `last`: no next round.
 macro_rules! rows_round_mem2 {
-    ($f:ident, [$p0:literal, $p1:literal, $p2:literal, $p3:literal],
-     [$r0:literal, $r1:literal, $r2:literal, $r3:literal] $(, $q:tt, $q2:tt)?) => {
+    ($f:ident, low $(, $last:ident)?) => {
+        rows_round_mem2!($f, ["0", "1", "2", "3"], ["8", "9", "10", "11"] $(, $last)?,
+                         ["4", "5", "6", "7"], ["12", "13", "14", "15"])
+    };
+    ($f:ident, high) => {
+        rows_round_mem2!($f, ["4", "5", "6", "7"], ["12", "13", "14", "15"],
+                         ["0", "1", "2", "3"], ["8", "9", "10", "11"])
+    };
+    ($f:ident, $p:tt, $r:tt, last, $q:tt, $q2:tt) => {
+        rows_round_mem2!(@halves $f, $p, $r)
+    };
+    ($f:ident, $p:tt, $r:tt, $q:tt, $q2:tt) => {
+        concat!(rows_round_mem2!(@halves $f, $p, $r), rows_permute_mem!($f, $p, $q), rows_permute_mem!($f, $r, $q2))
+    };
+    (@halves $f:ident, [$p0:literal, $p1:literal, $p2:literal, $p3:literal],
+     [$r0:literal, $r1:literal, $r2:literal, $r3:literal]) => {
         concat!(
             rows_half!($f, ["a", "b", "c", "d"], (mem $p0), (mem $p1), "0x93", "0x39"),
             rows_half!($f, ["a2", "b2", "c2", "d2"], (mem $r0), (mem $r1), "0x93", "0x39"),
             rows_half!($f, ["a", "b", "c", "d"], (mem $p2), (mem $p3), "0x39", "0x93"),
             rows_half!($f, ["a2", "b2", "c2", "d2"], (mem $r2), (mem $r3), "0x39", "0x93"),
-            $(
-                rows_permute_mem!($f, [$p0, $p1, $p2, $p3], $q),
-                rows_permute_mem!($f, [$r0, $r1, $r2, $r3], $q2),
-            )?
         )
     };
 }
@@ -269,49 +280,13 @@ macro_rules! rows_round_mem2 {
 macro_rules! rows_rounds_mem2 {
     ($f:ident) => {
         concat!(
-            rows_round_mem2!(
-                $f,
-                ["0", "1", "2", "3"],
-                ["8", "9", "10", "11"],
-                ["4", "5", "6", "7"],
-                ["12", "13", "14", "15"]
-            ),
-            rows_round_mem2!(
-                $f,
-                ["4", "5", "6", "7"],
-                ["12", "13", "14", "15"],
-                ["0", "1", "2", "3"],
-                ["8", "9", "10", "11"]
-            ),
-            rows_round_mem2!(
-                $f,
-                ["0", "1", "2", "3"],
-                ["8", "9", "10", "11"],
-                ["4", "5", "6", "7"],
-                ["12", "13", "14", "15"]
-            ),
-            rows_round_mem2!(
-                $f,
-                ["4", "5", "6", "7"],
-                ["12", "13", "14", "15"],
-                ["0", "1", "2", "3"],
-                ["8", "9", "10", "11"]
-            ),
-            rows_round_mem2!(
-                $f,
-                ["0", "1", "2", "3"],
-                ["8", "9", "10", "11"],
-                ["4", "5", "6", "7"],
-                ["12", "13", "14", "15"]
-            ),
-            rows_round_mem2!(
-                $f,
-                ["4", "5", "6", "7"],
-                ["12", "13", "14", "15"],
-                ["0", "1", "2", "3"],
-                ["8", "9", "10", "11"]
-            ),
-            rows_round_mem2!($f, ["0", "1", "2", "3"], ["8", "9", "10", "11"]),
+            rows_round_mem2!($f, low),
+            rows_round_mem2!($f, high),
+            rows_round_mem2!($f, low),
+            rows_round_mem2!($f, high),
+            rows_round_mem2!($f, low),
+            rows_round_mem2!($f, high),
+            rows_round_mem2!($f, low, last),
         )
     };
 }

@@ -115,14 +115,9 @@ mod tests {
     /// ψ^4 and ψ against the definition on sixteen 16-bit words.
     #[test]
     fn psi_matches_definition() {
-        let mut seed = 0x243F_6A88_85A3_08D3u64;
+        let mut rng = crate::test_rng::XorShift64::new(0x243F_6A88_85A3_08D3);
         for _ in 0..100 {
-            let y: [u64; 4] = core::array::from_fn(|_| {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                seed
-            });
+            let y: [u64; 4] = core::array::from_fn(|_| rng.next_u64());
             let mut words: Vec<u16> = (0..16).map(|i| (y[i / 4] >> (16 * (i % 4))) as u16).collect();
             for r in 1..=4 {
                 let top = words[0] ^ words[1] ^ words[2] ^ words[3] ^ words[12] ^ words[15];

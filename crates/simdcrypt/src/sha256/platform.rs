@@ -91,13 +91,8 @@ mod tests {
     /// and messages of 1 to 9 blocks.
     #[test]
     fn compress_blocks_matches_portable() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = crate::test_rng::XorShift64::new(0x9E37_79B9_7F4A_7C15);
+        let mut next = move || rng.next_u64();
         let mut exercised = Vec::new();
         for platform in Platform::all_supported() {
             exercised.push(platform.name());

@@ -162,13 +162,8 @@ mod tests {
     /// Each backend's compression against the portable one on pseudo-random values.
     #[test]
     fn g_matches_portable() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = crate::test_rng::XorShift64::new(0x9E37_79B9_7F4A_7C15);
+        let mut next = move || rng.next_u64();
         let mut exercised = Vec::new();
         for platform in Platform::all_supported() {
             exercised.push(platform.name());
@@ -192,13 +187,8 @@ mod tests {
     fn first_compression_shortcut_matches_g() {
         use super::super::batch::LANES;
         use super::super::tables::{IV_KEYS_256, IV_KEYS_512};
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = crate::test_rng::XorShift64::new(0x2545_F491_4F6C_DD1D);
+        let mut next = move || rng.next_u64();
         let mut exercised = Vec::new();
         for platform in Platform::all_supported() {
             exercised.push(platform.name());
