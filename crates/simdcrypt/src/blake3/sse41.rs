@@ -297,7 +297,9 @@ fn hash_two_in_rows(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     let mut buf = MessageSlots([_mm_setzero_si128(); 16]);
     for b in 0..blocks {
         let (block_len, flags) = (job.block_len(b, blocks - 1), job.block_flags(b, blocks - 1));
-        let [x, y] = [0, 1].map(|i| init_rows(cvs[i], job.counter_for(first + i), block_len, flags));
+        // Not a closure over the two inputs: a build without LTO left one out of line.
+        let x = init_rows(cvs[0], job.counter_for(first), block_len, flags);
+        let y = init_rows(cvs[1], job.counter_for(first + 1), block_len, flags);
         let mut r = [x[0], x[1], x[2], x[3], y[0], y[1], y[2], y[3]];
         buf.0[..4].copy_from_slice(&round0_order!(mm, quarters!(block_at(inputs[0], b))));
         buf.0[8..12].copy_from_slice(&round0_order!(mm, quarters!(block_at(inputs[1], b))));
