@@ -1,5 +1,6 @@
 //! AVX2 BLAKE3 kernel: 8 inputs at once, one per 32-bit lane of a 256-bit register.
-//! Fewer than 8 remaining inputs go to the SSE4.1 kernel.
+//! Of fewer than 8 remaining inputs, one to four are hashed in rows (`rows.rs`, three padded
+//! to four), five to seven in one padded 8-lane call.
 
 use core::arch::x86_64::*;
 

@@ -1,5 +1,6 @@
 //! AVX-512 BLAKE3 kernel: 16 inputs at once, one per 32-bit lane of a 512-bit register.
-//! Fewer than 16 remaining inputs go to the AVX2 kernel.
+//! Of fewer than 16 remaining inputs, 8 go to the same kernel on 256-bit registers and the
+//! rest are hashed in rows (`rows.rs`).
 
 use core::arch::x86_64::*;
 

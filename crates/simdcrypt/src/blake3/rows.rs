@@ -1,7 +1,7 @@
-//! Blocks in rows, for the AVX-512 and AVX2 backends: a block's state as four 128-bit rows,
-//! one, two or four blocks side by side, one per 128-bit lane of 128-, 256- or 512-bit
-//! registers. For what is left after the transposed kernels and for single compressions
-//! (chunk states, parents, the root).
+//! Blocks in rows, for the AVX-512, AVX2 and SSE4.1 backends: a block's state as four
+//! 128-bit rows, one, two or four blocks side by side, one per 128-bit lane of 128-, 256- or
+//! 512-bit registers. For what is left after the transposed kernels and for single
+//! compressions (chunk states, parents, the root).
 //!
 //! One block's rounds are one dependency chain, so these kernels run at the chain's latency
 //! as long as nothing is added to it. They are assembly: written with intrinsics, the
@@ -15,9 +15,14 @@
 //! (`s[14], s[8], s[10], s[12]` and `s[15], s[9], ...`). Between rounds they are permuted
 //! in place with lane-local shuffles (`rows_permute!`), which work the same at every width.
 //!
-//! One text serves both backends; the `$f` argument (`avx512` or `avx2`) picks the few
-//! instructions that differ: AVX-512 rotates and merges under a mask register, AVX2
-//! rotates with byte shuffles or shifts and blends, using one more register, `{t}`.
+//! One text serves all three backends; the `$f` argument (`avx512`, `avx2` or `sse41`)
+//! picks the few instructions that differ: AVX-512 rotates and merges under a mask
+//! register; AVX2 rotates with byte shuffles or shifts and blends, using one more register,
+//! `{t}`; SSE4.1 does the same in two-operand forms.
+//!
+//! With 16 registers, two blocks' chains can overlap only if the messages leave the
+//! registers: the two-set kernels (`rows_rounds_mem2!`; AVX2 four blocks, SSE4.1 two) keep
+//! them in a buffer and permute them from slot to slot.
 
 use core::arch::x86_64::*;
 

@@ -1,5 +1,5 @@
 //! SSE4.1 BLAKE3 kernel: 4 inputs at once, one per 32-bit lane of a 128-bit register.
-//! One input left over is hashed in rows (`rows.rs`), as are single compressions; two or
+//! One or two inputs left over are hashed in rows (`rows.rs`), as are single compressions;
 //! three in one padded 4-lane call.
 
 use core::arch::x86_64::*;
