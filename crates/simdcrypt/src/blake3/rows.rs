@@ -359,15 +359,23 @@ macro_rules! rows_asm_two_sets {
 
 /// Runs `rows_rounds!` on the rows `$r` (registers of class `$class`, type `$t`) with the
 /// message quarters `$m`; AVX2 and SSE4.1 also take the byte-shuffle masks of the
-/// rotations.
+/// rotations (and use a temporary), AVX-512 the merge masks.
 macro_rules! rows_asm {
     (avx512, $class:ident, $t:ty, $r:ident, $m:ident) => {
+        rows_asm!(@text avx512, $class, $t, $r, $m, [k02 = in(kreg) 0x5555u16, k03 = in(kreg) 0x9999u16,])
+    };
+    ($f:ident, $class:ident, $t:ty, $r:ident, $m:ident, $rot16:expr, $rot8:expr) => {
+        let _t: $t;
+        rows_asm!(@text $f, $class, $t, $r, $m, [t = out($class) _t, rot16 = in($class) $rot16, rot8 = in($class) $rot8,])
+    };
+    (@text $f:ident, $class:ident, $t:ty, $r:ident, $m:ident, [$($extra:tt)*]) => {
         let (_n0, _n1, _n2, _n3): ($t, $t, $t, $t);
         // SAFETY: the text reads and writes only its register operands (no memory, no
-        // stack, no flags); AVX-512F and VL are enabled for the calling function.
+        // stack, no flags); the backend's features (AVX-512F and VL, AVX2, or SSE4.1, as
+        // `$f` names) are enabled for the calling function.
         unsafe {
             core::arch::asm!(
-                rows_rounds!(avx512),
+                rows_rounds!($f),
                 a = inout($class) $r[0],
                 b = inout($class) $r[1],
                 c = inout($class) $r[2],
@@ -382,35 +390,7 @@ macro_rules! rows_asm {
                 n1 = out($class) _n1,
                 n2 = out($class) _n2,
                 n3 = out($class) _n3,
-                k02 = in(kreg) 0x5555u16,
-                k03 = in(kreg) 0x9999u16,
-                options(pure, nomem, nostack, preserves_flags),
-            )
-        }
-    };
-    ($f:ident, $class:ident, $t:ty, $r:ident, $m:ident, $rot16:expr, $rot8:expr) => {
-        let (_n0, _n1, _n2, _n3, _t): ($t, $t, $t, $t, $t);
-        // SAFETY: the text reads and writes only its register operands (no memory, no
-        // stack, no flags); the backend's features (AVX2, or SSE4.1 for the `sse41` text)
-        // are enabled for the calling function.
-        unsafe {
-            core::arch::asm!(
-                rows_rounds!($f),
-                a = inout($class) $r[0],
-                b = inout($class) $r[1],
-                c = inout($class) $r[2],
-                d = inout($class) $r[3],
-                m0 = inout($class) $m[0] => _,
-                m1 = inout($class) $m[1] => _,
-                m2 = inout($class) $m[2] => _,
-                m3 = inout($class) $m[3] => _,
-                n0 = out($class) _n0,
-                n1 = out($class) _n1,
-                n2 = out($class) _n2,
-                n3 = out($class) _n3,
-                t = out($class) _t,
-                rot16 = in($class) $rot16,
-                rot8 = in($class) $rot8,
+                $($extra)*
                 options(pure, nomem, nostack, preserves_flags),
             )
         }
