@@ -292,14 +292,11 @@ fn hash8(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     }
     let (ctr_lo, ctr_hi) = lane_counters(job, first);
     let iv = |i: usize| _mm256_set1_epi32(IV[i] as i32);
+    let (rot16, rot8) = rotation_masks256();
     let mut buf = BlockBuffer {
         m: [_mm256_setzero_si256(); 16],
-        rot16: _mm256_setr_epi8(
-            2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
-        ),
-        rot8: _mm256_setr_epi8(
-            1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12, 1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12,
-        ),
+        rot16,
+        rot8,
         word8: _mm256_setzero_si256(),
         start: [iv(0), iv(1), iv(2), iv(3), ctr_lo, ctr_hi, _mm256_setzero_si256(), _mm256_setzero_si256()],
     };
@@ -343,6 +340,14 @@ pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
 // and for single compressions. The 8-lane kernel spends as long on one padded step as
 // on eight blocks.
 
+/// `rotation_masks` in both 128-bit lanes.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn rotation_masks256() -> (__m256i, __m256i) {
+    let (rot16, rot8) = rotation_masks();
+    (_mm256_broadcastsi128_si256(rot16), _mm256_broadcastsi128_si256(rot8))
+}
+
 /// The seven rounds of one block in rows; `m`: the block's four 16-byte quarters.
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -355,8 +360,7 @@ fn rounds_rows1(r: &mut [__m128i; 4], m: [__m128i; 4]) {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn rounds_rows2(r: &mut [__m256i; 4], m: [__m256i; 4]) {
-    let (rot16, rot8) = rotation_masks();
-    let (rot16, rot8) = (_mm256_broadcastsi128_si256(rot16), _mm256_broadcastsi128_si256(rot8));
+    let (rot16, rot8) = rotation_masks256();
     rows_asm!(avx2, ymm_reg, __m256i, r, m, rot16, rot8);
 }
 
@@ -372,8 +376,7 @@ const ROWS4: usize = 4;
 #[inline]
 #[target_feature(enable = "avx2")]
 fn rounds_rows4(r: &mut [__m256i; 8], buf: &mut MessageSlots<__m256i>) {
-    let (rot16, rot8) = rotation_masks();
-    let (rot16, rot8) = (_mm256_broadcastsi128_si256(rot16), _mm256_broadcastsi128_si256(rot8));
+    let (rot16, rot8) = rotation_masks256();
     rows_asm_two_sets!(avx2, ymm_reg, __m256i, r, buf, rot16, rot8);
 }
 

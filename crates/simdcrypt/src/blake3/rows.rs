@@ -569,7 +569,8 @@ pub(super) fn cv_rows(cv: &CvWords) -> [__m128i; 2] {
     unsafe { [_mm_loadu_si128(cv.as_ptr().cast()), _mm_loadu_si128(cv.as_ptr().add(4).cast())] }
 }
 
-/// The byte shuffles that rotate each 32-bit word right by 16 and by 8, in one 128-bit lane.
+/// The byte shuffles that rotate each 32-bit word right by 16 and by 8, in one 128-bit lane
+/// (the AVX2 and SSE4.1 kernels, rows and transposed).
 #[inline]
 #[target_feature(enable = "sse2")]
 pub(super) fn rotation_masks() -> (__m128i, __m128i) {

@@ -220,10 +220,11 @@ fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     let (ctr_lo, ctr_hi) = lane_counters(job, first);
     let iv = |i: usize| _mm_set1_epi32(IV[i] as i32);
     let zero = _mm_setzero_si128();
+    let (rot16, rot8) = rotation_masks();
     let mut buf = BlockBuffer {
         m: [zero; 16],
-        rot16: _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13),
-        rot8: _mm_setr_epi8(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12),
+        rot16,
+        rot8,
         word8: zero,
         start: [iv(0), iv(1), iv(2), iv(3), ctr_lo, ctr_hi, zero, zero],
     };
