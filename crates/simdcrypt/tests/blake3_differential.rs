@@ -117,6 +117,32 @@ fn threads_give_the_same_digest() {
     }
 }
 
+/// Whole inputs of 17 to 300 chunks, where the tree is hashed a level at a time below 128
+/// chunks and by halves above (odd counts pass a chaining value up a level), against the
+/// crate on every backend, in one `update` and through the one-shot function.
+#[test]
+fn tree_shapes_match_the_crate_every_backend() {
+    let data = common::random_bytes(11, 300 * 1024 + 1);
+    let mut lengths = Vec::new();
+    for chunks in [17, 31, 33, 48, 63, 65, 100, 127, 128, 129, 191, 255, 256, 257, 300] {
+        lengths.extend([chunks * 1024 - 1, chunks * 1024, chunks * 1024 + 1]);
+    }
+    for platform in common::supported_backends::<Platform>("tree_shapes_match_the_crate_every_backend") {
+        for &len in &lengths {
+            let m = &data[..len];
+            for (mut ours, mut theirs, mode) in hasher_pairs(platform) {
+                ours.update(m);
+                theirs.update(m);
+                assert_eq!(ours.finalize(), *theirs.finalize().as_bytes(), "{platform:?} {mode}, {len} bytes");
+            }
+        }
+    }
+    for &len in &lengths {
+        let m = &data[..len];
+        assert_eq!(simdcrypt::blake3::hash(m), *blake3::hash(m).as_bytes(), "hash, {len} bytes");
+    }
+}
+
 #[test]
 fn reset_and_count() {
     let mut h = Hasher::new_keyed(&KEY);

@@ -343,9 +343,9 @@ impl ChunkState {
     }
 }
 
-/// Hashes up to `simd_degree` chunks (the last may be partial) side by side. Returns the
-/// number of chaining values written to `out`.
-fn compress_chunks_parallel(
+/// Hashes up to `CAP` chunks (the last may be partial) in one kernel call. Returns the number
+/// of chaining values written to `out`.
+fn compress_chunks_parallel<const CAP: usize>(
     input: &[u8],
     key: &CvWords,
     chunk_counter: u64,
@@ -353,10 +353,10 @@ fn compress_chunks_parallel(
     platform: Platform,
     out: &mut [u8],
 ) -> usize {
-    debug_assert!(!input.is_empty() && input.len() <= MAX_SIMD_DEGREE * CHUNK_LEN);
+    debug_assert!(!input.is_empty() && input.len() <= CAP * CHUNK_LEN);
     let whole = input.chunks_exact(CHUNK_LEN);
     let partial = whole.remainder();
-    let mut chunks: [&[u8]; MAX_SIMD_DEGREE] = [&[]; MAX_SIMD_DEGREE];
+    let mut chunks: [&[u8]; CAP] = [&[]; CAP];
     let mut n = 0;
     for chunk in whole {
         chunks[n] = chunk;
@@ -383,12 +383,19 @@ fn compress_chunks_parallel(
     n
 }
 
-/// Compresses pairs of child chaining values into parents, side by side; an odd last child
-/// is passed through. Returns the number of chaining values written to `out`.
-fn compress_parents_parallel(child_cvs: &[u8], key: &CvWords, flags: u8, platform: Platform, out: &mut [u8]) -> usize {
+/// Compresses pairs of child chaining values into parents (up to `CAP` of them) in one kernel
+/// call; an odd last child is passed through. Returns the number of chaining values written
+/// to `out`.
+fn compress_parents_parallel<const CAP: usize>(
+    child_cvs: &[u8],
+    key: &CvWords,
+    flags: u8,
+    platform: Platform,
+    out: &mut [u8],
+) -> usize {
     let pairs = child_cvs.chunks_exact(2 * OUT_LEN);
     let odd = pairs.remainder();
-    let mut parents: [&[u8]; MAX_SIMD_DEGREE_OR_2] = [&[]; MAX_SIMD_DEGREE_OR_2];
+    let mut parents: [&[u8]; CAP] = [&[]; CAP];
     let mut n = 0;
     for pair in pairs {
         parents[n] = pair;
@@ -409,6 +416,36 @@ fn compress_parents_parallel(child_cvs: &[u8], key: &CvWords, flags: u8, platfor
         out[n * OUT_LEN..][..OUT_LEN].copy_from_slice(odd);
         n += 1;
     }
+    n
+}
+
+/// Subtrees of up to this many chunks are hashed a level at a time (`compress_subtree_by_levels`).
+/// The size below which threads are not offered work, so the parallel split is unchanged.
+const LEVEL_CHUNKS: usize = MIN_BYTES_PER_THREAD / CHUNK_LEN;
+
+/// Hashes a subtree of up to `LEVEL_CHUNKS` chunks down to at most max(degree, 2) chaining
+/// values (the contract of `compress_subtree_wide`): every chunk in one kernel call, then
+/// each level of parents in one call, pairing from the left and passing an odd last value
+/// up, which gives BLAKE3's left-balanced tree. Recursing down to `degree` chunks instead
+/// makes two kernel calls (and a stack frame) per `degree` chunks, whose fixed costs were
+/// about 2% of 1 MiB.
+fn compress_subtree_by_levels(
+    input: &[u8],
+    key: &CvWords,
+    chunk_counter: u64,
+    flags: u8,
+    platform: Platform,
+    out: &mut [u8],
+) -> usize {
+    let max_out = platform.simd_degree().max(2);
+    let mut cvs = [0u8; LEVEL_CHUNKS * OUT_LEN];
+    let mut parents = [0u8; LEVEL_CHUNKS / 2 * OUT_LEN + OUT_LEN];
+    let mut n = compress_chunks_parallel::<LEVEL_CHUNKS>(input, key, chunk_counter, flags, platform, &mut cvs);
+    while n > max_out {
+        n = compress_parents_parallel::<{ LEVEL_CHUNKS / 2 }>(&cvs[..n * OUT_LEN], key, flags, platform, &mut parents);
+        cvs[..n * OUT_LEN].copy_from_slice(&parents[..n * OUT_LEN]);
+    }
+    out[..n * OUT_LEN].copy_from_slice(&cvs[..n * OUT_LEN]);
     n
 }
 
@@ -481,7 +518,10 @@ fn compress_subtree_wide(
     out: &mut [u8],
 ) -> usize {
     if input.len() <= platform.simd_degree() * CHUNK_LEN {
-        return compress_chunks_parallel(input, key, chunk_counter, flags, platform, out);
+        return compress_chunks_parallel::<MAX_SIMD_DEGREE>(input, key, chunk_counter, flags, platform, out);
+    }
+    if input.len() <= LEVEL_CHUNKS * CHUNK_LEN {
+        return compress_subtree_by_levels(input, key, chunk_counter, flags, platform, out);
     }
     let (left, right) = input.split_at(left_subtree_len(input.len()));
     let right_counter = chunk_counter + (left.len() / CHUNK_LEN) as u64;
@@ -508,7 +548,7 @@ fn compress_subtree_wide(
         out[..2 * OUT_LEN].copy_from_slice(&cvs[..2 * OUT_LEN]);
         return 2;
     }
-    compress_parents_parallel(&cvs[..(left_n + right_n) * OUT_LEN], key, flags, platform, out)
+    compress_parents_parallel::<MAX_SIMD_DEGREE_OR_2>(&cvs[..(left_n + right_n) * OUT_LEN], key, flags, platform, out)
 }
 
 /// Hashes a subtree of more than one chunk down to its two children's chaining values
@@ -527,7 +567,13 @@ fn compress_subtree_to_parent_node(
     debug_assert!(n >= 2);
     let mut parents = [0u8; MAX_SIMD_DEGREE_OR_2 / 2 * OUT_LEN + OUT_LEN];
     while n > 2 {
-        n = compress_parents_parallel(&cvs[..n * OUT_LEN], key, flags, platform, &mut parents);
+        n = compress_parents_parallel::<{ MAX_SIMD_DEGREE_OR_2 / 2 }>(
+            &cvs[..n * OUT_LEN],
+            key,
+            flags,
+            platform,
+            &mut parents,
+        );
         cvs[..n * OUT_LEN].copy_from_slice(&parents[..n * OUT_LEN]);
     }
     cvs[..BLOCK_LEN].try_into().expect("two chaining values")
