@@ -103,8 +103,12 @@ struct BlockBuffer {
     rot8: __m128i,
     /// State word 8 while it is idle.
     word8: __m128i,
-    /// IV words 0..4, the counters' low and high halves, the block length, the flags.
-    start: [__m128i; 8],
+    /// IV words 0..4, the counters' low and high halves.
+    start: [__m128i; 6],
+    /// The block length and the flags, in the first word of each: the assembly loads and
+    /// spreads them (as the AVX2 kernel broadcasts them). The rest of each slot is padding.
+    block_len: [u32; 4],
+    flags: [u32; 4],
 }
 
 // The offsets the assembly text uses.
@@ -113,6 +117,8 @@ const _: () = {
     assert!(core::mem::offset_of!(BlockBuffer, rot8) == 272);
     assert!(core::mem::offset_of!(BlockBuffer, word8) == 288);
     assert!(core::mem::offset_of!(BlockBuffer, start) == 304);
+    assert!(core::mem::offset_of!(BlockBuffer, block_len) == 400);
+    assert!(core::mem::offset_of!(BlockBuffer, flags) == 416);
     assert!(core::mem::size_of::<BlockBuffer>() == 304 + 8 * 16);
 };
 
@@ -133,8 +139,10 @@ fn compress4(h: &mut [__m128i; 8], buf: &mut BlockBuffer) {
             "movdqa {v11}, xmmword ptr [{buf} + 352]",
             "movdqa {v12}, xmmword ptr [{buf} + 368]",
             "movdqa {v13}, xmmword ptr [{buf} + 384]",
-            "movdqa {v14}, xmmword ptr [{buf} + 400]",
-            "movdqa {v15}, xmmword ptr [{buf} + 416]",
+            "movd {v14}, dword ptr [{buf} + 400]",
+            "pshufd {v14}, {v14}, 0",
+            "movd {v15}, dword ptr [{buf} + 416]",
+            "pshufd {v15}, {v15}, 0",
             asm_rounds!(sse_g4),
             // The rest of the new chaining value: words 4..8 xor words 12..16.
             "pxor {v4}, {v12}",
@@ -226,12 +234,14 @@ fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
         rot16,
         rot8,
         word8: zero,
-        start: [iv(0), iv(1), iv(2), iv(3), ctr_lo, ctr_hi, zero, zero],
+        start: [iv(0), iv(1), iv(2), iv(3), ctr_lo, ctr_hi],
+        block_len: [0; 4],
+        flags: [0; 4],
     };
     for b in 0..blocks {
         load_message_into(&lanes, b, &mut buf.m);
-        buf.start[6] = _mm_set1_epi32(job.block_len(b, blocks - 1) as i32);
-        buf.start[7] = _mm_set1_epi32(job.block_flags(b, blocks - 1) as i32);
+        buf.block_len[0] = u32::from(job.block_len(b, blocks - 1));
+        buf.flags[0] = u32::from(job.block_flags(b, blocks - 1));
         compress4(&mut h, &mut buf);
     }
     // h[0..4] holds words 0-3 of every lane, h[4..8] words 4-7; transpose each to per-lane rows.
