@@ -148,7 +148,8 @@ fn compress8(h: &mut [__m256i; 8], buf: &mut BlockBuffer) {
     // leaves the flags alone; `avx2` is enabled for this function.
     unsafe {
         core::arch::asm!(
-            // Word 8 starts as IV[0] (in its slot); words 9..16 from the start row.
+            // Word 8 starts as IV[0] (in its slot); words 9..14 from the start row, 14 and 15
+            // (block length, flags) broadcast from their scalar slots.
             "vmovdqa {t}, ymmword ptr [{buf} + 608]",
             "vmovdqa ymmword ptr [{buf} + 576], {t}",
             "vmovdqa {v9}, ymmword ptr [{buf} + 640]",

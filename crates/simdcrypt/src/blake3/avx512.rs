@@ -165,9 +165,8 @@ fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize, far: bool) -> [__
 }
 
 /// The counters of inputs `first..first + 16`, low and high halves, lanes in
-/// `INPUT_OF_LANE` order: built in vectors, not word by word through memory (32 scalar
-/// counters per call, measurable on jobs of one block: the tree's parents and batches of
-/// 64-byte messages).
+/// `INPUT_OF_LANE` order: built in vectors, not as 32 scalar words stored and loaded back
+/// per call (chunks of 1 MiB 112.0 -> 111.1 us).
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m512i, __m512i) {

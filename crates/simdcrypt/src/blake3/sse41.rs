@@ -131,7 +131,8 @@ fn compress4(h: &mut [__m128i; 8], buf: &mut BlockBuffer) {
     // leaves the flags alone; `sse4.1` (with SSSE3's pshufb) is enabled for this function.
     unsafe {
         core::arch::asm!(
-            // Word 8 starts as IV[0] (in its slot); words 9..16 from the start row.
+            // Word 8 starts as IV[0] (in its slot); words 9..14 from the start row, 14 and 15
+            // (block length, flags) spread from their scalar slots.
             "movdqa {t}, xmmword ptr [{buf} + 304]",
             "movdqa xmmword ptr [{buf} + 288], {t}",
             "movdqa {v9}, xmmword ptr [{buf} + 320]",
