@@ -63,10 +63,11 @@ impl Backend for Platform {
             Platform::Portable => true,
             #[cfg(target_arch = "x86_64")]
             Platform::Sse41 => f.has(Feature::Sse41),
-            // The AVX2 kernel hands its remainder (fewer than 8 inputs) to SSE4.1.
+            // Every AVX2 kernel, remainders and single blocks included, is AVX2 code; SSE4.1
+            // and AVX, which every AVX2 CPU has, are listed so the check states all it needs.
             #[cfg(target_arch = "x86_64")]
             Platform::Avx2 => f.has_all(&[Feature::Sse41, Feature::Avx, Feature::Avx2]),
-            // And AVX-512 hands its remainder to AVX2.
+            // AVX-512's 8-lane remainder kernel uses the AVX2 kernel's message loading.
             #[cfg(target_arch = "x86_64")]
             Platform::Avx512 => {
                 f.has_all(&[Feature::Sse41, Feature::Avx, Feature::Avx2, Feature::Avx512F, Feature::Avx512Vl])
