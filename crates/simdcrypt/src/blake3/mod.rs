@@ -453,15 +453,31 @@ fn compress_subtree_by_levels(
     let max_out = platform.simd_degree().max(2);
     let mut chunk_cvs = [0u8; LEVEL_CHUNKS * OUT_LEN];
     let mut parent_cvs = [0u8; LEVEL_CHUNKS / 2 * OUT_LEN + OUT_LEN];
-    let mut n = compress_chunks_parallel::<LEVEL_CHUNKS>(input, key, chunk_counter, flags, platform, &mut chunk_cvs);
-    // Each level is read from one buffer and written to the other, with no copy between.
-    let (mut level, mut next): (&mut [u8], &mut [u8]) = (&mut chunk_cvs, &mut parent_cvs);
+    let n = compress_chunks_parallel::<LEVEL_CHUNKS>(input, key, chunk_counter, flags, platform, &mut chunk_cvs);
+    let cvs = reduce_levels::<{ LEVEL_CHUNKS / 2 }>(&mut chunk_cvs, &mut parent_cvs, n, max_out, key, flags, platform);
+    out[..cvs.len()].copy_from_slice(cvs);
+    cvs.len() / OUT_LEN
+}
+
+/// Compresses the `n` chaining values at the front of `level` into parents a level at a
+/// time (up to `CAP` parents per level, in one kernel call), until at most `max_out` are
+/// left, and returns those. Each level is written into the other buffer, with no copy
+/// between levels: `next` must hold `n / 2 + 1` values, `level` the rest.
+fn reduce_levels<'a, const CAP: usize>(
+    mut level: &'a mut [u8],
+    mut next: &'a mut [u8],
+    mut n: usize,
+    max_out: usize,
+    key: &CvWords,
+    flags: u8,
+    platform: Platform,
+) -> &'a [u8] {
     while n > max_out {
-        n = compress_parents_parallel::<{ LEVEL_CHUNKS / 2 }>(&level[..n * OUT_LEN], key, flags, platform, next);
+        n = compress_parents_parallel::<CAP>(&level[..n * OUT_LEN], key, flags, platform, next);
         core::mem::swap(&mut level, &mut next);
     }
-    out[..n * OUT_LEN].copy_from_slice(&level[..n * OUT_LEN]);
-    n
+    let level: &'a [u8] = level;
+    &level[..n * OUT_LEN]
 }
 
 /// The size of the left subtree of an input of `len` bytes (`len` > one chunk): the largest
@@ -578,20 +594,11 @@ fn compress_subtree_to_parent_node(
 ) -> [u8; BLOCK_LEN] {
     debug_assert!(input.len() > CHUNK_LEN);
     let mut cvs = [0u8; MAX_SIMD_DEGREE_OR_2 * OUT_LEN];
-    let mut n = compress_subtree_wide(input, key, chunk_counter, flags, platform, par, &mut cvs);
+    let n = compress_subtree_wide(input, key, chunk_counter, flags, platform, par, &mut cvs);
     debug_assert!(n >= 2);
     let mut parents = [0u8; MAX_SIMD_DEGREE_OR_2 / 2 * OUT_LEN + OUT_LEN];
-    while n > 2 {
-        n = compress_parents_parallel::<{ MAX_SIMD_DEGREE_OR_2 / 2 }>(
-            &cvs[..n * OUT_LEN],
-            key,
-            flags,
-            platform,
-            &mut parents,
-        );
-        cvs[..n * OUT_LEN].copy_from_slice(&parents[..n * OUT_LEN]);
-    }
-    cvs[..BLOCK_LEN].try_into().expect("two chaining values")
+    let two = reduce_levels::<{ MAX_SIMD_DEGREE_OR_2 / 2 }>(&mut cvs, &mut parents, n, 2, key, flags, platform);
+    two.try_into().expect("two chaining values")
 }
 
 /// An incremental BLAKE3 hasher: any split of the input into `update` calls gives the same
