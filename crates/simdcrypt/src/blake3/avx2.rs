@@ -4,7 +4,7 @@
 
 use core::arch::x86_64::*;
 
-use super::platform::{padded_call, HashManyJob, Lanes};
+use super::platform::{hash_groups, padded_call, HashManyJob, Lanes};
 use super::rows::{block_at, block_len_and_flags, cv_rows, iv_row, rotation_masks, MessageSlots};
 use super::{sse41, BLOCK_LEN, IV, OUT_LEN};
 
@@ -289,10 +289,10 @@ pub(super) fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m256i, __
     (lanes_lo, _mm256_sub_epi32(hi, carried))
 }
 
-/// Hashes inputs `first..first + 8` of the job into 8 chaining values at `out[..256]`.
+/// Hashes inputs `first..first + 8` of the job (`lanes`) into 8 chaining values at
+/// `out[..256]`.
 #[target_feature(enable = "avx2")]
-fn hash8(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
-    let lanes = Lanes::<DEGREE>::new(&job.inputs[first..]);
+fn hash8(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &mut [u8]) {
     let blocks = lanes.blocks();
     let mut h = [_mm256_setzero_si256(); 8];
     for (hw, &kw) in h.iter_mut().zip(job.key) {
@@ -311,7 +311,7 @@ fn hash8(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
         flags: [0; 8],
     };
     for b in 0..blocks {
-        load_message_into(&lanes, b, &mut buf.m);
+        load_message_into(lanes, b, &mut buf.m);
         buf.block_len[0] = u32::from(job.block_len(b, blocks - 1));
         buf.flags[0] = u32::from(job.block_flags(b, blocks - 1));
         compress8(&mut h, &mut buf);
@@ -324,24 +324,31 @@ fn hash8(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     }
 }
 
-/// Hashes every input of the job (lengths already checked by the dispatcher).
+/// Hashes the inputs of the job while they have the first one's length, which the
+/// dispatcher checked is whole blocks (`Platform::hash_many_prefix`); returns how many.
 #[target_feature(enable = "avx2")]
-pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
-    let mut first = 0;
-    while job.inputs.len() - first >= DEGREE {
-        hash8(job, first, &mut out[first * OUT_LEN..]);
-        first += DEGREE;
-    }
-    // One to four left: in rows (below; three padded to four). Five to seven: one padded
-    // 8-lane call: its step (about 110 ns a block, from 8 KiB one-shot hashes) costs less
-    // than a four-block rows step (about 80, from 4 KiB) and a one- or two-block one (about
-    // 55, from 1 and 2 KiB) one after the other.
+pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
+    hash_groups::<DEGREE>(
+        job,
+        out,
+        |first, lanes, out| hash8(job, first, lanes, out),
+        |first, out| hash_rest(job, first, out),
+    )
+}
+
+/// Hashes the one to seven inputs from `first` on (lengths already checked). One to four: in
+/// rows (below; three padded to four). Five to seven: one padded 8-lane call: its step (about
+/// 110 ns a block, from 8 KiB one-shot hashes) costs less than a four-block rows step (about
+/// 80, from 4 KiB) and a one- or two-block one (about 55, from 1 and 2 KiB) one after the
+/// other.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn hash_rest(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     match job.inputs.len() - first {
-        0 => {}
-        n @ (1 | 2) => hash_rows(job, first, n, &mut out[first * OUT_LEN..]),
-        3 => padded_call::<ROWS4>(job, first, &mut out[first * OUT_LEN..], |j, o| hash_rows4(j, 0, o)),
-        4 => hash_rows4(job, first, &mut out[first * OUT_LEN..]),
-        _ => padded_call::<DEGREE>(job, first, &mut out[first * OUT_LEN..], |j, o| hash8(j, 0, o)),
+        n @ (1 | 2) => hash_rows(job, first, n, out),
+        3 => padded_call::<ROWS4>(job, first, out, |j, o| hash_rows4(j, 0, o)),
+        4 => hash_rows4(job, first, out),
+        _ => padded_call::<DEGREE>(job, first, out, |j, o| hash8(j, 0, &Lanes::new(j.inputs), o)),
     }
 }
 

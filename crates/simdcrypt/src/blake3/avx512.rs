@@ -4,7 +4,7 @@
 
 use core::arch::x86_64::*;
 
-use super::platform::{padded_call, HashManyJob, Lanes};
+use super::platform::{hash_groups, padded_call, HashManyJob, Lanes};
 use super::rows::{block_at, block_len_and_flags, cv_rows, iv_row};
 use super::{avx2, BLOCK_LEN, CHUNK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
 
@@ -314,37 +314,38 @@ fn hash8(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
 /// dispatcher checked is whole blocks (`Platform::hash_many_prefix`); returns how many.
 #[target_feature(enable = "avx512f,avx512vl")]
 pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
-    let blocks = job.inputs.first().map_or(0, |i| i.len() / BLOCK_LEN);
-    let mut first = 0;
-    while job.inputs.len() - first >= DEGREE {
-        let Some(lanes) = Lanes::<DEGREE>::with_blocks(&job.inputs[first..], blocks) else {
-            return first;
-        };
-        hash16(job, first, &lanes, &mut out[first * OUT_LEN..]);
-        first += DEGREE;
-    }
-    if job.inputs[first..].iter().any(|i| i.len() != blocks * BLOCK_LEN) {
-        return first;
-    }
+    hash_groups::<DEGREE>(
+        job,
+        out,
+        |first, lanes, out| hash16(job, first, lanes, out),
+        |first, out| hash_rest(job, first, out),
+    )
+}
+
+/// Hashes the one to fifteen inputs from `first` on (lengths already checked): eight in the
+/// 8-lane kernel, then fewer than 8 in rows (a block's state as four 128-bit rows), four
+/// blocks side by side in 512-bit registers, then one or two in 256-bit registers, three
+/// padded to four. Per 64-byte step, 1 KiB inputs (min of 200 x 200 calls, 2-core Xeon VM):
+/// four in rows about 50 ns (a transposed 4-lane kernel in 128-bit registers took 80), two
+/// about 44 ns, one about 45 ns; the crate's assembly 44, 43 and 43.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn hash_rest(job: &HashManyJob<'_>, mut first: usize, mut out: &mut [u8]) {
     if job.inputs.len() - first >= avx2::DEGREE {
-        hash8(job, first, &mut out[first * OUT_LEN..]);
+        hash8(job, first, out);
         first += avx2::DEGREE;
+        out = &mut out[avx2::DEGREE * OUT_LEN..];
     }
-    // Fewer than 8 left: in rows (a block's state as four 128-bit rows), four blocks side by
-    // side in 512-bit registers, then one or two in 256-bit registers, three padded to four.
-    // Per 64-byte step, 1 KiB inputs (min of 200 x 200 calls, 2-core Xeon VM): four in rows
-    // about 50 ns (a transposed 4-lane kernel in 128-bit registers took 80), two about 44 ns,
-    // one about 45 ns; the crate's assembly 44, 43 and 43.
     if job.inputs.len() - first >= ROWS4 {
-        hash_rows4(job, first, &mut out[first * OUT_LEN..]);
+        hash_rows4(job, first, out);
         first += ROWS4;
+        out = &mut out[ROWS4 * OUT_LEN..];
     }
     match job.inputs.len() - first {
         0 => {}
-        n @ (1 | 2) => hash_rows(job, first, n, &mut out[first * OUT_LEN..]),
-        _ => padded_call::<ROWS4>(job, first, &mut out[first * OUT_LEN..], |j, o| hash_rows4(j, 0, o)),
+        n @ (1 | 2) => hash_rows(job, first, n, out),
+        _ => padded_call::<ROWS4>(job, first, out, |j, o| hash_rows4(j, 0, o)),
     }
-    job.inputs.len()
 }
 
 // ---- Blocks in rows (`rows.rs`): a block's state as four 128-bit rows, one, two or four

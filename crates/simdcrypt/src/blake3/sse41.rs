@@ -4,7 +4,7 @@
 
 use core::arch::x86_64::*;
 
-use super::platform::{padded_call, HashManyJob, Lanes};
+use super::platform::{hash_groups, padded_call, HashManyJob, Lanes};
 use super::rows::{block_at, cv_rows, init_rows, rotation_masks, MessageSlots};
 use super::{BLOCK_LEN, IV, OUT_LEN};
 
@@ -217,10 +217,10 @@ fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m128i, __m128i) {
     (lanes_lo, _mm_sub_epi32(hi, carried))
 }
 
-/// Hashes inputs `first..first + 4` of the job into 4 chaining values at `out[..128]`.
+/// Hashes inputs `first..first + 4` of the job (`lanes`) into 4 chaining values at
+/// `out[..128]`.
 #[target_feature(enable = "sse4.1")]
-fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
-    let lanes = Lanes::<DEGREE>::new(&job.inputs[first..]);
+fn hash4(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &mut [u8]) {
     let blocks = lanes.blocks();
     let mut h = [_mm_setzero_si128(); 8];
     for (hw, &kw) in h.iter_mut().zip(job.key) {
@@ -240,7 +240,7 @@ fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
         flags: [0; 4],
     };
     for b in 0..blocks {
-        load_message_into(&lanes, b, &mut buf.m);
+        load_message_into(lanes, b, &mut buf.m);
         buf.block_len[0] = u32::from(job.block_len(b, blocks - 1));
         buf.flags[0] = u32::from(job.block_flags(b, blocks - 1));
         compress4(&mut h, &mut buf);
@@ -259,20 +259,27 @@ fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     }
 }
 
-/// Hashes every input of the job (lengths already checked by the dispatcher).
+/// Hashes the inputs of the job while they have the first one's length, which the
+/// dispatcher checked is whole blocks (`Platform::hash_many_prefix`); returns how many.
 #[target_feature(enable = "sse4.1")]
-pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
-    let mut first = 0;
-    while job.inputs.len() - first >= DEGREE {
-        hash4(job, first, &mut out[first * OUT_LEN..]);
-        first += DEGREE;
-    }
-    // One or two left over: in rows (below); three: one padded 4-lane call.
+pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
+    hash_groups::<DEGREE>(
+        job,
+        out,
+        |first, lanes, out| hash4(job, first, lanes, out),
+        |first, out| hash_rest(job, first, out),
+    )
+}
+
+/// Hashes the one to three inputs from `first` on (lengths already checked): one or two in
+/// rows (below), three in one padded 4-lane call.
+#[inline]
+#[target_feature(enable = "sse4.1")]
+fn hash_rest(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     match job.inputs.len() - first {
-        0 => {}
-        1 => hash_one_in_rows(job, first, &mut out[first * OUT_LEN..]),
-        2 => hash_two_in_rows(job, first, &mut out[first * OUT_LEN..]),
-        _ => padded_call::<DEGREE>(job, first, &mut out[first * OUT_LEN..], |j, o| hash4(j, 0, o)),
+        1 => hash_one_in_rows(job, first, out),
+        2 => hash_two_in_rows(job, first, out),
+        _ => padded_call::<DEGREE>(job, first, out, |j, o| hash4(j, 0, &Lanes::new(j.inputs), o)),
     }
 }
 
