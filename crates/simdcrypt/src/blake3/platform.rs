@@ -177,7 +177,7 @@ impl Platform {
         match self {
             // SAFETY: SSE4.1 was checked when the Platform was chosen.
             Platform::Sse41 => return unsafe { sse41::hash_many_prefix(job, out) },
-            // SAFETY: AVX2 (and the SSE4.1 of its remainders) was checked likewise.
+            // SAFETY: AVX2 (with the SSE4.1 and AVX its check lists) was checked likewise.
             Platform::Avx2 => return unsafe { avx2::hash_many_prefix(job, out) },
             // SAFETY: AVX-512 F+VL, AVX2 and SSE4.1 were checked likewise.
             Platform::Avx512 => return unsafe { avx512::hash_many_prefix(job, out) },
