@@ -5,7 +5,7 @@
 use core::arch::x86_64::*;
 
 use super::platform::{hash_groups, padded_call, HashManyJob, Lanes};
-use super::rows::{block_at, block_len_and_flags, cv_rows, iv_row};
+use super::rows::{cv_rows, first_middle_last, iv_row, pick};
 use super::{avx2, BLOCK_LEN, CHUNK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
 
 const DEGREE: usize = 16;
@@ -325,9 +325,9 @@ pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
 /// Hashes the one to fifteen inputs from `first` on (lengths already checked): eight in the
 /// 8-lane kernel, then fewer than 8 in rows (a block's state as four 128-bit rows), four
 /// blocks side by side in 512-bit registers, then one or two in 256-bit registers, three
-/// padded to four. Per 64-byte step, 1 KiB inputs (min of 200 x 200 calls, 2-core Xeon VM):
-/// four in rows about 50 ns (a transposed 4-lane kernel in 128-bit registers took 80), two
-/// about 44 ns, one about 45 ns; the crate's assembly 44, 43 and 43.
+/// padded to four. Per 64-byte step, 1 KiB inputs (min of 100 x 200 calls, 2-core Xeon VM,
+/// 2026-11-21): four in rows 44.6 ns (a transposed 4-lane kernel in 128-bit registers took
+/// 80), two 42.4 ns, one 42.0 ns; the crate's assembly 43.4, 42.2 and 42.1.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn hash_rest(job: &HashManyJob<'_>, mut first: usize, mut out: &mut [u8]) {
@@ -385,16 +385,17 @@ fn hash_rows4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     let blocks = inputs[0].len() / BLOCK_LEN;
     let key = cv_rows(job.key);
     let mut cv = [_mm512_broadcast_i32x4(key[0]), _mm512_broadcast_i32x4(key[1])];
-    // Row d: each block's counter (words 0, 1 of its lane), set once; each block's length
-    // and flags (words 2, 3) blended in per block.
+    // Row d: each block's counter (words 0, 1 of its lane) and its length and flags (words
+    // 2, 3), one row for first, middle and last blocks each.
     let ctr: [u64; 4] = core::array::from_fn(|i| job.counter_for(first + i));
     let ctr = _mm512_setr_epi64(ctr[0] as i64, 0, ctr[1] as i64, 0, ctr[2] as i64, 0, ctr[3] as i64, 0);
     let iv = _mm512_broadcast_i32x4(iv_row());
-    for b in 0..blocks {
-        let tail = _mm512_set1_epi64(block_len_and_flags(job, b, blocks));
-        let mut r = [cv[0], cv[1], iv, _mm512_mask_blend_epi32(0xcccc, ctr, tail)];
-        let at = |i: usize| block_at(inputs[i], b);
-        rounds_rows4(&mut r, quarters!(at(0), at(1), at(2), at(3)));
+    let d_rows =
+        first_middle_last(job, blocks).map(|tail| _mm512_mask_blend_epi32(0xcccc, ctr, _mm512_set1_epi64(tail)));
+    let [w, x, y, z] = inputs.map(|input| input.as_chunks::<BLOCK_LEN>().0);
+    for (b, (((w, x), y), z)) in w.iter().zip(x).zip(y).zip(z).enumerate() {
+        let mut r = [cv[0], cv[1], iv, pick(&d_rows, b, blocks)];
+        rounds_rows4(&mut r, quarters!(w, x, y, z));
         cv = [_mm512_xor_si512(r[0], r[2]), _mm512_xor_si512(r[1], r[3])];
     }
     // Lane i of cv[0] and cv[1] is input i's chaining value.

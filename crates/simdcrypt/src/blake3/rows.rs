@@ -411,10 +411,16 @@ macro_rules! quarters {
     (@two $a:expr, $b:expr, $q:literal) => {
         _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(quarters!(@one $a, $q)), quarters!(@one $b, $q))
     };
+    // Lanes 1-3 inserted one at a time into 512 bits, not two 256-bit halves joined: with
+    // `vinserti128` on ymm and then `vinserti64x4` (as many shuffles), four blocks in rows
+    // took 49.8 ns a step against 44.8, and the rounds alone take 44.6.
     (@four $b:expr, $q:literal) => {
-        _mm512_inserti64x4::<1>(
-            _mm512_castsi256_si512(quarters!(@two $b[0], $b[1], $q)),
-            quarters!(@two $b[2], $b[3], $q),
+        _mm512_inserti32x4::<3>(
+            _mm512_inserti32x4::<2>(
+                _mm512_inserti32x4::<1>(_mm512_castsi128_si512(quarters!(@one $b[0], $q)), quarters!(@one $b[1], $q)),
+                quarters!(@one $b[2], $q),
+            ),
+            quarters!(@one $b[3], $q),
         )
     };
     ($a:expr) => {
@@ -534,15 +540,17 @@ macro_rules! rows_kernels {
         /// Hashes input `first` one block at a time in rows.
         #[target_feature(enable = $features)]
         fn hash_one_in_rows(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
-            use $crate::blake3::rows::{block_at, cv_rows, init_rows};
+            use $crate::blake3::rows::{cv_rows, first_middle_last, iv_row, pick};
             use $crate::blake3::{BLOCK_LEN, OUT_LEN};
             let input = job.inputs[first];
             let blocks = input.len() / BLOCK_LEN;
             let mut cv = cv_rows(job.key);
-            for b in 0..blocks {
-                let (block_len, flags) = (job.block_len(b, blocks - 1), job.block_flags(b, blocks - 1));
-                let mut r = init_rows(cv, job.counter_for(first), block_len, flags);
-                rounds_rows1(&mut r, quarters!(block_at(input, b)));
+            let counter = job.counter_for(first);
+            let ctr = _mm_set_epi64x(0, counter as i64);
+            let d_rows = first_middle_last(job, blocks).map(|tail| _mm_blend_epi16::<0xf0>(ctr, _mm_set1_epi64x(tail)));
+            for (b, block) in input.as_chunks::<BLOCK_LEN>().0.iter().enumerate() {
+                let mut r = [cv[0], cv[1], iv_row(), pick(&d_rows, b, blocks)];
+                rounds_rows1(&mut r, quarters!(block));
                 cv = [_mm_xor_si128(r[0], r[2]), _mm_xor_si128(r[1], r[3])];
             }
             let bytes = &mut out[..OUT_LEN];
@@ -591,6 +599,28 @@ pub(super) fn iv_row() -> __m128i {
 #[inline(always)]
 pub(super) fn block_len_and_flags(job: &HashManyJob<'_>, b: usize, blocks: usize) -> i64 {
     i64::from(job.block_len(b, blocks - 1)) | i64::from(job.block_flags(b, blocks - 1)) << 32
+}
+
+/// Row d's length and flags (`block_len_and_flags`) for an input's first, middle and last
+/// blocks (of `blocks`; any when it is 0), worked out once per input rather than per block:
+/// four blocks in rows, 4 x 1 KiB, went from 0.94 to 0.97 of the crate's kernel (the
+/// two-block kernel measured 1% slower this way and keeps its per-block form).
+#[inline(always)]
+pub(super) fn first_middle_last(job: &HashManyJob<'_>, blocks: usize) -> [i64; 3] {
+    let last = blocks.max(1) - 1;
+    [0, 1.min(last), last].map(|b| block_len_and_flags(job, b, last + 1))
+}
+
+/// The entry of a `first_middle_last` array that block `b` of `blocks` takes.
+#[inline(always)]
+pub(super) fn pick<T: Copy>(first_middle_last: &[T; 3], b: usize, blocks: usize) -> T {
+    if b == 0 {
+        first_middle_last[0]
+    } else if b + 1 == blocks {
+        first_middle_last[2]
+    } else {
+        first_middle_last[1]
+    }
 }
 
 /// The state rows before the first round: the chaining value, the IV's first half, and
