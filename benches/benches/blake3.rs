@@ -11,8 +11,8 @@ use std::hint::black_box;
 
 const SIZES: [usize; 7] = [64, 1024, 8 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20];
 
-/// A few whole chunks: the leftover paths below one full SIMD group (2 to 7 chunks).
-const FEW_CHUNKS: [usize; 3] = [2 << 10, 3 << 10, 4 << 10];
+/// A few whole chunks: the leftover paths below one full SIMD group (2 to 15 chunks).
+const FEW_CHUNKS: [usize; 5] = [2 << 10, 3 << 10, 4 << 10, 5 << 10, 13 << 10];
 
 fn input(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i.wrapping_mul(31) ^ (i >> 8)) as u8).collect()
