@@ -322,29 +322,25 @@ pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
     )
 }
 
-/// Hashes the one to fifteen inputs from `first` on (lengths already checked): eight in the
-/// 8-lane kernel, then fewer than 8 in rows (a block's state as four 128-bit rows), four
-/// blocks side by side in 512-bit registers, then one or two in 256-bit registers, three
-/// padded to four. Per 64-byte step, 1 KiB inputs (min of 100 x 200 calls, 2-core Xeon VM,
-/// 2026-11-21): four in rows 44.6 ns (a transposed 4-lane kernel in 128-bit registers took
-/// 80), two 42.4 ns, one 42.0 ns; the crate's assembly 43.4, 42.2 and 42.1.
+/// Hashes the one to fifteen inputs from `first` on (lengths already checked) in one call,
+/// padded to the next width that has a kernel: below 8 lanes the kernels are bound by one
+/// block's dependency chain, so one padded wider call beats two narrower ones in a row. Per
+/// 64-byte step, 1 KiB inputs (min of 100 x 200 calls, 2-core Xeon VM, 2026-11-21): 16 lanes
+/// 109 ns, 8 lanes 78.5, four in rows 44.6 (a transposed 4-lane kernel in 128-bit registers
+/// took 80), two 42.4, one 42.0; the crate's assembly for four, two and one 43.4, 42.2 and
+/// 42.1. Hence one or two in rows, three or four side by side in zmm rows, five to eight in
+/// the 8-lane kernel, nine to fifteen in the 16-lane one (where 8 + 4 + 1 in turn made
+/// 13 KiB 0.99x the crate; padded, 1.39x).
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
-fn hash_rest(job: &HashManyJob<'_>, mut first: usize, mut out: &mut [u8]) {
-    if job.inputs.len() - first >= avx2::DEGREE {
-        hash8(job, first, out);
-        first += avx2::DEGREE;
-        out = &mut out[avx2::DEGREE * OUT_LEN..];
-    }
-    if job.inputs.len() - first >= ROWS4 {
-        hash_rows4(job, first, out);
-        first += ROWS4;
-        out = &mut out[ROWS4 * OUT_LEN..];
-    }
+fn hash_rest(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     match job.inputs.len() - first {
-        0 => {}
         n @ (1 | 2) => hash_rows(job, first, n, out),
-        _ => padded_call::<ROWS4>(job, first, out, |j, o| hash_rows4(j, 0, o)),
+        3 => padded_call::<ROWS4>(job, first, out, |j, o| hash_rows4(j, 0, o)),
+        4 => hash_rows4(job, first, out),
+        5..=7 => padded_call::<{ avx2::DEGREE }>(job, first, out, |j, o| hash8(j, 0, o)),
+        8 => hash8(job, first, out),
+        _ => padded_call::<DEGREE>(job, first, out, |j, o| hash16(j, 0, &Lanes::new(j.inputs), o)),
     }
 }
 
