@@ -526,7 +526,10 @@ fn hash_subtrees(
     par: bool,
     nodes: &mut [[u8; BLOCK_LEN]],
 ) {
-    if !par && parts.len() > 1 && input.len() <= MAX_SIMD_DEGREE * CHUNK_LEN {
+    // Past one 16-lane group, two subtrees take two kernel calls together as apart (24 KiB:
+    // 16 + 8 chunks); three or more take fewer together (31 KiB: two calls, not five).
+    let chunks = input.len() / CHUNK_LEN;
+    if !par && (parts.len() > 2 || (parts.len() == 2 && chunks <= MAX_SIMD_DEGREE)) && chunks <= SMALL_SUBTREES_CHUNKS {
         return hash_small_subtrees(input, parts, key, flags, platform, nodes);
     }
     if let [part] = parts {
@@ -550,10 +553,13 @@ fn hash_subtrees(
     );
 }
 
-/// `hash_subtrees` on one thread for subtrees of at most `MAX_SIMD_DEGREE` chunks in all:
-/// every chunk in one kernel call, then each subtree's parents from those chaining values.
-/// One call per subtree put their dependency chains one after another: a hasher's 13 KiB
-/// (8 chunks, 4, then 1) took 3,172 ns, now 2,196.
+/// Up to how many chunks in all `hash_small_subtrees` takes: two 16-lane groups.
+const SMALL_SUBTREES_CHUNKS: usize = 2 * MAX_SIMD_DEGREE;
+
+/// `hash_subtrees` on one thread for subtrees of at most `SMALL_SUBTREES_CHUNKS` chunks in
+/// all: every chunk in one kernel call, then each subtree's parents from those chaining
+/// values. One call per subtree put their dependency chains one after another: a hasher's
+/// 13 KiB (8 chunks, 4, then 1) took 3,172 ns, now 2,196.
 fn hash_small_subtrees(
     input: &[u8],
     parts: &[Subtree],
@@ -562,14 +568,16 @@ fn hash_small_subtrees(
     platform: Platform,
     nodes: &mut [[u8; BLOCK_LEN]],
 ) {
-    let mut cvs = [0u8; MAX_SIMD_DEGREE * OUT_LEN];
-    let n = compress_chunks_parallel::<MAX_SIMD_DEGREE>(input, key, parts[0].counter, flags, platform, &mut cvs);
+    let mut cvs = [0u8; SMALL_SUBTREES_CHUNKS * OUT_LEN];
+    let n = compress_chunks_parallel::<SMALL_SUBTREES_CHUNKS>(input, key, parts[0].counter, flags, platform, &mut cvs);
     debug_assert_eq!(n * CHUNK_LEN, input.len(), "subtrees are whole chunks");
-    let mut next = [0u8; MAX_SIMD_DEGREE / 2 * OUT_LEN + OUT_LEN];
+    // Each part is at most half of them (there are two or more): its first level of
+    // parents at most a quarter.
+    let mut next = [0u8; SMALL_SUBTREES_CHUNKS / 4 * OUT_LEN + OUT_LEN];
     for (part, node) in parts.iter().zip(nodes) {
         let chunks = part.len / CHUNK_LEN;
         let level = &mut cvs[part.start / CHUNK_LEN * OUT_LEN..][..chunks * OUT_LEN];
-        let top = reduce_levels::<{ MAX_SIMD_DEGREE / 2 }>(level, &mut next, chunks, 2, key, flags, platform);
+        let top = reduce_levels::<{ SMALL_SUBTREES_CHUNKS / 4 }>(level, &mut next, chunks, 2, key, flags, platform);
         node[..top.len()].copy_from_slice(top);
     }
 }
