@@ -252,9 +252,9 @@ macro_rules! rows_permute_mem {
 }
 
 /// A round of two sets of rows, `{a}`..`{d}` and `{a2}`..`{d2}`, their instructions
-/// interleaved (`rows_half!`) so that the two dependency chains overlap. `low`: the message in slots 0-3 (first set)
-/// and 8-11 (second), the next round's written to slots 4-7 and 12-15; `high` the other way
-/// round; `last`: no next round.
+/// interleaved (`rows_half!`) so that the two dependency chains overlap. `low`: the message
+/// in slots 0-3 (first set) and 8-11 (second), the next round's written to slots 4-7 and
+/// 12-15; `high` the other way round; `last`: no next round.
 macro_rules! rows_round_mem2 {
     ($f:ident, low $(, $last:ident)?) => {
         rows_round_mem2!($f, ["0", "1", "2", "3"], ["8", "9", "10", "11"] $(, $last)?,
