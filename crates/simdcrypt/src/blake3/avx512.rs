@@ -1,6 +1,7 @@
 //! AVX-512 BLAKE3 kernel: 16 inputs at once, one per 32-bit lane of a 512-bit register.
-//! Of fewer than 16 remaining inputs, 8 go to the same kernel on 256-bit registers and the
-//! rest are hashed in rows (`rows.rs`).
+//! Fewer than 16 remaining inputs go in one call (`hash_rest`): one to four in rows
+//! (`rows.rs`), five to eight in the same kernel on 256-bit registers (padded), nine to
+//! fifteen in the 16-lane kernel (padded).
 
 use core::arch::x86_64::*;
 
