@@ -7,7 +7,7 @@ use core::arch::x86_64::*;
 
 use super::platform::{hash_groups, padded_call, HashManyJob, Lanes};
 use super::rows::{cv_rows, first_middle_last, iv_row, pick};
-use super::{avx2, BLOCK_LEN, CHUNK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
+use super::{avx2, CvWords, BLOCK_LEN, CHUNK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
 
 const DEGREE: usize = 16;
 
@@ -185,10 +185,27 @@ fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m512i, __m512i) {
     (lanes_lo, _mm512_mask_add_epi32(hi, carried, hi, _mm512_set1_epi32(1)))
 }
 
+/// The seven rounds of one block, `$round::<0>` to `$round::<6>`. A macro: as a function
+/// the rounds were not inlined, and the state went through memory (1 MiB 10% slower).
+macro_rules! seven_rounds {
+    ($round:ident, $v:expr, $m:expr) => {
+        $round::<0>($v, $m);
+        $round::<1>($v, $m);
+        $round::<2>($v, $m);
+        $round::<3>($v, $m);
+        $round::<4>($v, $m);
+        $round::<5>($v, $m);
+        $round::<6>($v, $m);
+    };
+}
+
 /// Hashes `lanes`, inputs `first..first + 16` of the job, into 16 chaining values at
-/// `out[..512]`.
+/// `out[..512]`: in rows of 32 bytes in input order, or with `lane_form` as the state
+/// holds them (`store_group`). One function for both, so that the batch and tree callers
+/// run the same compiled loop (split into a loop function and two callers, the loop was
+/// no longer inlined, and batches of 1 KiB ran about 1% slower).
 #[target_feature(enable = "avx512f")]
-fn hash16(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &mut [u8]) {
+fn hash16(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &mut [u8], lane_form: bool) {
     let blocks = lanes.blocks();
     let mut h = [_mm512_setzero_si512(); 8];
     for (hw, &kw) in h.iter_mut().zip(job.key) {
@@ -225,16 +242,14 @@ fn hash16(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &
             block_len,
             flags,
         ];
-        round::<0>(&mut v, &m);
-        round::<1>(&mut v, &m);
-        round::<2>(&mut v, &m);
-        round::<3>(&mut v, &m);
-        round::<4>(&mut v, &m);
-        round::<5>(&mut v, &m);
-        round::<6>(&mut v, &m);
+        seven_rounds!(round, &mut v, &m);
         for i in 0..8 {
             h[i] = _mm512_xor_si512(v[i], v[i + 8]);
         }
+    }
+    if lane_form {
+        store_group(h, out);
+        return;
     }
     // Transpose as a 16x16 matrix whose last 8 rows are unused: row `lane` then starts
     // with the 8 chaining-value words of input `INPUT_OF_LANE[lane]`.
@@ -246,6 +261,126 @@ fn hash16(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &
         let cv = &mut out[input * OUT_LEN..][..OUT_LEN];
         // SAFETY: `cv` is 32 writable bytes; storeu has no alignment requirement.
         unsafe { _mm256_storeu_si256(cv.as_mut_ptr().cast(), _mm512_castsi512_si256(*row)) };
+    }
+}
+
+// ---- Chaining values in lane form, for the levels of a subtree (`LaneLevels`). ----
+//
+// A group of 16 chaining values is kept as the 16-lane kernel's state leaves them: 8 vectors,
+// vector `w` holding word `w` of each value, lanes in `INPUT_OF_LANE` order (512 bytes, as in
+// rows). A level of parents is made from two groups with one two-source permute per message
+// word: 16 shuffles per 16 parents where rows cost 32 to leave the kernel and 64 to enter it
+// again, plus the loads and stores of both.
+
+/// Bytes of one group of chaining values in lane form.
+const LANE_GROUP_BYTES: usize = DEGREE * OUT_LEN;
+
+/// The permute indices that make the message of the 16 parents of two groups (`a`, then
+/// `b`): for `side` 0, the left child of the parent in each lane, for 1 the right one. Lane
+/// `l` of the parents' group holds parent `p = INPUT_OF_LANE[l]`, whose children are values
+/// `2p` and `2p + 1` of the 32; value `c` lies in lane `INPUT_OF_LANE[c]` of `a` (index
+/// below 16) or `INPUT_OF_LANE[c - 16]` of `b` (index 16 and up).
+const fn child_lanes(side: usize) -> [i32; DEGREE] {
+    let mut idx = [0; DEGREE];
+    let mut lane = 0;
+    while lane < DEGREE {
+        let child = 2 * INPUT_OF_LANE[lane] + side;
+        idx[lane] = if child < DEGREE { INPUT_OF_LANE[child] } else { DEGREE + INPUT_OF_LANE[child - DEGREE] } as i32;
+        lane += 1;
+    }
+    idx
+}
+
+/// Loads one group in lane form (`LANE_GROUP_BYTES` at the front of `group`).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_group(group: &[u8]) -> [__m512i; 8] {
+    let group = &group[..LANE_GROUP_BYTES];
+    // SAFETY: `group` is 512 readable bytes, 64 per vector; loadu has no alignment
+    // requirement.
+    core::array::from_fn(|w| unsafe { _mm512_loadu_si512(group.as_ptr().add(64 * w).cast()) })
+}
+
+/// Stores one group in lane form at the front of `out`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn store_group(h: [__m512i; 8], out: &mut [u8]) {
+    let out = &mut out[..LANE_GROUP_BYTES];
+    for (w, hw) in h.into_iter().enumerate() {
+        // SAFETY: `out` is 512 writable bytes, 64 per vector; storeu has no alignment
+        // requirement.
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(64 * w).cast(), hw) };
+    }
+}
+
+/// Hashes the job's inputs (equal whole blocks, a multiple of 16 of them) into their
+/// chaining values in lane form, one group per 16 inputs.
+#[target_feature(enable = "avx512f")]
+pub(super) fn hash_many_to_lanes(job: &HashManyJob<'_>, out: &mut [u8]) {
+    assert!(job.inputs.len().is_multiple_of(DEGREE), "lane form takes whole groups of 16 inputs");
+    for (g, out) in out[..job.inputs.len() * OUT_LEN].chunks_exact_mut(LANE_GROUP_BYTES).enumerate() {
+        let first = g * DEGREE;
+        hash16(job, first, &Lanes::new(&job.inputs[first..]), out, true);
+    }
+}
+
+/// Compresses the chaining values of `children` (lane form, an even number of groups) into
+/// their parents (lane form, one group per two groups of children) at the front of `out`.
+/// `flags` must include `PARENT`.
+#[target_feature(enable = "avx512f")]
+pub(super) fn parents_in_lanes(children: &[u8], key: &CvWords, flags: u8, out: &mut [u8]) {
+    let pairs = children.chunks_exact(2 * LANE_GROUP_BYTES);
+    assert!(pairs.remainder().is_empty(), "lane-form parents take pairs of whole groups");
+    let out = &mut out[..pairs.len() * LANE_GROUP_BYTES];
+    // SAFETY: each array is 64 readable bytes; loadu has no alignment requirement.
+    let [left, right] = [0, 1].map(|side| unsafe { _mm512_loadu_si512(child_lanes(side).as_ptr().cast()) });
+    let key = key.map(|w| _mm512_set1_epi32(w as i32));
+    for (pair, out) in pairs.zip(out.chunks_exact_mut(LANE_GROUP_BYTES)) {
+        let (a, b) = (load_group(pair), load_group(&pair[LANE_GROUP_BYTES..]));
+        let m: [__m512i; 16] = core::array::from_fn(|w| {
+            if w < 8 {
+                _mm512_permutex2var_epi32(a[w], left, b[w])
+            } else {
+                _mm512_permutex2var_epi32(a[w - 8], right, b[w - 8])
+            }
+        });
+        let mut v = [
+            key[0],
+            key[1],
+            key[2],
+            key[3],
+            key[4],
+            key[5],
+            key[6],
+            key[7],
+            _mm512_set1_epi32(IV[0] as i32),
+            _mm512_set1_epi32(IV[1] as i32),
+            _mm512_set1_epi32(IV[2] as i32),
+            _mm512_set1_epi32(IV[3] as i32),
+            _mm512_setzero_si512(),
+            _mm512_setzero_si512(),
+            _mm512_set1_epi32(BLOCK_LEN as i32),
+            _mm512_set1_epi32(i32::from(flags)),
+        ];
+        seven_rounds!(round, &mut v, &m);
+        store_group(core::array::from_fn(|i| _mm512_xor_si512(v[i], v[i + 8])), out);
+    }
+}
+
+/// Rewrites whole groups of chaining values in lane form as rows of 32 bytes in order, in
+/// place.
+#[target_feature(enable = "avx512f")]
+pub(super) fn lanes_to_rows(groups: &mut [u8]) {
+    assert!(groups.len().is_multiple_of(LANE_GROUP_BYTES), "lane form is whole groups");
+    let mut rows = [_mm512_setzero_si512(); 16];
+    for group in groups.chunks_exact_mut(LANE_GROUP_BYTES) {
+        rows[..8].copy_from_slice(&load_group(group));
+        transpose16(&mut rows);
+        for (row, input) in rows.iter().zip(INPUT_OF_LANE) {
+            let cv = &mut group[input * OUT_LEN..][..OUT_LEN];
+            // SAFETY: `cv` is 32 writable bytes; storeu has no alignment requirement.
+            unsafe { _mm256_storeu_si256(cv.as_mut_ptr().cast(), _mm512_castsi512_si256(*row)) };
+        }
     }
 }
 
@@ -293,13 +428,7 @@ fn hash8(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
             block_len,
             flags,
         ];
-        round8::<0>(&mut v, &m);
-        round8::<1>(&mut v, &m);
-        round8::<2>(&mut v, &m);
-        round8::<3>(&mut v, &m);
-        round8::<4>(&mut v, &m);
-        round8::<5>(&mut v, &m);
-        round8::<6>(&mut v, &m);
+        seven_rounds!(round8, &mut v, &m);
         for i in 0..8 {
             h[i] = _mm256_xor_si256(v[i], v[i + 8]);
         }
@@ -318,7 +447,7 @@ pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
     hash_groups::<DEGREE>(
         job,
         out,
-        |first, lanes, out| hash16(job, first, lanes, out),
+        |first, lanes, out| hash16(job, first, lanes, out, false),
         |first, out| hash_rest(job, first, out),
     )
 }
@@ -341,7 +470,7 @@ fn hash_rest(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
         4 => hash_rows4(job, first, out),
         5..=7 => padded_call::<{ avx2::DEGREE }>(job, first, out, |j, o| hash8(j, 0, o)),
         8 => hash8(job, first, out),
-        _ => padded_call::<DEGREE>(job, first, out, |j, o| hash16(j, 0, &Lanes::new(j.inputs), o)),
+        _ => padded_call::<DEGREE>(job, first, out, |j, o| hash16(j, 0, &Lanes::new(j.inputs), o, false)),
     }
 }
 

@@ -208,6 +208,67 @@ impl Platform {
     }
 }
 
+/// The kernels that keep a subtree's levels of chaining values in lane form (word `w` of a
+/// group of values in one vector, as the wide kernel's state holds them) between kernel
+/// calls, so that the parents of a level are built with a few permutes instead of a
+/// transposition out of the kernel and another back in. Only AVX-512 has them
+/// (`avx512.rs`); [`Platform::lane_levels`] is the only way to get one, so holding one means
+/// the CPU support was checked.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LaneLevels(Platform);
+
+impl Platform {
+    /// The lane-form level kernels of this backend, if it has them.
+    pub(crate) fn lane_levels(self) -> Option<LaneLevels> {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => Some(LaneLevels(self)),
+            _ => None,
+        }
+    }
+}
+
+impl LaneLevels {
+    /// Chaining values per group.
+    pub fn group(self) -> usize {
+        self.0.simd_degree()
+    }
+
+    /// Hashes the inputs of `job` (equal whole blocks, a multiple of `group()` of them)
+    /// into their chaining values in lane form at the front of `out`.
+    pub fn hash_many(self, job: &HashManyJob<'_>, out: &mut [u8]) {
+        assert!(out.len() >= job.inputs.len() * OUT_LEN, "hash_many output too short");
+        match self.0 {
+            // SAFETY: a LaneLevels holds AVX-512 only after its support was checked
+            // (`lane_levels` is called on a Platform, which exists only once checked).
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => unsafe { avx512::hash_many_to_lanes(job, out) },
+            _ => unreachable!("LaneLevels is made only for AVX-512"),
+        }
+    }
+
+    /// Compresses the lane-form chaining values of `children` (an even number of whole
+    /// groups), pairing from the left, into their parents in lane form at the front of `out`.
+    pub fn parents(self, children: &[u8], key: &CvWords, flags: u8, out: &mut [u8]) {
+        match self.0 {
+            // SAFETY: as in `hash_many`.
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => unsafe { avx512::parents_in_lanes(children, key, flags, out) },
+            _ => unreachable!("LaneLevels is made only for AVX-512"),
+        }
+    }
+
+    /// Rewrites whole groups in lane form as chaining values of 32 bytes in order, in place.
+    pub fn to_rows(self, groups: &mut [u8]) {
+        match self.0 {
+            // SAFETY: as in `hash_many`.
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => unsafe { avx512::lanes_to_rows(groups) },
+            _ => unreachable!("LaneLevels is made only for AVX-512"),
+        }
+    }
+}
+
 /// The x86-64 kernels' walk over a job (`Platform::hash_many_prefix`): `group` hashes the
 /// inputs `N` at a time, each group's lengths checked just before it, then `rest` the fewer
 /// than `N` left once theirs are checked too. Both get the index of their first input and the
@@ -478,5 +539,65 @@ mod tests {
             }
         }
         println!("hash_many_prefix_stops_at_another_length: blake3 backends exercised: {}", exercised.join(", "));
+    }
+
+    /// The lane-form level kernels against the portable kernel in rows: 64 chunks (counters
+    /// from below and across the 2^32 boundary), then two levels of parents, each written
+    /// back in rows and compared.
+    #[test]
+    fn lane_levels_match_rows() {
+        let key: CvWords = core::array::from_fn(|i| 0x0505_0505u32.wrapping_mul(i as u32 + 3));
+        let mut data = vec![0u8; 64 * 1024];
+        crate::test_rng::XorShift64::new(0x1234_5678_9ABC_DEF1).fill(&mut data);
+        let chunks: Vec<&[u8]> = data.chunks_exact(1024).collect();
+        let mut exercised = Vec::new();
+        for platform in Platform::all_supported() {
+            let Some(lanes) = platform.lane_levels() else { continue };
+            exercised.push(platform.name());
+            for counter in [0u64, u64::from(u32::MAX) - 20, i32::MAX as u64 - 3] {
+                let job = HashManyJob {
+                    inputs: &chunks,
+                    key: &key,
+                    counter,
+                    increment_counter: true,
+                    flags: 0x10,
+                    flags_start: 1,
+                    flags_end: 2,
+                    last_block_len: 64,
+                };
+                let mut expected = vec![0u8; chunks.len() * OUT_LEN];
+                Platform::Portable.hash_many(&job, &mut expected);
+                let mut level = vec![0u8; chunks.len() * OUT_LEN];
+                lanes.hash_many(&job, &mut level);
+                let mut rows = level.clone();
+                lanes.to_rows(&mut rows);
+                assert_eq!(rows, expected, "{platform:?} chunks, counter {counter:#x}");
+                for depth in 1..=2 {
+                    let pairs: Vec<&[u8]> = expected.chunks_exact(2 * OUT_LEN).collect();
+                    let parent_job = HashManyJob {
+                        inputs: &pairs,
+                        counter: 0,
+                        increment_counter: false,
+                        flags: 0x10 | 4,
+                        flags_start: 0,
+                        flags_end: 0,
+                        ..job
+                    };
+                    let mut parents = vec![0u8; pairs.len() * OUT_LEN];
+                    Platform::Portable.hash_many(&parent_job, &mut parents);
+                    let mut next = vec![0u8; level.len() / 2];
+                    lanes.parents(&level, &key, 0x10 | 4, &mut next);
+                    let mut rows = next.clone();
+                    lanes.to_rows(&mut rows);
+                    assert_eq!(rows, parents, "{platform:?} parents, level {depth}, counter {counter:#x}");
+                    (level, expected) = (next, parents);
+                }
+            }
+        }
+        println!("lane_levels_match_rows: blake3 backends exercised: {}", exercised.join(", "));
+        #[cfg(target_arch = "x86_64")]
+        if Platform::Avx512.is_supported() {
+            assert!(exercised.contains(&"avx512"), "AVX-512 has lane-form levels");
+        }
     }
 }
