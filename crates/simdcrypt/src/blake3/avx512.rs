@@ -199,6 +199,15 @@ macro_rules! seven_rounds {
     };
 }
 
+/// The 16 state words of one compression: the chaining value `h`, four IV words, then
+/// `d` (counter low and high, block length, flags).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn initial_state(h: &[__m512i; 8], d: [__m512i; 4]) -> [__m512i; 16] {
+    let iv = |i: usize| _mm512_set1_epi32(IV[i] as i32);
+    [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], iv(0), iv(1), iv(2), iv(3), d[0], d[1], d[2], d[3]]
+}
+
 /// Hashes `lanes`, inputs `first..first + 16` of the job, into 16 chaining values at
 /// `out[..512]`: in rows of 32 bytes in input order, or with `lane_form` as the state
 /// holds them (`store_group`). One function for both, so that the batch and tree callers
@@ -224,24 +233,7 @@ fn hash16(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &
         let ctr = core::hint::black_box(&ctr);
         let flags = _mm512_set1_epi32(job.block_flags(b, blocks - 1) as i32);
         let block_len = _mm512_set1_epi32(job.block_len(b, blocks - 1) as i32);
-        let mut v = [
-            h[0],
-            h[1],
-            h[2],
-            h[3],
-            h[4],
-            h[5],
-            h[6],
-            h[7],
-            _mm512_set1_epi32(IV[0] as i32),
-            _mm512_set1_epi32(IV[1] as i32),
-            _mm512_set1_epi32(IV[2] as i32),
-            _mm512_set1_epi32(IV[3] as i32),
-            ctr[0],
-            ctr[1],
-            block_len,
-            flags,
-        ];
+        let mut v = initial_state(&h, [ctr[0], ctr[1], block_len, flags]);
         seven_rounds!(round, &mut v, &m);
         for i in 0..8 {
             h[i] = _mm512_xor_si512(v[i], v[i + 8]);
@@ -335,6 +327,7 @@ pub(super) fn parents_in_lanes(children: &[u8], key: &CvWords, flags: u8, out: &
     // SAFETY: each array is 64 readable bytes; loadu has no alignment requirement.
     let [left, right] = [0, 1].map(|side| unsafe { _mm512_loadu_si512(child_lanes(side).as_ptr().cast()) });
     let key = key.map(|w| _mm512_set1_epi32(w as i32));
+    let zero = _mm512_setzero_si512();
     for (pair, out) in pairs.zip(out.chunks_exact_mut(LANE_GROUP_BYTES)) {
         let (a, b) = (load_group(pair), load_group(&pair[LANE_GROUP_BYTES..]));
         let m: [__m512i; 16] = core::array::from_fn(|w| {
@@ -344,24 +337,8 @@ pub(super) fn parents_in_lanes(children: &[u8], key: &CvWords, flags: u8, out: &
                 _mm512_permutex2var_epi32(a[w - 8], right, b[w - 8])
             }
         });
-        let mut v = [
-            key[0],
-            key[1],
-            key[2],
-            key[3],
-            key[4],
-            key[5],
-            key[6],
-            key[7],
-            _mm512_set1_epi32(IV[0] as i32),
-            _mm512_set1_epi32(IV[1] as i32),
-            _mm512_set1_epi32(IV[2] as i32),
-            _mm512_set1_epi32(IV[3] as i32),
-            _mm512_setzero_si512(),
-            _mm512_setzero_si512(),
-            _mm512_set1_epi32(BLOCK_LEN as i32),
-            _mm512_set1_epi32(i32::from(flags)),
-        ];
+        let row_d = [zero, zero, _mm512_set1_epi32(BLOCK_LEN as i32), _mm512_set1_epi32(i32::from(flags))];
+        let mut v = initial_state(&key, row_d);
         seven_rounds!(round, &mut v, &m);
         store_group(core::array::from_fn(|i| _mm512_xor_si512(v[i], v[i + 8])), out);
     }

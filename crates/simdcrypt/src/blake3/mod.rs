@@ -90,8 +90,8 @@ mod sse41;
 pub mod subtree;
 
 pub use batch::Batch;
-use platform::{HashManyJob, LaneLevels};
 pub use platform::Platform;
+use platform::{HashManyJob, LaneLevels};
 
 use core::mem::MaybeUninit;
 
