@@ -6,7 +6,7 @@ use core::arch::x86_64::*;
 
 use super::platform::{hash_groups, padded_call, HashManyJob, Lanes};
 use super::rows::{block_at, block_len_and_flags, cv_rows, iv_row, rotation_masks, MessageSlots};
-use super::{sse41, BLOCK_LEN, IV, OUT_LEN};
+use super::{sse41, CvWords, BLOCK_LEN, IV, OUT_LEN};
 
 pub(super) const DEGREE: usize = 8;
 
@@ -126,6 +126,26 @@ struct BlockBuffer {
     /// and stored as vectors, they cost 1% of 1 MiB. The rest of each slot is padding.
     block_len: [u32; 8],
     flags: [u32; 8],
+}
+
+impl BlockBuffer {
+    /// A buffer for blocks whose counters are `ctr_lo`/`ctr_hi`, with the block length and
+    /// flags slots set to `block_len` and `flags` (a kernel may change them per block).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn new(ctr_lo: __m256i, ctr_hi: __m256i, block_len: u8, flags: u8) -> Self {
+        let iv = |i: usize| _mm256_set1_epi32(IV[i] as i32);
+        let (rot16, rot8) = rotation_masks256();
+        BlockBuffer {
+            m: [_mm256_setzero_si256(); 16],
+            rot16,
+            rot8,
+            word8: _mm256_setzero_si256(),
+            start: [iv(0), iv(1), iv(2), iv(3), ctr_lo, ctr_hi],
+            block_len: [u32::from(block_len); 8],
+            flags: [u32::from(flags); 8],
+        }
+    }
 }
 
 // The offsets the assembly text uses.
@@ -290,37 +310,106 @@ pub(super) fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m256i, __
 }
 
 /// Hashes inputs `first..first + 8` of the job (`lanes`) into 8 chaining values at
-/// `out[..256]`.
+/// `out[..256]`: in rows of 32 bytes, or with `lane_form` as the state holds them
+/// (`store_group`). One function for both, as the AVX-512 kernel's `hash16`.
 #[target_feature(enable = "avx2")]
-fn hash8(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &mut [u8]) {
+fn hash8(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &mut [u8], lane_form: bool) {
     let blocks = lanes.blocks();
     let mut h = [_mm256_setzero_si256(); 8];
     for (hw, &kw) in h.iter_mut().zip(job.key) {
         *hw = _mm256_set1_epi32(kw as i32);
     }
     let (ctr_lo, ctr_hi) = lane_counters(job, first);
-    let iv = |i: usize| _mm256_set1_epi32(IV[i] as i32);
-    let (rot16, rot8) = rotation_masks256();
-    let mut buf = BlockBuffer {
-        m: [_mm256_setzero_si256(); 16],
-        rot16,
-        rot8,
-        word8: _mm256_setzero_si256(),
-        start: [iv(0), iv(1), iv(2), iv(3), ctr_lo, ctr_hi],
-        block_len: [0; 8],
-        flags: [0; 8],
-    };
+    let mut buf = BlockBuffer::new(ctr_lo, ctr_hi, 0, 0);
     for b in 0..blocks {
         load_message_into(lanes, b, &mut buf.m);
         buf.block_len[0] = u32::from(job.block_len(b, blocks - 1));
         buf.flags[0] = u32::from(job.block_flags(b, blocks - 1));
         compress8(&mut h, &mut buf);
     }
-    transpose8(&mut h);
-    let out = &mut out[..DEGREE * OUT_LEN];
-    for (lane, cv) in out.chunks_exact_mut(OUT_LEN).enumerate() {
+    if !lane_form {
+        transpose8(&mut h);
+    }
+    store_group(h, out);
+}
+
+// ---- Chaining values in lane form, for the levels of a subtree (`LaneLevels`), as in
+// `avx512.rs`: a group of 8 values as 8 vectors, vector `w` holding word `w` of each, in
+// input order. The parents of two groups `a` and `b` take the left children's word `w`
+// (lanes 0, 2, 4, 6 of `a`, then of `b`) with one `vshufps` and one `vpermq` (`vshufps`
+// alone leaves them as a0 a2 b0 b2 | a4 a6 b4 b6), the right children's likewise: 32
+// shuffles per 8 parents where rows cost 24 to leave the kernel and 48 to enter it again.
+
+/// Bytes of one group of chaining values in lane form (or in rows).
+const GROUP_BYTES: usize = DEGREE * OUT_LEN;
+
+/// Stores 8 vectors of 32 bytes at the front of `out` (a group in lane form, or 8 chaining
+/// values in rows).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store_group(h: [__m256i; 8], out: &mut [u8]) {
+    let out = &mut out[..GROUP_BYTES];
+    for (hw, cv) in h.into_iter().zip(out.chunks_exact_mut(OUT_LEN)) {
         // SAFETY: `cv` is 32 writable bytes; storeu has no alignment requirement.
-        unsafe { _mm256_storeu_si256(cv.as_mut_ptr().cast::<__m256i>(), h[lane]) };
+        unsafe { _mm256_storeu_si256(cv.as_mut_ptr().cast(), hw) };
+    }
+}
+
+/// Loads one group (`GROUP_BYTES` at the front of `group`).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load_group(group: &[u8]) -> [__m256i; 8] {
+    let group = &group[..GROUP_BYTES];
+    // SAFETY: `group` is 256 readable bytes, 32 per vector; loadu has no alignment
+    // requirement.
+    core::array::from_fn(|w| unsafe { _mm256_loadu_si256(group.as_ptr().add(32 * w).cast()) })
+}
+
+/// Hashes the job's inputs (equal whole blocks, a multiple of 8 of them) into their
+/// chaining values in lane form, one group per 8 inputs.
+#[target_feature(enable = "avx2")]
+pub(super) fn hash_many_to_lanes(job: &HashManyJob<'_>, out: &mut [u8]) {
+    assert!(job.inputs.len().is_multiple_of(DEGREE), "lane form takes whole groups of 8 inputs");
+    for (g, out) in out[..job.inputs.len() * OUT_LEN].chunks_exact_mut(GROUP_BYTES).enumerate() {
+        let first = g * DEGREE;
+        hash8(job, first, &Lanes::new(&job.inputs[first..]), out, true);
+    }
+}
+
+/// Compresses the chaining values of `children` (lane form, an even number of groups) into
+/// their parents (lane form, one group per two groups of children) at the front of `out`.
+/// `flags` must include `PARENT`.
+#[target_feature(enable = "avx2")]
+pub(super) fn parents_in_lanes(children: &[u8], key: &CvWords, flags: u8, out: &mut [u8]) {
+    let pairs = children.chunks_exact(2 * GROUP_BYTES);
+    assert!(pairs.remainder().is_empty(), "lane-form parents take pairs of whole groups");
+    let out = &mut out[..pairs.len() * GROUP_BYTES];
+    let zero = _mm256_setzero_si256();
+    let mut buf = BlockBuffer::new(zero, zero, BLOCK_LEN as u8, flags);
+    let (ps, si) = (_mm256_castsi256_ps, _mm256_castps_si256);
+    for (pair, out) in pairs.zip(out.chunks_exact_mut(GROUP_BYTES)) {
+        let (a, b) = (load_group(pair), load_group(&pair[GROUP_BYTES..]));
+        for w in 0..8 {
+            let left = si(_mm256_shuffle_ps::<0b10_00_10_00>(ps(a[w]), ps(b[w])));
+            let right = si(_mm256_shuffle_ps::<0b11_01_11_01>(ps(a[w]), ps(b[w])));
+            buf.m[w] = _mm256_permute4x64_epi64::<0b11_01_10_00>(left);
+            buf.m[8 + w] = _mm256_permute4x64_epi64::<0b11_01_10_00>(right);
+        }
+        let mut h = key.map(|k| _mm256_set1_epi32(k as i32));
+        compress8(&mut h, &mut buf);
+        store_group(h, out);
+    }
+}
+
+/// Rewrites whole groups of chaining values in lane form as rows of 32 bytes in order, in
+/// place.
+#[target_feature(enable = "avx2")]
+pub(super) fn lanes_to_rows(groups: &mut [u8]) {
+    assert!(groups.len().is_multiple_of(GROUP_BYTES), "lane form is whole groups");
+    for group in groups.chunks_exact_mut(GROUP_BYTES) {
+        let mut h = load_group(group);
+        transpose8(&mut h);
+        store_group(h, group);
     }
 }
 
@@ -331,7 +420,7 @@ pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
     hash_groups::<DEGREE>(
         job,
         out,
-        |first, lanes, out| hash8(job, first, lanes, out),
+        |first, lanes, out| hash8(job, first, lanes, out, false),
         |first, out| hash_rest(job, first, out),
     )
 }
@@ -348,7 +437,7 @@ fn hash_rest(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
         n @ (1 | 2) => hash_rows(job, first, n, out),
         3 => padded_call::<ROWS4>(job, first, out, |j, o| hash_rows4(j, 0, o)),
         4 => hash_rows4(job, first, out),
-        _ => padded_call::<DEGREE>(job, first, out, |j, o| hash8(j, 0, &Lanes::new(j.inputs), o)),
+        _ => padded_call::<DEGREE>(job, first, out, |j, o| hash8(j, 0, &Lanes::new(j.inputs), o, false)),
     }
 }
 

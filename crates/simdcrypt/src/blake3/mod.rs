@@ -476,7 +476,7 @@ fn compress_subtree_by_levels(
 /// form (`LaneLevels`): the chunks, then each level of parents while it pairs up by whole
 /// groups. The last such level (one group, or an odd number of them) is rewritten in rows.
 /// Returns its buffer (one of `level` and `next`), the other one, and how many chaining
-/// values it holds. At 1 MiB, 56 of the 63 groups of parents are made this way.
+/// values it holds. At 1 MiB on AVX-512, 56 of the 63 groups of parents are made this way.
 fn levels_in_lanes<'a>(
     lanes: LaneLevels,
     input: &[u8],

@@ -211,8 +211,8 @@ impl Platform {
 /// The kernels that keep a subtree's levels of chaining values in lane form (word `w` of a
 /// group of values in one vector, as the wide kernel's state holds them) between kernel
 /// calls, so that the parents of a level are built with a few permutes instead of a
-/// transposition out of the kernel and another back in. Only AVX-512 has them
-/// (`avx512.rs`); [`Platform::lane_levels`] is the only way to get one, so holding one means
+/// transposition out of the kernel and another back in. AVX-512 and AVX2 have
+/// them (`avx512.rs`, `avx2.rs`); [`Platform::lane_levels`] is the only way to get one, so holding one means
 /// the CPU support was checked.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LaneLevels(Platform);
@@ -222,7 +222,7 @@ impl Platform {
     pub(crate) fn lane_levels(self) -> Option<LaneLevels> {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => Some(LaneLevels(self)),
+            Platform::Avx512 | Platform::Avx2 => Some(LaneLevels(self)),
             _ => None,
         }
     }
@@ -241,11 +241,14 @@ impl LaneLevels {
     pub fn hash_many(self, job: &HashManyJob<'_>, out: &mut [u8]) {
         assert!(out.len() >= job.inputs.len() * OUT_LEN, "hash_many output too short");
         match self.0 {
-            // SAFETY: a LaneLevels holds AVX-512 only after its support was checked
+            // SAFETY: a LaneLevels holds AVX-512 only once its support was checked
             // (`lane_levels` is called on a Platform, which exists only once checked).
             #[cfg(target_arch = "x86_64")]
             Platform::Avx512 => unsafe { avx512::hash_many_to_lanes(job, out) },
-            _ => unreachable!("LaneLevels is made only for AVX-512"),
+            // SAFETY: likewise for AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => unsafe { avx2::hash_many_to_lanes(job, out) },
+            _ => unreachable!("LaneLevels is made only for AVX-512 and AVX2"),
         }
     }
 
@@ -256,7 +259,10 @@ impl LaneLevels {
             // SAFETY: as in `hash_many`.
             #[cfg(target_arch = "x86_64")]
             Platform::Avx512 => unsafe { avx512::parents_in_lanes(children, key, flags, out) },
-            _ => unreachable!("LaneLevels is made only for AVX-512"),
+            // SAFETY: likewise for AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => unsafe { avx2::parents_in_lanes(children, key, flags, out) },
+            _ => unreachable!("LaneLevels is made only for AVX-512 and AVX2"),
         }
     }
 
@@ -266,7 +272,10 @@ impl LaneLevels {
             // SAFETY: as in `hash_many`.
             #[cfg(target_arch = "x86_64")]
             Platform::Avx512 => unsafe { avx512::lanes_to_rows(groups) },
-            _ => unreachable!("LaneLevels is made only for AVX-512"),
+            // SAFETY: likewise for AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx2 => unsafe { avx2::lanes_to_rows(groups) },
+            _ => unreachable!("LaneLevels is made only for AVX-512 and AVX2"),
         }
     }
 }
@@ -598,8 +607,10 @@ mod tests {
         }
         println!("lane_levels_match_rows: blake3 backends exercised: {}", exercised.join(", "));
         #[cfg(target_arch = "x86_64")]
-        if Platform::Avx512.is_supported() {
-            assert!(exercised.contains(&"avx512"), "AVX-512 has lane-form levels");
+        for platform in [Platform::Avx512, Platform::Avx2] {
+            if platform.is_supported() {
+                assert!(exercised.contains(&platform.name()), "{platform:?} has lane-form levels");
+            }
         }
     }
 }
