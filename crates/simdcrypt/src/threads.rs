@@ -14,9 +14,10 @@
 /// inputs for callers that keep the pool busy.
 pub const AUTO_MIN_BYTES_PER_THREAD: usize = 16 << 20;
 
-/// Even an explicit `Threads::Max(n)` leaves inputs smaller than twice this to one thread,
-/// and joins never split off less: below 256 KiB a second thread measured slower than none
-/// about as often as faster (BENCHMARKS.md, "Thread policy").
+/// Even an explicit `Threads::Max(n)` leaves inputs smaller than twice this to one thread:
+/// below 256 KiB a second thread measured slower than none about as often as faster
+/// (BENCHMARKS.md, "Thread policy"). Once an input is split, BLAKE3 offers pieces down to
+/// 32 KiB, so that the threads finish together.
 pub const MIN_BYTES_PER_THREAD: usize = 128 * 1024;
 
 /// The number of CPUs this process may run on, read once: the standard library's answer
