@@ -211,8 +211,8 @@ impl Platform {
 /// The kernels that keep a subtree's levels of chaining values in lane form (word `w` of a
 /// group of values in one vector, as the wide kernel's state holds them) between kernel
 /// calls, so that the parents of a level are built with a few permutes instead of a
-/// transposition out of the kernel and another back in. AVX-512 and AVX2 have
-/// them (`avx512.rs`, `avx2.rs`); [`Platform::lane_levels`] is the only way to get one, so holding one means
+/// transposition out of the kernel and another back in. The x86-64 SIMD
+/// backends have them (`avx512.rs`, `avx2.rs`, `sse41.rs`); [`Platform::lane_levels`] is the only way to get one, so holding one means
 /// the CPU support was checked.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LaneLevels(Platform);
@@ -222,7 +222,7 @@ impl Platform {
     pub(crate) fn lane_levels(self) -> Option<LaneLevels> {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 | Platform::Avx2 => Some(LaneLevels(self)),
+            Platform::Avx512 | Platform::Avx2 | Platform::Sse41 => Some(LaneLevels(self)),
             _ => None,
         }
     }
@@ -248,7 +248,10 @@ impl LaneLevels {
             // SAFETY: likewise for AVX2.
             #[cfg(target_arch = "x86_64")]
             Platform::Avx2 => unsafe { avx2::hash_many_to_lanes(job, out) },
-            _ => unreachable!("LaneLevels is made only for AVX-512 and AVX2"),
+            // SAFETY: likewise for SSE4.1.
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse41 => unsafe { sse41::hash_many_to_lanes(job, out) },
+            _ => unreachable!("LaneLevels is made only for the x86-64 SIMD backends"),
         }
     }
 
@@ -262,7 +265,10 @@ impl LaneLevels {
             // SAFETY: likewise for AVX2.
             #[cfg(target_arch = "x86_64")]
             Platform::Avx2 => unsafe { avx2::parents_in_lanes(children, key, flags, out) },
-            _ => unreachable!("LaneLevels is made only for AVX-512 and AVX2"),
+            // SAFETY: likewise for SSE4.1.
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse41 => unsafe { sse41::parents_in_lanes(children, key, flags, out) },
+            _ => unreachable!("LaneLevels is made only for the x86-64 SIMD backends"),
         }
     }
 
@@ -275,7 +281,10 @@ impl LaneLevels {
             // SAFETY: likewise for AVX2.
             #[cfg(target_arch = "x86_64")]
             Platform::Avx2 => unsafe { avx2::lanes_to_rows(groups) },
-            _ => unreachable!("LaneLevels is made only for AVX-512 and AVX2"),
+            // SAFETY: likewise for SSE4.1.
+            #[cfg(target_arch = "x86_64")]
+            Platform::Sse41 => unsafe { sse41::lanes_to_rows(groups) },
+            _ => unreachable!("LaneLevels is made only for the x86-64 SIMD backends"),
         }
     }
 }
@@ -607,7 +616,7 @@ mod tests {
         }
         println!("lane_levels_match_rows: blake3 backends exercised: {}", exercised.join(", "));
         #[cfg(target_arch = "x86_64")]
-        for platform in [Platform::Avx512, Platform::Avx2] {
+        for platform in [Platform::Avx512, Platform::Avx2, Platform::Sse41] {
             if platform.is_supported() {
                 assert!(exercised.contains(&platform.name()), "{platform:?} has lane-form levels");
             }

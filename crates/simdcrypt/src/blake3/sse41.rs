@@ -6,7 +6,7 @@ use core::arch::x86_64::*;
 
 use super::platform::{hash_groups, padded_call, HashManyJob, Lanes};
 use super::rows::{block_at, cv_rows, init_rows, rotation_masks, MessageSlots};
-use super::{BLOCK_LEN, IV, OUT_LEN};
+use super::{CvWords, BLOCK_LEN, IV, OUT_LEN};
 
 const DEGREE: usize = 4;
 
@@ -109,6 +109,26 @@ struct BlockBuffer {
     /// spreads them (as the AVX2 kernel broadcasts them). The rest of each slot is padding.
     block_len: [u32; 4],
     flags: [u32; 4],
+}
+
+impl BlockBuffer {
+    /// A buffer for blocks whose counters are `ctr_lo`/`ctr_hi`, with the block length and
+    /// flags slots set to `block_len` and `flags` (a kernel may change them per block).
+    #[inline]
+    #[target_feature(enable = "sse4.1")]
+    fn new(ctr_lo: __m128i, ctr_hi: __m128i, block_len: u8, flags: u8) -> Self {
+        let iv = |i: usize| _mm_set1_epi32(IV[i] as i32);
+        let (rot16, rot8) = rotation_masks();
+        BlockBuffer {
+            m: [_mm_setzero_si128(); 16],
+            rot16,
+            rot8,
+            word8: _mm_setzero_si128(),
+            start: [iv(0), iv(1), iv(2), iv(3), ctr_lo, ctr_hi],
+            block_len: [u32::from(block_len); 4],
+            flags: [u32::from(flags); 4],
+        }
+    }
 }
 
 // The offsets the assembly text uses.
@@ -218,33 +238,35 @@ fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m128i, __m128i) {
 }
 
 /// Hashes inputs `first..first + 4` of the job (`lanes`) into 4 chaining values at
-/// `out[..128]`.
+/// `out[..128]`: in rows of 32 bytes, or with `lane_form` as the state holds them
+/// (`store_group`). One function for both, as the AVX-512 kernel's `hash16`.
 #[target_feature(enable = "sse4.1")]
-fn hash4(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &mut [u8]) {
+fn hash4(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &mut [u8], lane_form: bool) {
     let blocks = lanes.blocks();
     let mut h = [_mm_setzero_si128(); 8];
     for (hw, &kw) in h.iter_mut().zip(job.key) {
         *hw = _mm_set1_epi32(kw as i32);
     }
     let (ctr_lo, ctr_hi) = lane_counters(job, first);
-    let iv = |i: usize| _mm_set1_epi32(IV[i] as i32);
-    let zero = _mm_setzero_si128();
-    let (rot16, rot8) = rotation_masks();
-    let mut buf = BlockBuffer {
-        m: [zero; 16],
-        rot16,
-        rot8,
-        word8: zero,
-        start: [iv(0), iv(1), iv(2), iv(3), ctr_lo, ctr_hi],
-        block_len: [0; 4],
-        flags: [0; 4],
-    };
+    let mut buf = BlockBuffer::new(ctr_lo, ctr_hi, 0, 0);
     for b in 0..blocks {
         load_message_into(lanes, b, &mut buf.m);
         buf.block_len[0] = u32::from(job.block_len(b, blocks - 1));
         buf.flags[0] = u32::from(job.block_flags(b, blocks - 1));
         compress4(&mut h, &mut buf);
     }
+    if lane_form {
+        store_group(h, out);
+    } else {
+        store_rows(h, out);
+    }
+}
+
+/// Writes 4 chaining values held in lane form (`h[w]`: word `w` of each) as rows of 32
+/// bytes in order at the front of `out`.
+#[inline]
+#[target_feature(enable = "sse4.1")]
+fn store_rows(mut h: [__m128i; 8], out: &mut [u8]) {
     // h[0..4] holds words 0-3 of every lane, h[4..8] words 4-7; transpose each to per-lane rows.
     transpose4(&mut h[..4]);
     transpose4(&mut h[4..]);
@@ -259,6 +281,81 @@ fn hash4(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &m
     }
 }
 
+// ---- Chaining values in lane form, for the levels of a subtree (`LaneLevels`), as in
+// `avx512.rs`: a group of 4 values as 8 vectors, vector `w` holding word `w` of each, in
+// input order. The parents of two groups `a` and `b` take the left children's word `w`
+// (lanes 0 and 2 of `a`, then of `b`) with one `shufps`, the right children's (lanes 1
+// and 3) with another: 16 shuffles per 4 parents where rows cost 8 to leave the kernel
+// and 16 to enter it again, besides the loads and stores.
+
+/// Bytes of one group of chaining values in lane form.
+const GROUP_BYTES: usize = DEGREE * OUT_LEN;
+
+/// Stores one group in lane form at the front of `out`.
+#[inline]
+#[target_feature(enable = "sse4.1")]
+fn store_group(h: [__m128i; 8], out: &mut [u8]) {
+    let out = &mut out[..GROUP_BYTES];
+    for (hw, word) in h.into_iter().zip(out.chunks_exact_mut(16)) {
+        // SAFETY: `word` is 16 writable bytes; storeu has no alignment requirement.
+        unsafe { _mm_storeu_si128(word.as_mut_ptr().cast(), hw) };
+    }
+}
+
+/// Loads one group in lane form (`GROUP_BYTES` at the front of `group`).
+#[inline]
+#[target_feature(enable = "sse4.1")]
+fn load_group(group: &[u8]) -> [__m128i; 8] {
+    let group = &group[..GROUP_BYTES];
+    // SAFETY: `group` is 128 readable bytes, 16 per vector; loadu has no alignment
+    // requirement.
+    core::array::from_fn(|w| unsafe { _mm_loadu_si128(group.as_ptr().add(16 * w).cast()) })
+}
+
+/// Hashes the job's inputs (equal whole blocks, a multiple of 4 of them) into their
+/// chaining values in lane form, one group per 4 inputs.
+#[target_feature(enable = "sse4.1")]
+pub(super) fn hash_many_to_lanes(job: &HashManyJob<'_>, out: &mut [u8]) {
+    assert!(job.inputs.len().is_multiple_of(DEGREE), "lane form takes whole groups of 4 inputs");
+    for (g, out) in out[..job.inputs.len() * OUT_LEN].chunks_exact_mut(GROUP_BYTES).enumerate() {
+        let first = g * DEGREE;
+        hash4(job, first, &Lanes::new(&job.inputs[first..]), out, true);
+    }
+}
+
+/// Compresses the chaining values of `children` (lane form, an even number of groups) into
+/// their parents (lane form, one group per two groups of children) at the front of `out`.
+/// `flags` must include `PARENT`.
+#[target_feature(enable = "sse4.1")]
+pub(super) fn parents_in_lanes(children: &[u8], key: &CvWords, flags: u8, out: &mut [u8]) {
+    let pairs = children.chunks_exact(2 * GROUP_BYTES);
+    assert!(pairs.remainder().is_empty(), "lane-form parents take pairs of whole groups");
+    let out = &mut out[..pairs.len() * GROUP_BYTES];
+    let zero = _mm_setzero_si128();
+    let mut buf = BlockBuffer::new(zero, zero, BLOCK_LEN as u8, flags);
+    let (ps, si) = (_mm_castsi128_ps, _mm_castps_si128);
+    for (pair, out) in pairs.zip(out.chunks_exact_mut(GROUP_BYTES)) {
+        let (a, b) = (load_group(pair), load_group(&pair[GROUP_BYTES..]));
+        for w in 0..8 {
+            buf.m[w] = si(_mm_shuffle_ps::<0b10_00_10_00>(ps(a[w]), ps(b[w])));
+            buf.m[8 + w] = si(_mm_shuffle_ps::<0b11_01_11_01>(ps(a[w]), ps(b[w])));
+        }
+        let mut h = key.map(|k| _mm_set1_epi32(k as i32));
+        compress4(&mut h, &mut buf);
+        store_group(h, out);
+    }
+}
+
+/// Rewrites whole groups of chaining values in lane form as rows of 32 bytes in order, in
+/// place.
+#[target_feature(enable = "sse4.1")]
+pub(super) fn lanes_to_rows(groups: &mut [u8]) {
+    assert!(groups.len().is_multiple_of(GROUP_BYTES), "lane form is whole groups");
+    for group in groups.chunks_exact_mut(GROUP_BYTES) {
+        store_rows(load_group(group), group);
+    }
+}
+
 /// Hashes the inputs of the job while they have the first one's length, which the
 /// dispatcher checked is whole blocks (`Platform::hash_many_prefix`); returns how many.
 #[target_feature(enable = "sse4.1")]
@@ -266,7 +363,7 @@ pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
     hash_groups::<DEGREE>(
         job,
         out,
-        |first, lanes, out| hash4(job, first, lanes, out),
+        |first, lanes, out| hash4(job, first, lanes, out, false),
         |first, out| hash_rest(job, first, out),
     )
 }
@@ -279,7 +376,7 @@ fn hash_rest(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     match job.inputs.len() - first {
         1 => hash_one_in_rows(job, first, out),
         2 => hash_two_in_rows(job, first, out),
-        _ => padded_call::<DEGREE>(job, first, out, |j, o| hash4(j, 0, &Lanes::new(j.inputs), o)),
+        _ => padded_call::<DEGREE>(job, first, out, |j, o| hash4(j, 0, &Lanes::new(j.inputs), o, false)),
     }
 }
 
