@@ -365,15 +365,17 @@ fn load_group(group: &[u8]) -> [__m256i; 8] {
     core::array::from_fn(|w| unsafe { _mm256_loadu_si256(group.as_ptr().add(32 * w).cast()) })
 }
 
-/// Hashes the job's inputs (equal whole blocks, a multiple of 8 of them) into their
-/// chaining values in lane form, one group per 8 inputs.
+/// Hashes the job's inputs (a multiple of 8, checked by the caller) into their chaining
+/// values in lane form, one group per 8 inputs, while they have the first one's length
+/// (whole blocks); returns how many.
 #[target_feature(enable = "avx2")]
-pub(super) fn hash_many_to_lanes(job: &HashManyJob<'_>, out: &mut [u8]) {
-    assert!(job.inputs.len().is_multiple_of(DEGREE), "lane form takes whole groups of 8 inputs");
-    for (g, out) in out[..job.inputs.len() * OUT_LEN].chunks_exact_mut(GROUP_BYTES).enumerate() {
-        let first = g * DEGREE;
-        hash8(job, first, &Lanes::new(&job.inputs[first..]), out, true);
-    }
+pub(super) fn hash_many_to_lanes(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
+    hash_groups::<DEGREE>(
+        job,
+        out,
+        |first, lanes, out| hash8(job, first, lanes, out, true),
+        |_, _| unreachable!("lane form takes whole groups"),
+    )
 }
 
 /// Compresses the chaining values of `children` (lane form, an even number of groups) into

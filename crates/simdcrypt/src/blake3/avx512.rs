@@ -305,15 +305,17 @@ fn store_group(h: [__m512i; 8], out: &mut [u8]) {
     }
 }
 
-/// Hashes the job's inputs (equal whole blocks, a multiple of 16 of them) into their
-/// chaining values in lane form, one group per 16 inputs.
+/// Hashes the job's inputs (a multiple of 16, checked by the caller) into their chaining
+/// values in lane form, one group per 16 inputs, while they have the first one's length
+/// (whole blocks); returns how many.
 #[target_feature(enable = "avx512f")]
-pub(super) fn hash_many_to_lanes(job: &HashManyJob<'_>, out: &mut [u8]) {
-    assert!(job.inputs.len().is_multiple_of(DEGREE), "lane form takes whole groups of 16 inputs");
-    for (g, out) in out[..job.inputs.len() * OUT_LEN].chunks_exact_mut(LANE_GROUP_BYTES).enumerate() {
-        let first = g * DEGREE;
-        hash16(job, first, &Lanes::new(&job.inputs[first..]), out, true);
-    }
+pub(super) fn hash_many_to_lanes(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
+    hash_groups::<DEGREE>(
+        job,
+        out,
+        |first, lanes, out| hash16(job, first, lanes, out, true),
+        |_, _| unreachable!("lane form takes whole groups"),
+    )
 }
 
 /// Compresses the chaining values of `children` (lane form, an even number of groups) into

@@ -228,8 +228,9 @@ impl Platform {
     }
 }
 
-// Elsewhere than x86-64 no LaneLevels is ever made, and the arguments go unused.
-#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+// Elsewhere than x86-64 no LaneLevels is ever made: the arguments go unused and the code
+// after the dispatch is unreachable.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables, unreachable_code))]
 impl LaneLevels {
     /// Chaining values per group.
     pub fn group(self) -> usize {
@@ -239,8 +240,11 @@ impl LaneLevels {
     /// Hashes the inputs of `job` (equal whole blocks, a multiple of `group()` of them)
     /// into their chaining values in lane form at the front of `out`.
     pub fn hash_many(self, job: &HashManyJob<'_>, out: &mut [u8]) {
+        assert!(job.inputs.len().is_multiple_of(self.group()), "lane form takes whole groups");
+        let len = job.inputs.first().map_or(0, |i| i.len());
+        assert!(len >= BLOCK_LEN && len.is_multiple_of(BLOCK_LEN), "hash_many inputs must be whole blocks");
         assert!(out.len() >= job.inputs.len() * OUT_LEN, "hash_many output too short");
-        match self.0 {
+        let hashed: usize = match self.0 {
             // SAFETY: a LaneLevels holds AVX-512 only once its support was checked
             // (`lane_levels` is called on a Platform, which exists only once checked).
             #[cfg(target_arch = "x86_64")]
@@ -252,7 +256,8 @@ impl LaneLevels {
             #[cfg(target_arch = "x86_64")]
             Platform::Sse41 => unsafe { sse41::hash_many_to_lanes(job, out) },
             _ => unreachable!("LaneLevels is made only for the x86-64 SIMD backends"),
-        }
+        };
+        assert_eq!(hashed, job.inputs.len(), "hash_many inputs must have equal lengths");
     }
 
     /// Compresses the lane-form chaining values of `children` (an even number of whole

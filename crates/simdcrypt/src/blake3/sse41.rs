@@ -312,15 +312,17 @@ fn load_group(group: &[u8]) -> [__m128i; 8] {
     core::array::from_fn(|w| unsafe { _mm_loadu_si128(group.as_ptr().add(16 * w).cast()) })
 }
 
-/// Hashes the job's inputs (equal whole blocks, a multiple of 4 of them) into their
-/// chaining values in lane form, one group per 4 inputs.
+/// Hashes the job's inputs (a multiple of 4, checked by the caller) into their chaining
+/// values in lane form, one group per 4 inputs, while they have the first one's length
+/// (whole blocks); returns how many.
 #[target_feature(enable = "sse4.1")]
-pub(super) fn hash_many_to_lanes(job: &HashManyJob<'_>, out: &mut [u8]) {
-    assert!(job.inputs.len().is_multiple_of(DEGREE), "lane form takes whole groups of 4 inputs");
-    for (g, out) in out[..job.inputs.len() * OUT_LEN].chunks_exact_mut(GROUP_BYTES).enumerate() {
-        let first = g * DEGREE;
-        hash4(job, first, &Lanes::new(&job.inputs[first..]), out, true);
-    }
+pub(super) fn hash_many_to_lanes(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
+    hash_groups::<DEGREE>(
+        job,
+        out,
+        |first, lanes, out| hash4(job, first, lanes, out, true),
+        |_, _| unreachable!("lane form takes whole groups"),
+    )
 }
 
 /// Compresses the chaining values of `children` (lane form, an even number of groups) into
