@@ -436,8 +436,9 @@ fn compress_parents_parallel<const CAP: usize>(
     n
 }
 
-/// Subtrees of up to this many chunks are hashed a level at a time (`compress_subtree_by_levels`).
-/// The size below which threads are not offered work, so the parallel split is unchanged.
+/// Subtrees of up to this many chunks are hashed a level at a time (`compress_subtree_by_levels`)
+/// on one thread; with threads, those up to `JOIN_GRAIN`. As large as the smallest input
+/// that `Threads::Max` splits gives each half (`MIN_BYTES_PER_THREAD`).
 const LEVEL_CHUNKS: usize = MIN_BYTES_PER_THREAD / CHUNK_LEN;
 
 /// Hashes a subtree of up to `LEVEL_CHUNKS` chunks down to at most max(degree, 2) chaining

@@ -211,9 +211,9 @@ impl Platform {
 /// The kernels that keep a subtree's levels of chaining values in lane form (word `w` of a
 /// group of values in one vector, as the wide kernel's state holds them) between kernel
 /// calls, so that the parents of a level are built with a few permutes instead of a
-/// transposition out of the kernel and another back in. The x86-64 SIMD
-/// backends have them (`avx512.rs`, `avx2.rs`, `sse41.rs`); [`Platform::lane_levels`] is the only way to get one, so holding one means
-/// the CPU support was checked.
+/// transposition out of the kernel and another back in. The x86-64 SIMD backends have them
+/// (`avx512.rs`, `avx2.rs`, `sse41.rs`); [`Platform::lane_levels`] is the only way to get
+/// one, so holding one means the CPU support was checked.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LaneLevels(Platform);
 
@@ -262,6 +262,7 @@ impl LaneLevels {
 
     /// Compresses the lane-form chaining values of `children` (an even number of whole
     /// groups), pairing from the left, into their parents in lane form at the front of `out`.
+    /// `flags` must include `PARENT`.
     pub fn parents(self, children: &[u8], key: &CvWords, flags: u8, out: &mut [u8]) {
         match self.0 {
             // SAFETY: as in `hash_many`.
