@@ -1,6 +1,7 @@
 //! AVX2 BLAKE3 kernel: 8 inputs at once, one per 32-bit lane of a 256-bit register.
 //! Of fewer than 8 remaining inputs, one to four are hashed in rows (`rows.rs`, three padded
 //! to four), five to seven in one padded 8-lane call.
+//! The tree's levels of chaining values can stay in lane form between calls (`LaneLevels`).
 
 use core::arch::x86_64::*;
 

@@ -2,6 +2,7 @@
 //! Fewer than 16 remaining inputs go in one call (`hash_rest`): one to four in rows
 //! (`rows.rs`), five to eight in the same kernel on 256-bit registers (padded), nine to
 //! fifteen in the 16-lane kernel (padded).
+//! The tree's levels of chaining values can stay in lane form between calls (`LaneLevels`).
 
 use core::arch::x86_64::*;
 

@@ -1,6 +1,7 @@
 //! SSE4.1 BLAKE3 kernel: 4 inputs at once, one per 32-bit lane of a 128-bit register.
 //! One or two inputs left over are hashed in rows (`rows.rs`), as are single compressions;
 //! three in one padded 4-lane call.
+//! The tree's levels of chaining values can stay in lane form between calls (`LaneLevels`).
 
 use core::arch::x86_64::*;
 
