@@ -242,8 +242,16 @@ fn hash16(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &
     }
     if lane_form {
         store_group(h, out);
-        return;
+    } else {
+        store_rows(h, out);
     }
+}
+
+/// Writes 16 chaining values held in lane form (`h[w]`: word `w` of each, lanes in
+/// `INPUT_OF_LANE` order) as rows of 32 bytes in input order at the front of `out`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn store_rows(h: [__m512i; 8], out: &mut [u8]) {
     // Transpose as a 16x16 matrix whose last 8 rows are unused: row `lane` then starts
     // with the 8 chaining-value words of input `INPUT_OF_LANE[lane]`.
     let mut rows = [_mm512_setzero_si512(); 16];
@@ -327,8 +335,10 @@ pub(super) fn parents_in_lanes(children: &[u8], key: &CvWords, flags: u8, out: &
     let pairs = children.chunks_exact(2 * LANE_GROUP_BYTES);
     assert!(pairs.remainder().is_empty(), "lane-form parents take pairs of whole groups");
     let out = &mut out[..pairs.len() * LANE_GROUP_BYTES];
+    const LEFT: [i32; DEGREE] = child_lanes(0);
+    const RIGHT: [i32; DEGREE] = child_lanes(1);
     // SAFETY: each array is 64 readable bytes; loadu has no alignment requirement.
-    let [left, right] = [0, 1].map(|side| unsafe { _mm512_loadu_si512(child_lanes(side).as_ptr().cast()) });
+    let [left, right] = [LEFT, RIGHT].map(|idx| unsafe { _mm512_loadu_si512(idx.as_ptr().cast()) });
     let key = key.map(|w| _mm512_set1_epi32(w as i32));
     let zero = _mm512_setzero_si512();
     for (pair, out) in pairs.zip(out.chunks_exact_mut(LANE_GROUP_BYTES)) {
@@ -352,15 +362,8 @@ pub(super) fn parents_in_lanes(children: &[u8], key: &CvWords, flags: u8, out: &
 #[target_feature(enable = "avx512f")]
 pub(super) fn lanes_to_rows(groups: &mut [u8]) {
     assert!(groups.len().is_multiple_of(LANE_GROUP_BYTES), "lane form is whole groups");
-    let mut rows = [_mm512_setzero_si512(); 16];
     for group in groups.chunks_exact_mut(LANE_GROUP_BYTES) {
-        rows[..8].copy_from_slice(&load_group(group));
-        transpose16(&mut rows);
-        for (row, input) in rows.iter().zip(INPUT_OF_LANE) {
-            let cv = &mut group[input * OUT_LEN..][..OUT_LEN];
-            // SAFETY: `cv` is 32 writable bytes; storeu has no alignment requirement.
-            unsafe { _mm256_storeu_si256(cv.as_mut_ptr().cast(), _mm512_castsi512_si256(*row)) };
-        }
+        store_rows(load_group(group), group);
     }
 }
 
