@@ -317,7 +317,22 @@ pub(crate) fn hash_groups<const N: usize>(
         group(first, &lanes, &mut out[first * OUT_LEN..]);
         first += N;
     }
-    if first == job.inputs.len() || job.inputs[first..].iter().any(|i| i.len() != blocks * BLOCK_LEN) {
+    hash_rest_after_groups(job, first, out, rest)
+}
+
+/// The end of `hash_groups` after its groups, for a kernel that walks the groups itself (up
+/// to input `first`): `rest` hashes what is left if it all has the first input's length.
+/// Returns how many inputs are hashed.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn hash_rest_after_groups(
+    job: &HashManyJob<'_>,
+    first: usize,
+    out: &mut [u8],
+    rest: impl FnOnce(usize, &mut [u8]),
+) -> usize {
+    let len = job.inputs.first().map_or(0, |i| i.len());
+    if first == job.inputs.len() || job.inputs[first..].iter().any(|i| i.len() != len) {
         return first;
     }
     rest(first, &mut out[first * OUT_LEN..]);
