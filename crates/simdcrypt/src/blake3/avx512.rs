@@ -6,7 +6,7 @@
 
 use core::arch::x86_64::*;
 
-use super::platform::{hash_rest_after_groups, padded_call, HashManyJob, Lanes};
+use super::platform::{hash_rest_after_groups, padded_call, whole_groups, HashManyJob, Lanes};
 use super::rows::{cv_rows, first_middle_last, iv_row, pick};
 use super::{avx2, CvWords, BLOCK_LEN, CHUNK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
 
@@ -213,9 +213,8 @@ fn initial_state(h: &[__m512i; 8], d: [__m512i; 4]) -> [__m512i; 16] {
 /// `out[512 * g..]`: in rows of 32 bytes in input order, or with `lane_form` as the state
 /// holds them (`store_group`). Returns how many inputs it hashed.
 ///
-/// The walk over the groups is here rather than in `hash_groups`, whose closure called this
-/// function once per group: its set-up (frame, key, pointers to the stack) then came once
-/// per 16 inputs. Batches of 1024 messages of 64 bytes 0.95x -> 1.015x the crate's kernel,
+/// The walk over the groups (`whole_groups`) is here: called once per group, as it was, its
+/// set-up (frame, key, pointers to the stack) came once per 16 inputs. Batches of 1024 messages of 64 bytes 0.95x -> 1.015x the crate's kernel,
 /// of 128 bytes 0.93x -> 0.985x. One function for the batch and tree callers (rows or lane
 /// form), so that both run the same compiled loop: split into a loop function and two
 /// callers, the loop was no longer inlined and batches of 1 KiB ran about 1% slower.
@@ -225,11 +224,8 @@ fn hash16(job: &HashManyJob<'_>, out: &mut [u8], lane_form: bool) -> usize {
     let key: [__m512i; 8] = core::array::from_fn(|w| _mm512_set1_epi32(job.key[w] as i32));
     // Only inputs of whole chunks are likely to be followed by more of the same input.
     let far = blocks == CHUNK_LEN / BLOCK_LEN;
-    let mut first = 0;
-    while job.inputs.len() - first >= DEGREE {
-        let Some(lanes) = Lanes::<DEGREE>::with_blocks(&job.inputs[first..], blocks) else {
-            break;
-        };
+    let mut hashed = 0;
+    for (first, lanes) in whole_groups::<DEGREE>(job) {
         let (ctr_lo, ctr_hi) = lane_counters(job, first);
         let ctr = [ctr_lo, ctr_hi];
         let mut h = key;
@@ -254,9 +250,9 @@ fn hash16(job: &HashManyJob<'_>, out: &mut [u8], lane_form: bool) -> usize {
         } else {
             store_rows(h, out);
         }
-        first += DEGREE;
+        hashed = first + DEGREE;
     }
-    first
+    hashed
 }
 
 /// Writes 16 chaining values held in lane form (`h[w]`: word `w` of each, lanes in
@@ -448,7 +444,8 @@ fn hash8(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
 /// dispatcher checked is whole blocks (`Platform::hash_many_prefix`); returns how many.
 #[target_feature(enable = "avx512f,avx512vl")]
 pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
-    let first = hash16(job, out, false);
+    // Fewer inputs than a group skip the kernel's set-up.
+    let first = if job.inputs.len() >= DEGREE { hash16(job, out, false) } else { 0 };
     hash_rest_after_groups(job, first, out, |first, out| hash_rest(job, first, out))
 }
 

@@ -161,8 +161,8 @@ impl Platform {
     /// after it (the x86-64 kernels stop at the start of the group of 16, 8 or 4 inputs
     /// that holds it, the others just before it). `out` needs 32 bytes per input.
     ///
-    /// The x86-64 kernels check each group's lengths as they go (`hash_groups`), in the
-    /// shadow of the previous group's vector work: for batches of messages, a pass over all
+    /// The x86-64 kernels check each group's lengths as they go, in the
+    /// shadow of the previous group's vector work (`whole_groups`): for batches of messages, a pass over all
     /// the lengths first cost 3% of 1024 64-byte messages on AVX-512 and 1.8% on AVX2. The
     /// others take one pass first.
     pub(crate) fn hash_many_prefix(self, job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
@@ -295,11 +295,26 @@ impl LaneLevels {
     }
 }
 
-/// The x86-64 kernels' walk over a job (`Platform::hash_many_prefix`): `group` hashes the
-/// inputs `N` at a time, each group's lengths checked just before it, then `rest` the fewer
-/// than `N` left once theirs are checked too. Both get the index of their first input and the
-/// output from its digest on. Returns how many inputs were hashed: all of them, or up to the
-/// start of the first group that holds another length.
+/// The x86-64 kernels' walk over a job (`Platform::hash_many_prefix`): its inputs `N` at a
+/// time from the first, each group's lengths checked just before it, for as long as whole
+/// groups of the first input's length are left. Yields the index of each group's first input
+/// and its lanes. The kernels run this loop themselves, inside their `#[target_feature]`
+/// function, so that their set-up (frame, key, counters) comes once per call rather than
+/// once per group.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn whole_groups<'a, const N: usize>(job: &HashManyJob<'a>) -> impl Iterator<Item = (usize, Lanes<'a, N>)> {
+    let blocks = job.inputs.first().map_or(0, |i| i.len() / BLOCK_LEN);
+    job.inputs
+        .chunks_exact(N)
+        .map_while(move |group| Lanes::<N>::with_blocks(group, blocks))
+        .enumerate()
+        .map(|(g, lanes)| (g * N, lanes))
+}
+
+/// `whole_groups` with `group` called once per group (a kernel whose set-up costs less than
+/// walking the groups inside it: the AVX2 one), then `hash_rest_after_groups`. Returns how
+/// many inputs were hashed.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) fn hash_groups<const N: usize>(
@@ -308,21 +323,18 @@ pub(crate) fn hash_groups<const N: usize>(
     mut group: impl FnMut(usize, &Lanes<'_, N>, &mut [u8]),
     rest: impl FnOnce(usize, &mut [u8]),
 ) -> usize {
-    let blocks = job.inputs.first().map_or(0, |i| i.len() / BLOCK_LEN);
-    let mut first = 0;
-    while job.inputs.len() - first >= N {
-        let Some(lanes) = Lanes::<N>::with_blocks(&job.inputs[first..], blocks) else {
-            return first;
-        };
+    let mut hashed = 0;
+    for (first, lanes) in whole_groups::<N>(job) {
         group(first, &lanes, &mut out[first * OUT_LEN..]);
-        first += N;
+        hashed = first + N;
     }
-    hash_rest_after_groups(job, first, out, rest)
+    hash_rest_after_groups(job, hashed, out, rest)
 }
 
-/// The end of `hash_groups` after its groups, for a kernel that walks the groups itself (up
-/// to input `first`): `rest` hashes what is left if it all has the first input's length.
-/// Returns how many inputs are hashed.
+/// The end of a kernel's walk, once its whole groups are hashed up to input `first`: `rest`
+/// hashes the fewer than `N` inputs left if they all have the first input's length. Returns
+/// how many inputs are hashed: all of them, or up to the start of the first group that holds
+/// another length.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) fn hash_rest_after_groups(

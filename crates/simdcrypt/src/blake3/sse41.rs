@@ -5,7 +5,7 @@
 
 use core::arch::x86_64::*;
 
-use super::platform::{hash_groups, padded_call, HashManyJob, Lanes};
+use super::platform::{hash_rest_after_groups, padded_call, whole_groups, HashManyJob, Lanes};
 use super::rows::{block_at, cv_rows, init_rows, rotation_masks, MessageSlots};
 use super::{CvWords, BLOCK_LEN, IV, OUT_LEN};
 
@@ -238,29 +238,37 @@ fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m128i, __m128i) {
     (lanes_lo, _mm_sub_epi32(hi, carried))
 }
 
-/// Hashes inputs `first..first + 4` of the job (`lanes`) into 4 chaining values at
-/// `out[..128]`: in rows of 32 bytes, or with `lane_form` as the state holds them
-/// (`store_group`). One function for both, as the AVX-512 kernel's `hash16`.
+/// Hashes the job's inputs 4 at a time from the first on, while a whole group of the first
+/// one's length (whole blocks) is left, into 4 chaining values per group at
+/// `out[128 * g..]`: in rows of 32 bytes, or with `lane_form` as the state holds them
+/// (`store_group`). Returns how many inputs it hashed. One function for both, walking the
+/// groups itself, as the AVX-512 kernel's `hash16`.
 #[target_feature(enable = "sse4.1")]
-fn hash4(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &mut [u8], lane_form: bool) {
-    let blocks = lanes.blocks();
-    let mut h = [_mm_setzero_si128(); 8];
-    for (hw, &kw) in h.iter_mut().zip(job.key) {
-        *hw = _mm_set1_epi32(kw as i32);
+fn hash4(job: &HashManyJob<'_>, out: &mut [u8], lane_form: bool) -> usize {
+    let blocks = job.inputs.first().map_or(0, |i| i.len() / BLOCK_LEN);
+    let key: [__m128i; 8] = core::array::from_fn(|w| _mm_set1_epi32(job.key[w] as i32));
+    let zero = _mm_setzero_si128();
+    let mut buf = BlockBuffer::new(zero, zero, 0, 0);
+    let mut hashed = 0;
+    for (first, lanes) in whole_groups::<DEGREE>(job) {
+        let (ctr_lo, ctr_hi) = lane_counters(job, first);
+        (buf.start[4], buf.start[5]) = (ctr_lo, ctr_hi);
+        let mut h = key;
+        for b in 0..blocks {
+            load_message_into(&lanes, b, &mut buf.m);
+            buf.block_len[0] = u32::from(job.block_len(b, blocks - 1));
+            buf.flags[0] = u32::from(job.block_flags(b, blocks - 1));
+            compress4(&mut h, &mut buf);
+        }
+        let out = &mut out[first * OUT_LEN..];
+        if lane_form {
+            store_group(h, out);
+        } else {
+            store_rows(h, out);
+        }
+        hashed = first + DEGREE;
     }
-    let (ctr_lo, ctr_hi) = lane_counters(job, first);
-    let mut buf = BlockBuffer::new(ctr_lo, ctr_hi, 0, 0);
-    for b in 0..blocks {
-        load_message_into(lanes, b, &mut buf.m);
-        buf.block_len[0] = u32::from(job.block_len(b, blocks - 1));
-        buf.flags[0] = u32::from(job.block_flags(b, blocks - 1));
-        compress4(&mut h, &mut buf);
-    }
-    if lane_form {
-        store_group(h, out);
-    } else {
-        store_rows(h, out);
-    }
+    hashed
 }
 
 /// Writes 4 chaining values held in lane form (`h[w]`: word `w` of each) as rows of 32
@@ -318,12 +326,7 @@ fn load_group(group: &[u8]) -> [__m128i; 8] {
 /// (whole blocks); returns how many.
 #[target_feature(enable = "sse4.1")]
 pub(super) fn hash_many_to_lanes(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
-    hash_groups::<DEGREE>(
-        job,
-        out,
-        |first, lanes, out| hash4(job, first, lanes, out, true),
-        |_, _| unreachable!("lane form takes whole groups"),
-    )
+    hash4(job, out, true)
 }
 
 /// Compresses the chaining values of `children` (lane form, an even number of groups) into
@@ -363,12 +366,9 @@ pub(super) fn lanes_to_rows(groups: &mut [u8]) {
 /// dispatcher checked is whole blocks (`Platform::hash_many_prefix`); returns how many.
 #[target_feature(enable = "sse4.1")]
 pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
-    hash_groups::<DEGREE>(
-        job,
-        out,
-        |first, lanes, out| hash4(job, first, lanes, out, false),
-        |first, out| hash_rest(job, first, out),
-    )
+    // Fewer inputs than a group skip the kernel's set-up.
+    let first = if job.inputs.len() >= DEGREE { hash4(job, out, false) } else { 0 };
+    hash_rest_after_groups(job, first, out, |first, out| hash_rest(job, first, out))
 }
 
 /// Hashes the one to three inputs from `first` on (lengths already checked): one or two in
@@ -379,7 +379,9 @@ fn hash_rest(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     match job.inputs.len() - first {
         1 => hash_one_in_rows(job, first, out),
         2 => hash_two_in_rows(job, first, out),
-        _ => padded_call::<DEGREE>(job, first, out, |j, o| hash4(j, 0, &Lanes::new(j.inputs), o, false)),
+        _ => padded_call::<DEGREE>(job, first, out, |j, o| {
+            hash4(j, o, false);
+        }),
     }
 }
 
