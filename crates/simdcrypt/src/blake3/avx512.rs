@@ -470,8 +470,10 @@ pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
 /// took 80), two 42.4, one 42.0; the crate's assembly for four, two and one 43.4, 42.2 and
 /// 42.1. Hence one or two in rows, three or four side by side in zmm rows, five to eight in
 /// the 8-lane kernel, nine to fifteen in the 16-lane one (where 8 + 4 + 1 in turn made
-/// 13 KiB 0.99x the crate; padded, 1.39x).
-#[inline]
+/// 13 KiB 0.99x the crate; padded, 1.39x). Out of line: inlined into `hash_many_prefix`, its
+/// rows kernels ran 1.2% slower at 4 KiB once that function's own code shrank (the same
+/// instructions at other addresses; measured against the build before, 4 KiB 0.99x -> 1.0x).
+#[inline(never)]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn hash_rest(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     match job.inputs.len() - first {
