@@ -214,10 +214,11 @@ fn initial_state(h: &[__m512i; 8], d: [__m512i; 4]) -> [__m512i; 16] {
 /// holds them (`store_group`). Returns how many inputs it hashed.
 ///
 /// The walk over the groups (`whole_groups`) is here: called once per group, as it was, its
-/// set-up (frame, key, pointers to the stack) came once per 16 inputs. Batches of 1024 messages of 64 bytes 0.95x -> 1.015x the crate's kernel,
-/// of 128 bytes 0.93x -> 0.985x. One function for the batch and tree callers (rows or lane
-/// form), so that both run the same compiled loop: split into a loop function and two
-/// callers, the loop was no longer inlined and batches of 1 KiB ran about 1% slower.
+/// set-up (frame, key, pointers to the stack) came once per 16 inputs. Batches of 1024
+/// messages of 64 bytes 0.95x -> 1.015x the crate's kernel, of 128 bytes 0.93x -> 0.985x.
+/// One function for the batch and tree callers (rows or lane form), so that both run the
+/// same compiled loop: split into a loop function and two callers, the loop was no longer
+/// inlined and batches of 1 KiB ran about 1% slower.
 #[target_feature(enable = "avx512f")]
 fn hash16(job: &HashManyJob<'_>, out: &mut [u8], lane_form: bool) -> usize {
     let blocks = job.inputs.first().map_or(0, |i| i.len() / BLOCK_LEN);
