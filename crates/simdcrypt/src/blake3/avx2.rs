@@ -7,7 +7,7 @@ use core::arch::x86_64::*;
 
 use super::platform::{hash_groups, padded_call, HashManyJob, Lanes};
 use super::rows::{block_at, block_len_and_flags, cv_rows, iv_row, rotation_masks, MessageSlots};
-use super::{sse41, CvWords, BLOCK_LEN, IV, OUT_LEN};
+use super::{sse41, CvWords, BLOCK_LEN, CHUNK_LEN, IV, OUT_LEN};
 
 pub(super) const DEGREE: usize = 8;
 
@@ -202,10 +202,10 @@ fn compress8(h: &mut [__m256i; 8], buf: &mut BlockBuffer) {
 /// chaining values.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn load_message_into(lanes: &Lanes<'_, DEGREE>, block_index: usize, m: &mut [__m256i; 16]) {
+fn load_message_into(lanes: &Lanes<'_, DEGREE>, block_index: usize, far: bool, m: &mut [__m256i; 16]) {
     let blocks: [*const u8; DEGREE] = core::array::from_fn(|lane| lanes.block(lane, block_index));
     for block in blocks {
-        sse41::prefetch_ahead(block);
+        sse41::prefetch_ahead(block, far);
     }
     for q in 0..4 {
         // Row i: words 4q..4q+4 of input i, then of input i + 4.
@@ -273,7 +273,7 @@ pub(super) fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize) -> [__
     let mut hi = [_mm256_setzero_si256(); 8];
     for lane in 0..DEGREE {
         let block = lanes.block(lane, block_index);
-        sse41::prefetch_ahead(block);
+        sse41::prefetch_ahead(block, false);
         let p = block.cast::<__m256i>();
         // SAFETY: `block_index < lanes.blocks()` (the caller's loop bound), so `block` is 64
         // readable bytes (`Lanes`); loadu has no alignment requirement.
@@ -322,8 +322,10 @@ fn hash8(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &m
     }
     let (ctr_lo, ctr_hi) = lane_counters(job, first);
     let mut buf = BlockBuffer::new(ctr_lo, ctr_hi, 0, 0);
+    // Only inputs of whole chunks are likely to be followed by more of the same input.
+    let far = blocks == CHUNK_LEN / BLOCK_LEN;
     for b in 0..blocks {
-        load_message_into(lanes, b, &mut buf.m);
+        load_message_into(lanes, b, far, &mut buf.m);
         buf.block_len[0] = u32::from(job.block_len(b, blocks - 1));
         buf.flags[0] = u32::from(job.block_flags(b, blocks - 1));
         compress8(&mut h, &mut buf);

@@ -106,7 +106,8 @@ pub(crate) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
             // Eight blocks ahead into L1: a compression is too long (about 800 µops) for the
             // core to reach the next block's loads early by itself. Beyond L2 this is most of
             // the difference to the crate's portable code (same process, interleaved, 2026-11-21:
-            // 16 MiB 0.96-1.04x -> 1.13x, 64 MiB 1.00x -> 1.13x; 1 MiB 1.01x both ways).
+            // 16 MiB 0.95-1.06x -> 1.13-1.16x, 64 MiB 1.00x -> 1.13x, 1 GiB 1.03x -> 1.12x;
+            // 1 MiB 1.01x both ways).
             #[cfg(target_arch = "x86_64")]
             crate::cpu::prefetch::<{ 8 * BLOCK_LEN }>(block.as_ptr());
             compress_in_place(&mut cv, block, job.block_len(b, last), counter, job.block_flags(b, last));
