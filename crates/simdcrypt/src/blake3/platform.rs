@@ -332,7 +332,8 @@ pub(crate) fn hash_groups<const N: usize>(
 }
 
 /// The end of a kernel's walk, once its whole groups are hashed up to input `first`: `rest`
-/// hashes the fewer than `N` inputs left if they all have the first input's length. Returns
+/// hashes the inputs left (fewer than a group) if they all have the first input's length.
+/// Returns
 /// how many inputs are hashed: all of them, or up to the start of the first group that holds
 /// another length.
 #[cfg(target_arch = "x86_64")]
