@@ -5,7 +5,6 @@
 //! (quick pass: append `-- --warm-up-time 1 --measurement-time 2`).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use simdcrypt::backend::Backend;
 use simdcrypt::blake3::{Batch, Hasher, Mode, Platform, Threads};
 use std::hint::black_box;
 

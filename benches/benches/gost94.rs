@@ -8,7 +8,6 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use gost94::Digest;
-use simdcrypt::backend::Backend;
 use simdcrypt::blake3::Threads;
 use simdcrypt::gost94::{Gost94, Platform, SBox};
 use std::hint::black_box;

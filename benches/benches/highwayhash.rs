@@ -8,7 +8,6 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use highway::HighwayHash as _;
-use simdcrypt::backend::Backend;
 use simdcrypt::blake3::Threads;
 use simdcrypt::highwayhash::{self, HighwayHasher, Platform, Size};
 use std::hint::black_box;

@@ -13,7 +13,6 @@
 
 use cipher::{KeyIvInit, StreamCipher};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use simdcrypt::backend::Backend;
 use simdcrypt::blake3::Threads;
 use simdcrypt::salsa20::{Platform, Salsa20};
 use std::hint::black_box;

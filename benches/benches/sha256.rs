@@ -12,7 +12,6 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sha2::Digest;
-use simdcrypt::backend::Backend;
 use simdcrypt::sha256::{BatchPlatform, BlockBatch, Platform, Sha256};
 use simdcrypt::threads::Threads;
 use std::hint::black_box;

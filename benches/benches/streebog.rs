@@ -8,7 +8,6 @@
 
 use ::streebog::Digest;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use simdcrypt::backend::Backend;
 use simdcrypt::blake3::Threads;
 use simdcrypt::streebog::{self, Bits, Platform, Streebog256, Streebog512};
 use std::hint::black_box;

@@ -3,7 +3,6 @@
 //! crate, written as the library's byte form (each u64 word little-endian, in order).
 
 use highway::HighwayHash as _;
-use simdcrypt::backend::Backend;
 use simdcrypt::highwayhash::Platform;
 
 mod common;

@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use sha2::Digest;
-use simdcrypt::backend::Backend;
 use simdcrypt::sha256::Platform;
 
 mod common;

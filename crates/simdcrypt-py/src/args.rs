@@ -6,7 +6,6 @@ use std::io;
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::Borrowed;
-use simdcrypt::backend::Backend;
 use simdcrypt::blake3::{Mode, Platform, Threads, KEY_LEN};
 
 use crate::buffer;

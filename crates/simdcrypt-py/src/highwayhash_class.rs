@@ -8,7 +8,6 @@
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-use simdcrypt::backend::Backend;
 use simdcrypt::highwayhash::{self, HighwayHasher, Platform, Size, KEY_LEN, PACKET_LEN};
 
 use crate::args::{self, GIL_RELEASE_MIN};

@@ -5,7 +5,6 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use simdcrypt::backend::Backend;
 use simdcrypt::salsa20::{self, Platform, Rounds, Salsa20 as Cipher, STREAM_LEN};
 
 use crate::args::{self, BigIndex, GIL_RELEASE_MIN};

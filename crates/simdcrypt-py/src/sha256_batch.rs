@@ -4,7 +4,6 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use simdcrypt::backend::Backend;
 use simdcrypt::sha256::{BatchPlatform, BlockBatch, BLOCK_LEN, OUT_LEN};
 
 use crate::args::{self, GIL_RELEASE_MIN};

@@ -5,7 +5,6 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use simdcrypt::any::{AnyHasher, HashOptions};
-use simdcrypt::backend::Backend;
 use simdcrypt::sha256::{Sha256 as Hasher, BLOCK_LEN, OUT_LEN};
 
 use crate::args::{self, GIL_RELEASE_MIN};

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-use crate::backend::Backend;
+use crate::backend::{Checked, Kernels};
 use crate::blake3;
 use crate::gost94::{self, Gost94};
 use crate::highwayhash::{self, HighwayHasher};
@@ -58,14 +58,14 @@ impl AnyHasher {
             "sha256" => Ok(AnyHasher::Sha256(new_sha256(opts)?)),
             "streebog256" => {
                 let mut h = Streebog256::new();
-                if let Some(p) = unkeyed_backend::<streebog::Platform>("streebog256", opts)? {
+                if let Some(p) = unkeyed_backend::<streebog::Kind>("streebog256", opts)? {
                     h.set_platform(p);
                 }
                 Ok(AnyHasher::Streebog256(h))
             }
             "streebog512" => {
                 let mut h = Streebog512::new();
-                if let Some(p) = unkeyed_backend::<streebog::Platform>("streebog512", opts)? {
+                if let Some(p) = unkeyed_backend::<streebog::Kind>("streebog512", opts)? {
                     h.set_platform(p);
                 }
                 Ok(AnyHasher::Streebog512(h))
@@ -73,7 +73,7 @@ impl AnyHasher {
             name @ ("gost94" | "gost94-test") => {
                 let sbox = if name == "gost94" { gost94::SBox::CryptoPro } else { gost94::SBox::Test };
                 let mut h = Gost94::new(sbox);
-                if let Some(p) = unkeyed_backend::<gost94::Platform>(name, opts)? {
+                if let Some(p) = unkeyed_backend::<gost94::Kind>(name, opts)? {
                     h.set_platform(p);
                 }
                 Ok(AnyHasher::Gost94(h))
@@ -276,13 +276,13 @@ fn new_sha256(opts: &HashOptions) -> Result<sha256::Sha256, Error> {
 
 /// The backend for an unkeyed hash (Streebog, GOST R 34.11-94): a key or context is an
 /// error; a thread count is accepted as an upper bound (these hashes are sequential).
-fn unkeyed_backend<B: Backend>(algorithm: &str, opts: &HashOptions) -> Result<Option<B>, Error> {
+fn unkeyed_backend<K: Kernels>(algorithm: &str, opts: &HashOptions) -> Result<Option<Checked<K>>, Error> {
     if opts.key.is_some() || opts.derive_key_context.is_some() {
         return Err(Error::InvalidArgument(format!(
             "{algorithm} takes no key or derive_key_context (use the HMAC functions for a keyed hash)"
         )));
     }
-    opts.backend.as_deref().map(B::from_name).transpose()
+    opts.backend.as_deref().map(Checked::<K>::from_name).transpose()
 }
 
 /// HighwayHash needs a 32-byte key; it has no key derivation mode. Being sequential, it

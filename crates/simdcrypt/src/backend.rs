@@ -1,91 +1,220 @@
-//! What every algorithm's backend enum has in common: a name, a CPU requirement, a
-//! preference order, and parsing of user-supplied names (`backend="avx2"`, `--backend avx2`).
+//! Backends as checked values.
+//!
+//! Each algorithm lists its kernel sets in a plain enum (its `Kind`, implementing [`Kernels`]):
+//! a name, the CPU features it needs, a preference order. A kind is only a name. What reaches
+//! a kernel is a [`Checked`] kind — the algorithm's `Platform` — whose field is private to
+//! this module, so the only ways to get one are [`Checked::detect`], [`Checked::from_name`],
+//! [`Checked::all_supported`] and [`Checked::portable`], and each of them checks this CPU
+//! first. That is what makes the `SAFETY` comments at the dispatch points true: a `Platform`
+//! other than the portable one exists only once its features were found.
+//!
+//! One policy for a backend the CPU lacks: [`Checked::from_name`] returns an
+//! [`Error::UnsupportedBackend`] naming the missing features (or the architecture the
+//! backend was built for); an unknown name lists the known ones.
 
-use crate::cpu::{self, Features};
+use std::fmt;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use crate::cpu::{self, Feature, Features};
 use crate::Error;
 
-/// An algorithm's set of kernels. Each algorithm has one enum implementing this trait;
-/// it is chosen once per hasher or cipher, never per block.
-pub trait Backend: Copy + Eq + std::fmt::Debug + 'static {
-    /// The algorithm's name, as in `simdcrypt.algorithms_available`.
+/// An algorithm's set of kernels, as a plain enum: what it is called, what it needs.
+pub trait Kernels: Copy + Eq + std::hash::Hash + fmt::Debug + Send + Sync + 'static {
+    /// The backend family's name in [`crate::backend_report`] (e.g. `"blake3"`,
+    /// `"sha256-batch"`).
     const ALGORITHM: &'static str;
-    /// Every backend this build knows, best first. Includes ones this CPU cannot run.
+    /// Every kernel set this build has for this architecture, best first; the last one is
+    /// the portable code, which runs anywhere.
     const ALL: &'static [Self];
+    /// Names of the backends that exist for other architectures only (`"neon"` on x86-64,
+    /// `"avx2"` on aarch64), so that asking for one says "not supported", not "unknown".
+    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)];
 
     /// The short name users pass to select it (`"portable"`, `"avx2"`, ...).
     fn name(self) -> &'static str;
 
-    /// Whether a CPU with these features can run it.
-    fn runs_on(self, features: Features) -> bool;
+    /// The CPU features its kernels use (empty for portable code).
+    fn requires(self) -> &'static [Feature];
 
-    /// Whether this CPU can run it.
-    fn is_supported(self) -> bool {
-        self.runs_on(cpu::features())
+    /// The cache of [`Checked::detect`]'s answer: one static per algorithm, so detection
+    /// costs one atomic load after the first call.
+    fn detected() -> &'static DetectCache;
+}
+
+/// Where [`Checked::detect`] keeps its choice: the index in [`Kernels::ALL`], plus one.
+#[derive(Debug)]
+pub struct DetectCache(AtomicU8);
+
+impl DetectCache {
+    /// An empty cache, for a `static`.
+    pub const fn new() -> Self {
+        DetectCache(AtomicU8::new(0))
     }
+}
 
-    /// The backends this CPU can run, best first. Never empty: "portable" runs anywhere.
-    fn all_supported() -> Vec<Self> {
-        Self::ALL.iter().copied().filter(|b| b.is_supported()).collect()
+impl Default for DetectCache {
+    fn default() -> Self {
+        Self::new()
     }
+}
 
-    /// The best backend for this CPU (cheap: feature detection is cached).
-    fn detect() -> Self {
-        let features = cpu::features();
-        Self::ALL.iter().copied().find(|b| b.runs_on(features)).expect("a backend that runs anywhere is listed last")
-    }
+/// A kernel set that this CPU can run: the only thing the dispatch points accept.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Checked<K>(K);
 
-    /// Parses a user-supplied name, checking that this CPU can run it.
-    fn from_name(name: &str) -> Result<Self, Error> {
-        let supported = || Self::all_supported().into_iter().map(Self::name).collect();
-        let wanted = name.trim().to_ascii_lowercase();
-        match Self::ALL.iter().copied().find(|b| b.name() == wanted) {
-            Some(b) if b.is_supported() => Ok(b),
-            Some(b) => Err(Error::UnsupportedBackend {
-                algorithm: Self::ALGORITHM,
-                requested: b.name(),
-                supported: supported(),
-            }),
-            None => Err(Error::UnknownBackend {
-                algorithm: Self::ALGORITHM,
-                requested: name.to_string(),
-                supported: supported(),
-            }),
+fn runs_on<K: Kernels>(kind: K, features: Features) -> bool {
+    features.has_all(kind.requires())
+}
+
+impl<K: Kernels> Checked<K> {
+    /// The best kernel set this CPU supports (detected once per algorithm, then cached).
+    #[inline(always)]
+    pub fn detect() -> Self {
+        match K::detected().0.load(Ordering::Relaxed) {
+            0 => Self::detect_first(),
+            n => Checked(K::ALL[usize::from(n) - 1]),
         }
+    }
+
+    #[cold]
+    fn detect_first() -> Self {
+        let features = cpu::features();
+        let index = K::ALL.iter().position(|&k| runs_on(k, features)).expect("the portable kernels run anywhere");
+        K::detected().0.store(index as u8 + 1, Ordering::Relaxed);
+        Checked(K::ALL[index])
+    }
+
+    /// The kernel sets this CPU can run, best first. Never empty: the portable code runs
+    /// anywhere.
+    pub fn all_supported() -> Vec<Self> {
+        let features = cpu::features();
+        K::ALL.iter().copied().filter(|&k| runs_on(k, features)).map(Checked).collect()
+    }
+
+    /// The portable kernels, which run on every CPU.
+    pub fn portable() -> Self {
+        let last = *K::ALL.last().expect("every algorithm lists its portable kernels");
+        debug_assert!(last.requires().is_empty());
+        Checked(last)
+    }
+
+    /// Parses a user-supplied name (case-insensitive), checking that this CPU can run it.
+    ///
+    /// A backend this CPU lacks is [`Error::UnsupportedBackend`], which names what is
+    /// missing; a name the algorithm does not have at all is [`Error::UnknownBackend`].
+    pub fn from_name(name: &str) -> Result<Self, Error> {
+        let wanted = name.trim().to_ascii_lowercase();
+        let supported = || Self::all_supported().into_iter().map(Self::name).collect();
+        if let Some(&kind) = K::ALL.iter().find(|k| k.name() == wanted) {
+            let features = cpu::features();
+            if runs_on(kind, features) {
+                return Ok(Checked(kind));
+            }
+            let missing: Vec<&str> = kind.requires().iter().filter(|&&f| !features.has(f)).map(|f| f.name()).collect();
+            return Err(Error::UnsupportedBackend {
+                algorithm: K::ALGORITHM,
+                requested: kind.name().to_string(),
+                reason: format!("this CPU lacks {}", missing.join(", ")),
+                supported: supported(),
+            });
+        }
+        if let Some(&(other, arch)) = K::OTHER_ARCHITECTURES.iter().find(|(n, _)| *n == wanted) {
+            return Err(Error::UnsupportedBackend {
+                algorithm: K::ALGORITHM,
+                requested: other.to_string(),
+                reason: format!("it is a {arch} backend and this is {}", std::env::consts::ARCH),
+                supported: supported(),
+            });
+        }
+        Err(Error::UnknownBackend {
+            algorithm: K::ALGORITHM,
+            requested: name.to_string(),
+            known: K::ALL.iter().map(|k| k.name()).chain(K::OTHER_ARCHITECTURES.iter().map(|(n, _)| *n)).collect(),
+            supported: supported(),
+        })
+    }
+
+    /// The short name users pass to select it.
+    pub fn name(self) -> &'static str {
+        self.0.name()
+    }
+
+    /// Which kernel set this is.
+    #[inline(always)]
+    pub const fn kind(self) -> K {
+        self.0
+    }
+
+    /// Whether this is the portable code.
+    pub fn is_portable(self) -> bool {
+        self.0.requires().is_empty()
+    }
+}
+
+impl<K: Kernels> fmt::Debug for Checked<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({:?})", K::ALGORITHM, self.0.name())
+    }
+}
+
+impl<K: Kernels> fmt::Display for Checked<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.name())
+    }
+}
+
+/// What generic code (the bindings, the tests) needs of any algorithm's `Platform`: every
+/// [`Checked`] kind implements it by forwarding to the inherent methods.
+pub trait Backend: Copy + Eq + fmt::Debug + Send + Sync + 'static {
+    /// The backend family's name, as in [`crate::backend_report`].
+    const ALGORITHM: &'static str;
+    /// [`Checked::detect`].
+    fn detect() -> Self;
+    /// [`Checked::from_name`].
+    fn from_name(name: &str) -> Result<Self, Error>;
+    /// [`Checked::all_supported`].
+    fn all_supported() -> Vec<Self>;
+    /// [`Checked::name`].
+    fn name(self) -> &'static str;
+}
+
+impl<K: Kernels> Backend for Checked<K> {
+    const ALGORITHM: &'static str = K::ALGORITHM;
+    fn detect() -> Self {
+        Checked::detect()
+    }
+    fn from_name(name: &str) -> Result<Self, Error> {
+        Checked::from_name(name)
+    }
+    fn all_supported() -> Vec<Self> {
+        Checked::all_supported()
+    }
+    fn name(self) -> &'static str {
+        Checked::name(self)
     }
 }
 
 /// One algorithm's entry in the backend report: what it would pick and what it could use.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BackendReport {
-    /// The algorithm's name.
+    /// The backend family's name.
     pub algorithm: &'static str,
     /// The backend picked by detection.
     pub selected: &'static str,
     /// Every backend this CPU can run, best first.
     pub supported: Vec<&'static str>,
+    /// Every backend this build has for this architecture, best first.
+    pub built: Vec<&'static str>,
 }
 
 impl BackendReport {
-    /// The report for one algorithm's backend enum.
-    pub fn of<B: Backend>() -> Self {
+    /// The report for one algorithm's kernels.
+    pub fn of<K: Kernels>() -> Self {
         BackendReport {
-            algorithm: B::ALGORITHM,
-            selected: B::detect().name(),
-            supported: B::all_supported().into_iter().map(B::name).collect(),
+            algorithm: K::ALGORITHM,
+            selected: Checked::<K>::detect().name(),
+            supported: Checked::<K>::all_supported().into_iter().map(Checked::name).collect(),
+            built: K::ALL.iter().map(|k| k.name()).collect(),
         }
     }
-}
-
-/// Panics unless this CPU can run `backend`. Every public entry point that takes a backend
-/// value calls it before the value can reach a kernel: the enums' variants can be built
-/// directly, and a kernel run on a CPU without its instructions is undefined behaviour.
-#[track_caller]
-pub(crate) fn assert_supported<B: Backend>(backend: B) {
-    assert!(
-        backend.is_supported(),
-        "{} backend {:?} is not supported by this CPU (supported: {})",
-        B::ALGORITHM,
-        backend.name(),
-        B::all_supported().into_iter().map(B::name).collect::<Vec<_>>().join(", ")
-    );
 }

@@ -152,28 +152,55 @@ impl fmt::Debug for Features {
 ///
 /// Honours `SIMDCRYPT_DISABLE` (see the module documentation).
 pub fn features() -> Features {
-    static CACHE: OnceLock<Features> = OnceLock::new();
-    *CACHE.get_or_init(|| {
+    detection().0
+}
+
+/// A message naming the entries of `SIMDCRYPT_DISABLE` that are not feature names (they
+/// hide nothing, which is worth saying: a typo would otherwise test the wrong fallback).
+/// `None` when every entry was understood. Front ends print it as a warning.
+pub fn disable_list_problem() -> Option<&'static str> {
+    detection().1.as_deref()
+}
+
+fn detection() -> &'static (Features, Option<String>) {
+    static CACHE: OnceLock<(Features, Option<String>)> = OnceLock::new();
+    CACHE.get_or_init(|| {
         let disabled = std::env::var("SIMDCRYPT_DISABLE").unwrap_or_default();
-        apply_disable_list(detect_hardware(), &disabled)
+        let (features, unknown) = apply_disable_list(detect_hardware(), &disabled);
+        let problem = (!unknown.is_empty()).then(|| {
+            let known: Vec<&str> = Feature::ALL.iter().map(|f| f.name()).chain(["avx512", "sse41"]).collect();
+            format!(
+                "SIMDCRYPT_DISABLE names unknown features ({}), which hide nothing; known: {}",
+                unknown.join(", "),
+                known.join(", ")
+            )
+        });
+        (features, problem)
     })
 }
 
 /// Removes the features named in a comma-separated list. `avx512` removes every AVX-512
-/// feature; `sse4.1` may also be written `sse41`. Unknown names are ignored.
-fn apply_disable_list(mut found: Features, list: &str) -> Features {
+/// feature; `sse4.1` may also be written `sse41`. Returns what is left and the names that
+/// matched no feature.
+fn apply_disable_list(mut found: Features, list: &str) -> (Features, Vec<String>) {
+    let mut unknown = Vec::new();
     for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let name = name.to_ascii_lowercase();
+        let mut matched = false;
         for f in Feature::ALL {
             let matches = f.name() == name
                 || (name == "sse41" && f == Feature::Sse41)
                 || (name == "avx512" && f.name().starts_with("avx512"));
             if matches {
                 found = found.without(f);
+                matched = true;
             }
         }
+        if !matched {
+            unknown.push(name);
+        }
     }
-    found
+    (found, unknown)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -312,10 +339,11 @@ mod tests {
     #[test]
     fn disable_list_removes_named_features() {
         let all = Feature::ALL.iter().fold(Features::NONE, |acc, &f| acc.with(f));
-        let f = apply_disable_list(all, " AVX512 , sse41,bogus");
+        let (f, unknown) = apply_disable_list(all, " AVX512 , sse41,bogus");
         assert!(!f.has(Feature::Avx512F) && !f.has(Feature::Avx512Vbmi));
         assert!(!f.has(Feature::Sse41));
         assert!(f.has(Feature::Avx2) && f.has(Feature::Gfni));
-        assert_eq!(apply_disable_list(all, ""), all);
+        assert_eq!(unknown, ["bogus"]);
+        assert_eq!(apply_disable_list(all, ""), (all, vec![]));
     }
 }

@@ -12,15 +12,19 @@ pub enum Error {
         algorithm: &'static str,
         /// The name that was asked for.
         requested: String,
+        /// Every backend name the algorithm has, on any architecture.
+        known: Vec<&'static str>,
         /// The backends this CPU supports for the algorithm.
         supported: Vec<&'static str>,
     },
-    /// A backend the algorithm has, but this CPU (or OS) cannot run.
+    /// A backend the algorithm has, but this CPU (or OS, or architecture) cannot run.
     UnsupportedBackend {
         /// The algorithm asked about.
         algorithm: &'static str,
         /// The backend that was asked for.
-        requested: &'static str,
+        requested: String,
+        /// What is missing: the CPU features, or the architecture it was built for.
+        reason: String,
         /// The backends this CPU supports for the algorithm.
         supported: Vec<&'static str>,
     },
@@ -40,12 +44,15 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::UnknownBackend { algorithm, requested, supported } => {
-                write!(f, "unknown {algorithm} backend {requested:?}; supported on this CPU: {}", supported.join(", "))
-            }
-            Error::UnsupportedBackend { algorithm, requested, supported } => write!(
+            Error::UnknownBackend { algorithm, requested, known, supported } => write!(
                 f,
-                "{algorithm} backend {requested:?} is not supported by this CPU; supported: {}",
+                "unknown {algorithm} backend {requested:?}; {algorithm} backends: {}; supported on this CPU: {}",
+                known.join(", "),
+                supported.join(", ")
+            ),
+            Error::UnsupportedBackend { algorithm, requested, reason, supported } => write!(
+                f,
+                "{algorithm} backend {requested:?} is not supported by this CPU ({reason}); supported: {}",
                 supported.join(", ")
             ),
             Error::InvalidLength { what, expected, got } => {

@@ -62,13 +62,13 @@ pub const ALGORITHMS: &[&str] = &[
 /// the stream cipher's ([`salsa20::Platform`]).
 pub fn backend_report() -> Vec<backend::BackendReport> {
     vec![
-        backend::BackendReport::of::<blake3::Platform>(),
-        backend::BackendReport::of::<sha256::Platform>(),
-        backend::BackendReport::of::<sha256::BatchPlatform>(),
-        backend::BackendReport::of::<streebog::Platform>(),
-        backend::BackendReport::of::<gost94::Platform>(),
-        backend::BackendReport::of::<salsa20::Platform>(),
-        backend::BackendReport::of::<highwayhash::Platform>(),
+        backend::BackendReport::of::<blake3::Kind>(),
+        backend::BackendReport::of::<sha256::Kind>(),
+        backend::BackendReport::of::<sha256::BatchKind>(),
+        backend::BackendReport::of::<streebog::Kind>(),
+        backend::BackendReport::of::<gost94::Kind>(),
+        backend::BackendReport::of::<salsa20::Kind>(),
+        backend::BackendReport::of::<highwayhash::Kind>(),
     ]
 }
 

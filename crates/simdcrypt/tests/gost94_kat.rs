@@ -5,7 +5,6 @@
 mod common;
 
 use simdcrypt::any::{AnyHasher, HashOptions};
-use simdcrypt::backend::Backend;
 use simdcrypt::blake3::Threads;
 use simdcrypt::gost94::{self, Gost94, Platform, SBox};
 use simdcrypt::Error;
@@ -111,7 +110,7 @@ fn sbox_names_and_errors() {
     let err = SBox::from_name("s2015").unwrap_err().to_string();
     assert!(err.contains("choose one of: cryptopro, test"), "{err}");
     let mut out = vec![0u8; 31];
-    let err = gost94::hash_many(&[b"x"], SBox::Test, &mut out, Platform::Portable, Threads::One).unwrap_err();
+    let err = gost94::hash_many(&[b"x"], SBox::Test, &mut out, Platform::portable(), Threads::One).unwrap_err();
     assert!(matches!(err, Error::InvalidArgument(_)), "{err:?}");
     assert!(simdcrypt::ALGORITHMS.contains(&"gost94") && simdcrypt::ALGORITHMS.contains(&"gost94-test"));
     let report = simdcrypt::backend_report();

@@ -8,7 +8,6 @@ mod common;
 use digest::Digest;
 use hmac::Mac;
 use rand::Rng;
-use simdcrypt::backend::Backend;
 use simdcrypt::blake3::Threads;
 use simdcrypt::gost94::{self, Gost94, SBox};
 use simdcrypt::streebog::{self, Bits, Streebog256, Streebog512};
@@ -182,7 +181,7 @@ fn batches_match_one_at_a_time() {
     }
     let mut out = vec![0u8; 63];
     assert!(
-        streebog::hash_many(&[b"a", b"b"], Bits::B256, &mut out, streebog::Platform::Portable, Threads::One).is_err()
+        streebog::hash_many(&[b"a", b"b"], Bits::B256, &mut out, streebog::Platform::portable(), Threads::One).is_err()
     );
     assert!(Bits::from_bits(384).unwrap_err().to_string().contains("256 or 512, got 384"));
 }

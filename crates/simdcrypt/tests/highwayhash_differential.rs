@@ -6,7 +6,6 @@ mod common;
 
 use highway::HighwayHash as _;
 use rand::Rng;
-use simdcrypt::backend::Backend;
 use simdcrypt::blake3::Threads;
 use simdcrypt::highwayhash::{self, HighwayHasher, Platform, Size, CHECKPOINT_LEN};
 

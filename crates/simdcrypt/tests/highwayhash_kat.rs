@@ -5,7 +5,6 @@
 mod common;
 
 use simdcrypt::any::{AnyHasher, HashOptions};
-use simdcrypt::backend::Backend;
 use simdcrypt::blake3::Threads;
 use simdcrypt::highwayhash::{self, HighwayHasher, Platform, Size};
 
@@ -168,15 +167,7 @@ fn any_hasher_requires_a_32_byte_key() {
 
 #[test]
 fn unsupported_platforms_are_refused() {
-    let key = [0u8; 32];
-    for &platform in Platform::ALL.iter().filter(|p| !p.is_supported()) {
-        let err = highwayhash::hash_many_with(platform, Threads::One, &key, &[b"x"], Size::Bits64, &mut [0; 8]);
-        assert!(matches!(err, Err(simdcrypt::Error::UnsupportedBackend { .. })), "{platform:?}");
-        let panicked = std::panic::catch_unwind(|| {
-            HighwayHasher::new(&key).set_platform(platform);
-        });
-        assert!(panicked.is_err(), "{platform:?} accepted by set_platform");
-    }
+    common::unsupported_backends_are_refused::<simdcrypt::highwayhash::Kind>("unsupported_platforms_are_refused");
 }
 
 #[test]

@@ -4,7 +4,6 @@
 
 mod common;
 
-use simdcrypt::backend::Backend;
 use simdcrypt::blake3::Threads;
 use simdcrypt::salsa20::{self, Platform, Rounds, Salsa20};
 

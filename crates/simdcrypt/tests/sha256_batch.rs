@@ -77,7 +77,7 @@ fn rejects_bad_lengths() {
 #[test]
 fn backend_names() {
     assert_eq!(BatchPlatform::ALGORITHM, "sha256-batch");
-    assert_eq!(BatchPlatform::from_name(" Portable ").unwrap(), BatchPlatform::Portable);
+    assert_eq!(BatchPlatform::from_name(" Portable ").unwrap(), BatchPlatform::portable());
     assert!(matches!(BatchPlatform::from_name("neon-x4"), Err(Error::UnknownBackend { .. })));
     let report = simdcrypt::backend_report();
     let batch = report.iter().find(|r| r.algorithm == "sha256-batch").expect("sha256-batch in backend_report");

@@ -5,7 +5,6 @@ mod common;
 
 use rand::Rng;
 use sha2::Digest;
-use simdcrypt::backend::Backend;
 use simdcrypt::sha256::{Platform, Sha256, BLOCK_LEN};
 
 fn lengths() -> Vec<usize> {

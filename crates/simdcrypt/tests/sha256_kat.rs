@@ -4,7 +4,6 @@
 mod common;
 
 use simdcrypt::any::{AnyHasher, HashOptions};
-use simdcrypt::backend::Backend;
 use simdcrypt::sha256::{self, Platform, Sha256};
 
 struct Case {

@@ -6,7 +6,6 @@
 mod common;
 
 use sha2::Digest;
-use simdcrypt::backend::Backend;
 use simdcrypt::sha256::{merkle_layers, merkle_root, zero_hash, BatchPlatform, BlockBatch, MERKLE_MAX_DEPTH};
 use simdcrypt::threads::Threads;
 use simdcrypt::Error;

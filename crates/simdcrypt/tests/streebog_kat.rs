@@ -5,7 +5,6 @@
 mod common;
 
 use simdcrypt::any::{AnyHasher, HashOptions};
-use simdcrypt::backend::Backend;
 use simdcrypt::blake3::Threads;
 use simdcrypt::streebog::{self, Bits, HmacStreebog256, HmacStreebog512, Platform, Streebog256, Streebog512};
 
@@ -148,13 +147,6 @@ fn listed_everywhere() {
 }
 
 #[test]
-#[cfg(target_arch = "x86_64")]
 fn unsupported_platform_is_refused_not_run() {
-    if Platform::Avx512Gfni.is_supported() {
-        return println!("unsupported_platform_is_refused_not_run: avx512-gfni is supported here; nothing to check");
-    }
-    let r = std::panic::catch_unwind(|| {
-        Streebog256::new().set_platform(Platform::Avx512Gfni);
-    });
-    assert!(r.is_err());
+    common::unsupported_backends_are_refused::<simdcrypt::streebog::Kind>("unsupported_platform_is_refused_not_run");
 }

@@ -11,7 +11,6 @@ use super::{
     join, with_pool, CvWords, Hasher, Mode, Platform, Threads, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, OUT_LEN,
     ROOT,
 };
-use crate::backend::{assert_supported, Backend};
 use crate::Error;
 
 /// Hashes batches of independent messages; every message gets the digest that
@@ -44,14 +43,7 @@ impl Batch {
     }
 
     /// Chooses the kernels.
-    ///
-    /// # Panics
-    ///
-    /// If this CPU cannot run `platform` (a variant built directly rather than obtained
-    /// from [`Backend::from_name`] or [`Backend::all_supported`]): running its kernels
-    /// would execute instructions the CPU lacks.
     pub fn set_platform(&mut self, platform: Platform) -> &mut Self {
-        assert_supported(platform);
         self.platform = platform;
         self
     }

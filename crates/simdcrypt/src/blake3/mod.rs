@@ -90,12 +90,11 @@ mod sse41;
 pub mod subtree;
 
 pub use batch::Batch;
-pub use platform::Platform;
 use platform::{HashManyJob, LaneLevels};
+pub use platform::{Kind, Platform};
 
 use core::mem::MaybeUninit;
 
-use crate::backend::{assert_supported, Backend};
 pub(crate) use crate::threads::{join, with_pool};
 pub use crate::threads::{Threads, AUTO_MIN_BYTES_PER_THREAD, MIN_BYTES_PER_THREAD};
 use crate::Error;
@@ -790,14 +789,7 @@ impl Hasher {
 
     /// Chooses the kernels (the default is [`Platform::detect`]). The result never depends
     /// on the platform, so this may be called at any time.
-    ///
-    /// # Panics
-    ///
-    /// If this CPU cannot run `platform` (a variant built directly rather than obtained
-    /// from [`Backend::from_name`] or [`Backend::all_supported`]): running its kernels
-    /// would execute instructions the CPU lacks.
     pub fn set_platform(&mut self, platform: Platform) -> &mut Self {
-        assert_supported(platform);
         self.chunk_state.platform = platform;
         self
     }
@@ -1041,7 +1033,6 @@ pub fn derive_key(context: &str, key_material: &[u8]) -> [u8; OUT_LEN] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::Backend;
 
     /// The one-shot tree descent (`hash_all_at_once`, which `hash` uses on the detected
     /// backend only) against a `Hasher` on each backend, at lengths around every kernel

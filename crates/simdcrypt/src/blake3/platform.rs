@@ -1,19 +1,23 @@
 //! BLAKE3 backend selection and the one dispatch point into the kernels.
 
 use super::{portable, CvWords, BLOCK_LEN, OUT_LEN};
-use crate::backend::Backend;
-use crate::cpu::{Feature, Features};
+use crate::backend::{Checked, DetectCache, Kernels};
+use crate::cpu::Feature;
 
 #[cfg(target_arch = "aarch64")]
 use super::neon;
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512, sse41};
 
-/// A BLAKE3 kernel set. Chosen once per hasher; every call goes through [`Platform`]'s
-/// methods, which are the only place that enters a SIMD kernel.
+/// A BLAKE3 kernel set this CPU can run: chosen once per hasher; every call goes through
+/// its methods, which are the only place that enters a SIMD kernel. Obtained only from
+/// `detect`, `from_name`, `all_supported` or `portable` (see [`crate::backend`]).
+pub type Platform = Checked<Kind>;
+
+/// The names of BLAKE3's kernel sets; only a checked [`Platform`] reaches a kernel.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[non_exhaustive]
-pub enum Platform {
+pub enum Kind {
     /// Plain Rust, any CPU.
     Portable,
     /// x86-64 SSE4.1: 4 inputs at a time.
@@ -30,50 +34,63 @@ pub enum Platform {
     Neon,
 }
 
-impl Backend for Platform {
+impl Kernels for Kind {
     const ALGORITHM: &'static str = "blake3";
-    const ALL: &'static [Platform] = &[
+    const ALL: &'static [Kind] = &[
         #[cfg(target_arch = "x86_64")]
-        Platform::Avx512,
+        Kind::Avx512,
         #[cfg(target_arch = "x86_64")]
-        Platform::Avx2,
+        Kind::Avx2,
         #[cfg(target_arch = "x86_64")]
-        Platform::Sse41,
+        Kind::Sse41,
         #[cfg(target_arch = "aarch64")]
-        Platform::Neon,
-        Platform::Portable,
+        Kind::Neon,
+        Kind::Portable,
     ];
+    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
+        #[cfg(not(target_arch = "x86_64"))]
+        ("avx512", "x86_64"),
+        #[cfg(not(target_arch = "x86_64"))]
+        ("avx2", "x86_64"),
+        #[cfg(not(target_arch = "x86_64"))]
+        ("sse41", "x86_64"),
+        #[cfg(not(target_arch = "aarch64"))]
+        ("neon", "aarch64"),
+    ];
+
+    fn detected() -> &'static DetectCache {
+        static DETECTED: DetectCache = DetectCache::new();
+        &DETECTED
+    }
 
     fn name(self) -> &'static str {
         match self {
-            Platform::Portable => "portable",
+            Kind::Portable => "portable",
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse41 => "sse41",
+            Kind::Sse41 => "sse41",
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => "avx2",
+            Kind::Avx2 => "avx2",
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => "avx512",
+            Kind::Avx512 => "avx512",
             #[cfg(target_arch = "aarch64")]
-            Platform::Neon => "neon",
+            Kind::Neon => "neon",
         }
     }
 
-    fn runs_on(self, f: Features) -> bool {
+    fn requires(self) -> &'static [Feature] {
         match self {
-            Platform::Portable => true,
+            Kind::Portable => &[],
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse41 => f.has(Feature::Sse41),
+            Kind::Sse41 => &[Feature::Sse41],
             // Every AVX2 kernel, remainders and single blocks included, is AVX2 code; SSE4.1
             // and AVX, which every AVX2 CPU has, are listed so the check states all it needs.
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => f.has_all(&[Feature::Sse41, Feature::Avx, Feature::Avx2]),
+            Kind::Avx2 => &[Feature::Sse41, Feature::Avx, Feature::Avx2],
             // AVX-512's 8-lane remainder kernel uses the AVX2 kernel's message loading.
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => {
-                f.has_all(&[Feature::Sse41, Feature::Avx, Feature::Avx2, Feature::Avx512F, Feature::Avx512Vl])
-            }
+            Kind::Avx512 => &[Feature::Sse41, Feature::Avx, Feature::Avx2, Feature::Avx512F, Feature::Avx512Vl],
             #[cfg(target_arch = "aarch64")]
-            Platform::Neon => f.has(Feature::Neon),
+            Kind::Neon => &[Feature::Neon],
         }
     }
 }
@@ -82,23 +99,20 @@ impl Backend for Platform {
 /// platform's backend: the x86-64 backends' rows kernels (`rows.rs`), or the portable one.
 macro_rules! single_block {
     ($platform:expr, $kernel:ident($($arg:expr),*)) => {
-        match $platform {
+        match $platform.kind() {
             #[cfg(target_arch = "x86_64")]
-            platform @ Platform::Avx512 => {
-                debug_assert!(platform.is_supported());
-                // SAFETY: support (AVX-512 F+VL) was checked when the Platform was chosen.
+            Kind::Avx512 => {
+                // SAFETY: a Platform of this kind exists only once AVX-512 F+VL (and what `requires` lists) were found.
                 unsafe { avx512::$kernel($($arg),*) }
             }
             #[cfg(target_arch = "x86_64")]
-            platform @ Platform::Avx2 => {
-                debug_assert!(platform.is_supported());
-                // SAFETY: support (AVX2) was checked when the Platform was chosen.
+            Kind::Avx2 => {
+                // SAFETY: a Platform of this kind exists only once AVX2 (and what `requires` lists) was found.
                 unsafe { avx2::$kernel($($arg),*) }
             }
             #[cfg(target_arch = "x86_64")]
-            platform @ Platform::Sse41 => {
-                debug_assert!(platform.is_supported());
-                // SAFETY: support (SSE4.1) was checked when the Platform was chosen.
+            Kind::Sse41 => {
+                // SAFETY: a Platform of this kind exists only once SSE4.1 was found.
                 unsafe { sse41::$kernel($($arg),*) }
             }
             _ => portable::$kernel($($arg),*),
@@ -109,16 +123,16 @@ macro_rules! single_block {
 impl Platform {
     /// How many inputs the widest kernel of this backend hashes at once.
     pub const fn simd_degree(self) -> usize {
-        match self {
-            Platform::Portable => 1,
+        match self.kind() {
+            Kind::Portable => 1,
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse41 => 4,
+            Kind::Sse41 => 4,
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => 8,
+            Kind::Avx2 => 8,
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => 16,
+            Kind::Avx512 => 16,
             #[cfg(target_arch = "aarch64")]
-            Platform::Neon => 4,
+            Kind::Neon => 4,
         }
     }
 
@@ -169,19 +183,18 @@ impl Platform {
         let len = job.inputs.first().map_or(BLOCK_LEN, |i| i.len());
         assert!(len >= BLOCK_LEN && len.is_multiple_of(BLOCK_LEN), "hash_many inputs must be whole blocks");
         assert!(out.len() >= job.inputs.len() * OUT_LEN, "hash_many output too short");
-        debug_assert!(self.is_supported());
-        // A Platform other than Portable exists only once its CPU support is checked
-        // (Backend::from_name / detect); these kernels check each group's lengths before
+        // A Platform other than the portable one exists only once its CPU support is checked
+        // (`crate::backend::Checked`); these kernels check each group's lengths before
         // they read it.
         #[cfg(target_arch = "x86_64")]
-        match self {
+        match self.kind() {
             // SAFETY: SSE4.1 was checked when the Platform was chosen.
-            Platform::Sse41 => return unsafe { sse41::hash_many_prefix(job, out) },
+            Kind::Sse41 => return unsafe { sse41::hash_many_prefix(job, out) },
             // SAFETY: AVX2 (with the SSE4.1 and AVX its check lists) was checked likewise.
-            Platform::Avx2 => return unsafe { avx2::hash_many_prefix(job, out) },
+            Kind::Avx2 => return unsafe { avx2::hash_many_prefix(job, out) },
             // SAFETY: AVX-512 F+VL, AVX2 and SSE4.1 were checked likewise.
-            Platform::Avx512 => return unsafe { avx512::hash_many_prefix(job, out) },
-            Platform::Portable => {}
+            Kind::Avx512 => return unsafe { avx512::hash_many_prefix(job, out) },
+            Kind::Portable => {}
         }
         let n = job.inputs.iter().position(|i| i.len() != len).unwrap_or(job.inputs.len());
         // A copy only when the inputs are cut short: copying the job reads its four flag
@@ -194,10 +207,10 @@ impl Platform {
             prefix = HashManyJob { inputs: &job.inputs[..n], ..*job };
             &prefix
         };
-        match self {
-            Platform::Portable => portable::hash_many(job, out),
+        match self.kind() {
+            Kind::Portable => portable::hash_many(job, out),
             #[cfg(target_arch = "aarch64")]
-            Platform::Neon => {
+            Kind::Neon => {
                 // SAFETY: support checked at construction; the lengths were checked above.
                 unsafe { neon::hash_many(job, out) }
             }
@@ -220,9 +233,9 @@ pub(crate) struct LaneLevels(Platform);
 impl Platform {
     /// The lane-form level kernels of this backend, if it has them.
     pub(crate) fn lane_levels(self) -> Option<LaneLevels> {
-        match self {
+        match self.kind() {
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 | Platform::Avx2 | Platform::Sse41 => Some(LaneLevels(self)),
+            Kind::Avx512 | Kind::Avx2 | Kind::Sse41 => Some(LaneLevels(self)),
             _ => None,
         }
     }
@@ -244,17 +257,17 @@ impl LaneLevels {
         let len = job.inputs.first().map_or(0, |i| i.len());
         assert!(len >= BLOCK_LEN && len.is_multiple_of(BLOCK_LEN), "hash_many inputs must be whole blocks");
         assert!(out.len() >= job.inputs.len() * OUT_LEN, "hash_many output too short");
-        let hashed: usize = match self.0 {
+        let hashed: usize = match self.0.kind() {
             // SAFETY: a LaneLevels holds AVX-512 only once its support was checked
             // (`lane_levels` is called on a Platform, which exists only once checked).
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => unsafe { avx512::hash_many_to_lanes(job, out) },
+            Kind::Avx512 => unsafe { avx512::hash_many_to_lanes(job, out) },
             // SAFETY: likewise for AVX2.
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => unsafe { avx2::hash_many_to_lanes(job, out) },
+            Kind::Avx2 => unsafe { avx2::hash_many_to_lanes(job, out) },
             // SAFETY: likewise for SSE4.1.
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse41 => unsafe { sse41::hash_many_to_lanes(job, out) },
+            Kind::Sse41 => unsafe { sse41::hash_many_to_lanes(job, out) },
             _ => unreachable!("LaneLevels is made only for the x86-64 SIMD backends"),
         };
         assert_eq!(hashed, job.inputs.len(), "hash_many inputs must have equal lengths");
@@ -264,32 +277,32 @@ impl LaneLevels {
     /// groups), pairing from the left, into their parents in lane form at the front of `out`.
     /// `flags` must include `PARENT`.
     pub fn parents(self, children: &[u8], key: &CvWords, flags: u8, out: &mut [u8]) {
-        match self.0 {
+        match self.0.kind() {
             // SAFETY: as in `hash_many`.
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => unsafe { avx512::parents_in_lanes(children, key, flags, out) },
+            Kind::Avx512 => unsafe { avx512::parents_in_lanes(children, key, flags, out) },
             // SAFETY: likewise for AVX2.
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => unsafe { avx2::parents_in_lanes(children, key, flags, out) },
+            Kind::Avx2 => unsafe { avx2::parents_in_lanes(children, key, flags, out) },
             // SAFETY: likewise for SSE4.1.
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse41 => unsafe { sse41::parents_in_lanes(children, key, flags, out) },
+            Kind::Sse41 => unsafe { sse41::parents_in_lanes(children, key, flags, out) },
             _ => unreachable!("LaneLevels is made only for the x86-64 SIMD backends"),
         }
     }
 
     /// Rewrites whole groups in lane form as chaining values of 32 bytes in order, in place.
     pub fn to_rows(self, groups: &mut [u8]) {
-        match self.0 {
+        match self.0.kind() {
             // SAFETY: as in `hash_many`.
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => unsafe { avx512::lanes_to_rows(groups) },
+            Kind::Avx512 => unsafe { avx512::lanes_to_rows(groups) },
             // SAFETY: likewise for AVX2.
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => unsafe { avx2::lanes_to_rows(groups) },
+            Kind::Avx2 => unsafe { avx2::lanes_to_rows(groups) },
             // SAFETY: likewise for SSE4.1.
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse41 => unsafe { sse41::lanes_to_rows(groups) },
+            Kind::Sse41 => unsafe { sse41::lanes_to_rows(groups) },
             _ => unreachable!("LaneLevels is made only for the x86-64 SIMD backends"),
         }
     }
@@ -516,7 +529,7 @@ mod tests {
                             last_block_len: if increment { 64 } else { 17 },
                         };
                         let mut expected = vec![0u8; count * OUT_LEN];
-                        Platform::Portable.hash_many(&job, &mut expected);
+                        Platform::portable().hash_many(&job, &mut expected);
                         let mut got = vec![0u8; count * OUT_LEN];
                         platform.hash_many(&job, &mut got);
                         assert_eq!(got, expected, "{platform:?} blocks {blocks} counter {counter:#x} count {count}");
@@ -543,10 +556,10 @@ mod tests {
                     let what = format!("{platform:?} counter {counter:#x} len {block_len} flags {flags:#x}");
                     let (mut got, mut expected) = (cv, cv);
                     platform.compress_in_place(&mut got, &block, block_len, counter, flags);
-                    Platform::Portable.compress_in_place(&mut expected, &block, block_len, counter, flags);
+                    Platform::portable().compress_in_place(&mut expected, &block, block_len, counter, flags);
                     assert_eq!(got, expected, "compress_in_place {what}");
                     let got = platform.compress_xof(&cv, &block, block_len, counter, flags);
-                    let expected = Platform::Portable.compress_xof(&cv, &block, block_len, counter, flags);
+                    let expected = Platform::portable().compress_xof(&cv, &block, block_len, counter, flags);
                     assert_eq!(got, expected, "compress_xof {what}");
                 }
             }
@@ -586,7 +599,8 @@ mod tests {
                         assert!(hashed <= differs, "{what}: hashed {hashed}");
                         assert!(hashed >= differs.min(count) / 16 * 16, "{what}: hashed only {hashed}");
                         let mut expected = vec![0u8; hashed * OUT_LEN];
-                        Platform::Portable.hash_many(&HashManyJob { inputs: &inputs[..hashed], ..job }, &mut expected);
+                        Platform::portable()
+                            .hash_many(&HashManyJob { inputs: &inputs[..hashed], ..job }, &mut expected);
                         assert_eq!(got[..hashed * OUT_LEN], expected[..], "{what}");
                     }
                 }
@@ -620,7 +634,7 @@ mod tests {
                     last_block_len: 64,
                 };
                 let mut expected = vec![0u8; chunks.len() * OUT_LEN];
-                Platform::Portable.hash_many(&job, &mut expected);
+                Platform::portable().hash_many(&job, &mut expected);
                 let mut level = vec![0u8; chunks.len() * OUT_LEN];
                 lanes.hash_many(&job, &mut level);
                 let mut rows = level.clone();
@@ -638,7 +652,7 @@ mod tests {
                         ..job
                     };
                     let mut parents = vec![0u8; pairs.len() * OUT_LEN];
-                    Platform::Portable.hash_many(&parent_job, &mut parents);
+                    Platform::portable().hash_many(&parent_job, &mut parents);
                     let mut next = vec![0u8; level.len() / 2];
                     lanes.parents(&level, &key, 0x10 | 4, &mut next);
                     let mut rows = next.clone();
@@ -650,10 +664,8 @@ mod tests {
         }
         println!("lane_levels_match_rows: blake3 backends exercised: {}", exercised.join(", "));
         #[cfg(target_arch = "x86_64")]
-        for platform in [Platform::Avx512, Platform::Avx2, Platform::Sse41] {
-            if platform.is_supported() {
-                assert!(exercised.contains(&platform.name()), "{platform:?} has lane-form levels");
-            }
+        for platform in Platform::all_supported().into_iter().filter(|p| !p.is_portable()) {
+            assert!(exercised.contains(&platform.name()), "{platform:?} has lane-form levels");
         }
     }
 }

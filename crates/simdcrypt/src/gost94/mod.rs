@@ -32,9 +32,8 @@
 mod platform;
 mod portable;
 
-pub use platform::Platform;
+pub use platform::{Kind, Platform};
 
-use crate::backend::Backend;
 use crate::threads::Threads;
 use crate::Error;
 
@@ -209,13 +208,7 @@ impl Gost94 {
     }
 
     /// Chooses the kernels.
-    ///
-    /// # Panics
-    ///
-    /// If this CPU cannot run `platform` (obtain one from [`Backend::from_name`] or
-    /// [`Backend::all_supported`], which check).
     pub fn set_platform(&mut self, platform: Platform) -> &mut Self {
-        platform.assert_supported();
         self.platform = platform;
         self
     }
@@ -281,10 +274,6 @@ pub fn hash(sbox: SBox, input: &[u8]) -> [u8; OUT_LEN] {
 
 /// Writes the digest of `messages[i]` at `out[32 * i..]`; `out` must be exactly
 /// `32 * messages.len()` bytes. Messages are shared out between up to `threads` threads.
-///
-/// # Panics
-///
-/// If this CPU cannot run `platform`.
 pub fn hash_many(
     messages: &[&[u8]],
     sbox: SBox,
@@ -292,7 +281,6 @@ pub fn hash_many(
     platform: Platform,
     threads: Threads,
 ) -> Result<(), Error> {
-    platform.assert_supported();
     crate::streebog::check_out_len(messages.len(), OUT_LEN, out.len())?;
     crate::streebog::split_between_threads(messages, out, OUT_LEN, threads, BLOCK_LEN, &|msgs, o| {
         for (m, d) in msgs.iter().zip(o.chunks_exact_mut(OUT_LEN)) {

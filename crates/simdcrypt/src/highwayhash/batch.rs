@@ -4,7 +4,6 @@
 //! groups run in lockstep over the packets they all have, then one at a time.
 
 use super::{words_to_bytes, Platform, Size, State, KEY_LEN};
-use crate::backend::Backend;
 use crate::threads::{join, with_pool, Threads};
 use crate::Error;
 
@@ -13,13 +12,13 @@ use crate::Error;
 ///
 /// `out.len()` must be `messages.len() * size.len()`.
 pub fn hash_many(key: &[u8; KEY_LEN], messages: &[&[u8]], size: Size, out: &mut [u8]) -> Result<(), Error> {
-    hash_many_with(Platform::detected(), Threads::One, key, messages, size, out)
+    hash_many_with(Platform::detect(), Threads::One, key, messages, size, out)
 }
 
 /// [`hash_many`] with a chosen backend and thread policy. Threads take contiguous ranges of
 /// messages; the thresholds are BLAKE3's (total input bytes, see [`Threads`]).
 ///
-/// Returns [`Error::UnsupportedBackend`] if this CPU cannot run `platform`.
+/// Returns [`Error::InvalidLength`] unless `out` holds exactly one result per message.
 pub fn hash_many_with(
     platform: Platform,
     threads: Threads,
@@ -28,13 +27,6 @@ pub fn hash_many_with(
     size: Size,
     out: &mut [u8],
 ) -> Result<(), Error> {
-    if !platform.is_supported() {
-        return Err(Error::UnsupportedBackend {
-            algorithm: "highwayhash",
-            requested: platform.name(),
-            supported: Platform::all_supported().into_iter().map(Platform::name).collect(),
-        });
-    }
     let expected = messages.len() * size.len();
     if out.len() != expected {
         return Err(Error::InvalidLength { what: "output buffer (one result per message)", expected, got: out.len() });

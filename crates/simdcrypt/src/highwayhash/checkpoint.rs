@@ -37,7 +37,7 @@ const BUF_AT: usize = 160;
 const SUM_AT: usize = 192;
 
 fn checksum(key: &[u8; KEY_LEN], body: &[u8]) -> u64 {
-    let state = Platform::detected().hash(key, body, Size::Bits64.rounds());
+    let state = Platform::detect().hash(key, body, Size::Bits64.rounds());
     let mut out = [0u64; 1];
     state.output(Size::Bits64, &mut out);
     out[0]
@@ -122,7 +122,7 @@ impl HighwayHasher {
             buf_len,
             len: u64::from_le_bytes(blob[COUNT_AT..COUNT_AT + 8].try_into().unwrap()),
             key: *key,
-            platform: Platform::detected(),
+            platform: Platform::detect(),
         })
     }
 }

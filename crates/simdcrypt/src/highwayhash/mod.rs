@@ -41,7 +41,7 @@ mod sse41;
 
 pub use batch::{hash_many, hash_many_with};
 pub use checkpoint::CHECKPOINT_LEN;
-pub use platform::Platform;
+pub use platform::{Kind, Platform};
 
 /// Key length in bytes.
 pub const KEY_LEN: usize = 32;
@@ -237,7 +237,7 @@ impl std::fmt::Debug for HighwayHasher {
 impl HighwayHasher {
     /// A hasher with this key, using the best backend this CPU supports.
     pub fn new(key: &[u8; KEY_LEN]) -> Self {
-        let platform = Platform::detected();
+        let platform = Platform::detect();
         HighwayHasher { state: platform.new_state(key), buf: [0; PACKET_LEN], buf_len: 0, len: 0, key: *key, platform }
     }
 
@@ -249,16 +249,9 @@ impl HighwayHasher {
     }
 
     /// Chooses the kernels (the default is the best supported:
-    /// [`Backend::detect`](crate::backend::Backend::detect)). The result never depends on
+    /// [`Platform::detect`]). The result never depends on
     /// the choice.
-    ///
-    /// # Panics
-    ///
-    /// If this CPU cannot run `platform` (check with [`Backend::is_supported`](crate::backend::Backend::is_supported), or obtain
-    /// it from [`Backend::from_name`](crate::backend::Backend::from_name) or
-    /// [`Backend::all_supported`](crate::backend::Backend::all_supported)).
     pub fn set_platform(&mut self, platform: Platform) -> &mut Self {
-        platform.assert_supported();
         self.platform = platform;
         self
     }
@@ -348,7 +341,7 @@ pub(crate) fn words_to_bytes(words: &[u64], out: &mut [u8]) {
 
 #[inline(always)]
 fn oneshot<const N: usize>(key: &[u8; KEY_LEN], data: &[u8], size: Size) -> [u64; N] {
-    let state = Platform::detected().hash(key, data, size.rounds());
+    let state = Platform::detect().hash(key, data, size.rounds());
     let mut out = [0u64; N];
     state.output(size, &mut out);
     out
@@ -357,7 +350,7 @@ fn oneshot<const N: usize>(key: &[u8; KEY_LEN], data: &[u8], size: Size) -> [u64
 /// The 64-bit HighwayHash of `data`. For short inputs this is much cheaper than a
 /// [`HighwayHasher`]: no buffering, and the backend is looked up once per process.
 pub fn hash64(key: &[u8; KEY_LEN], data: &[u8]) -> u64 {
-    Platform::detected().hash64(key, data)
+    Platform::detect().hash64(key, data)
 }
 
 /// The 128-bit HighwayHash of `data`, as two u64 words.
@@ -392,7 +385,6 @@ pub fn digest256(key: &[u8; KEY_LEN], data: &[u8]) -> [u8; 32] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::Backend;
 
     #[test]
     fn debug_output_leaves_the_key_out() {
@@ -412,13 +404,13 @@ mod tests {
             for len in 0..=data.len() {
                 let msg = &data[..len];
                 let mut expected = [0u64; 1];
-                Platform::Portable.hash(&key, msg, 4).output(Size::Bits64, &mut expected);
+                Platform::portable().hash(&key, msg, 4).output(Size::Bits64, &mut expected);
                 for platform in Platform::all_supported() {
                     assert_eq!(platform.hash64(&key, msg), expected[0], "{platform:?} hash64 len {len}");
                     for size in Size::ALL {
                         let (ours, reference) = (
                             platform.hash(&key, msg, size.rounds()),
-                            Platform::Portable.hash(&key, msg, size.rounds()),
+                            Platform::portable().hash(&key, msg, size.rounds()),
                         );
                         assert_eq!(ours, reference, "{platform:?} hash {} len {len}", size.name());
                     }

@@ -1,10 +1,8 @@
 //! HighwayHash backend selection and the one dispatch point into the kernels.
 
-use std::sync::atomic::{AtomicU8, Ordering};
-
 use super::{portable, Size, State, KEY_LEN, PACKET_LEN};
-use crate::backend::Backend;
-use crate::cpu::{Feature, Features};
+use crate::backend::{Checked, DetectCache, Kernels};
+use crate::cpu::Feature;
 
 #[cfg(target_arch = "aarch64")]
 use super::neon;
@@ -13,9 +11,15 @@ use super::{avx2, avx512, sse41};
 
 /// A HighwayHash kernel set. Chosen once per hasher; [`Platform`]'s methods are the only
 /// place that enters a SIMD kernel.
+///
+/// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
+/// checks this CPU (see [`crate::backend`]).
+pub type Platform = Checked<Kind>;
+
+/// The names of the kernel sets; only a checked [`Platform`] reaches a kernel.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[non_exhaustive]
-pub enum Platform {
+pub enum Kind {
     /// Plain Rust, any CPU.
     Portable,
     /// x86-64 SSE4.1: the 256-bit state as pairs of 128-bit vectors.
@@ -34,113 +38,91 @@ pub enum Platform {
     Neon,
 }
 
-impl Backend for Platform {
+impl Kernels for Kind {
     const ALGORITHM: &'static str = "highwayhash";
-    const ALL: &'static [Platform] = &[
+    const ALL: &'static [Kind] = &[
         #[cfg(target_arch = "x86_64")]
-        Platform::Avx512,
+        Kind::Avx512,
         #[cfg(target_arch = "x86_64")]
-        Platform::Avx2,
+        Kind::Avx2,
         #[cfg(target_arch = "x86_64")]
-        Platform::Sse41,
+        Kind::Sse41,
         #[cfg(target_arch = "aarch64")]
-        Platform::Neon,
-        Platform::Portable,
+        Kind::Neon,
+        Kind::Portable,
     ];
+    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
+        #[cfg(not(target_arch = "x86_64"))]
+        ("avx512", "x86_64"),
+        #[cfg(not(target_arch = "x86_64"))]
+        ("avx2", "x86_64"),
+        #[cfg(not(target_arch = "x86_64"))]
+        ("sse41", "x86_64"),
+        #[cfg(not(target_arch = "aarch64"))]
+        ("neon", "aarch64"),
+    ];
+
+    fn detected() -> &'static DetectCache {
+        static DETECTED: DetectCache = DetectCache::new();
+        &DETECTED
+    }
 
     fn name(self) -> &'static str {
         match self {
-            Platform::Portable => "portable",
+            Kind::Portable => "portable",
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse41 => "sse41",
+            Kind::Sse41 => "sse41",
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => "avx2",
+            Kind::Avx2 => "avx2",
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => "avx512",
+            Kind::Avx512 => "avx512",
             #[cfg(target_arch = "aarch64")]
-            Platform::Neon => "neon",
+            Kind::Neon => "neon",
         }
     }
 
-    fn runs_on(self, f: Features) -> bool {
+    fn requires(self) -> &'static [Feature] {
         match self {
-            Platform::Portable => true,
+            Kind::Portable => &[],
             // pshufb is SSSE3; named after the reference's SSE4.1 target, whose bundle it keeps.
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse41 => f.has_all(&[Feature::Ssse3, Feature::Sse41]),
+            Kind::Sse41 => &[Feature::Ssse3, Feature::Sse41],
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => f.has_all(&[Feature::Sse41, Feature::Avx, Feature::Avx2]),
+            Kind::Avx2 => &[Feature::Sse41, Feature::Avx, Feature::Avx2],
             // vpshufb on 512 bits is BW; ragged batch tails finish on the AVX2 kernels.
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => f.has_all(&[
-                Feature::Sse41,
-                Feature::Avx,
-                Feature::Avx2,
-                Feature::Avx512F,
-                Feature::Avx512Bw,
-                Feature::Avx512Vl,
-            ]),
+            Kind::Avx512 => {
+                &[Feature::Sse41, Feature::Avx, Feature::Avx2, Feature::Avx512F, Feature::Avx512Bw, Feature::Avx512Vl]
+            }
             #[cfg(target_arch = "aarch64")]
-            Platform::Neon => f.has(Feature::Neon),
+            Kind::Neon => &[Feature::Neon],
         }
     }
 }
 
-/// The detected platform's index in `Platform::ALL`, plus one; 0 until first use.
-static DETECTED: AtomicU8 = AtomicU8::new(0);
-
 impl Platform {
-    /// [`Backend::detect`], remembered after the first call: one relaxed load per one-shot
-    /// hash instead of a walk over the backend list.
-    #[inline(always)]
-    pub(crate) fn detected() -> Platform {
-        let i = DETECTED.load(Ordering::Relaxed);
-        if i != 0 {
-            return Platform::ALL[usize::from(i - 1)];
-        }
-        Self::detect_slow()
-    }
-
-    #[cold]
-    fn detect_slow() -> Platform {
-        let p = Platform::detect();
-        let i = Platform::ALL.iter().position(|&q| q == p).expect("detect returns a listed backend");
-        DETECTED.store(i as u8 + 1, Ordering::Relaxed);
-        p
-    }
-
-    /// Panics with a clear message if this CPU cannot run the platform: every public entry
-    /// point that takes a `Platform` calls this before a kernel can run.
-    #[track_caller]
-    pub(crate) fn assert_supported(self) {
-        crate::backend::assert_supported(self);
-    }
-
     /// Hashes whole 32-byte packets into `state`.
     ///
     /// Panics if `packets` is not a whole number of packets (an internal bug).
     #[inline]
     pub(crate) fn update_packets(self, state: &mut State, packets: &[u8]) {
         assert!(packets.len().is_multiple_of(PACKET_LEN), "highwayhash update_packets takes whole packets");
-        match self {
-            Platform::Portable => portable::update_packets(state, packets),
+        match self.kind() {
+            Kind::Portable => portable::update_packets(state, packets),
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse41 => {
-                debug_assert!(self.is_supported());
+            Kind::Sse41 => {
                 // SAFETY: a Platform is only used after its support was checked (detect,
                 // from_name, all_supported, or assert_supported in set_platform and the
                 // batch functions), which covers the kernel's features (ssse3, sse4.1).
                 unsafe { sse41::update_packets(state, packets) }
             }
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 | Platform::Avx512 => {
-                debug_assert!(self.is_supported());
+            Kind::Avx2 | Kind::Avx512 => {
                 // SAFETY: as above; both platforms' bundles include avx2.
                 unsafe { avx2::update_packets(state, packets) }
             }
             #[cfg(target_arch = "aarch64")]
-            Platform::Neon => {
-                debug_assert!(self.is_supported());
+            Kind::Neon => {
                 // SAFETY: as above (neon).
                 unsafe { neon::update_packets(state, packets) }
             }
@@ -152,23 +134,20 @@ impl Platform {
     #[inline]
     pub(crate) fn finish(self, state: &mut State, remainder: &[u8], rounds: usize) {
         assert!(remainder.len() < PACKET_LEN, "highwayhash finish takes under a packet");
-        match self {
-            Platform::Portable => portable::finish(state, remainder, rounds),
+        match self.kind() {
+            Kind::Portable => portable::finish(state, remainder, rounds),
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse41 => {
-                debug_assert!(self.is_supported());
+            Kind::Sse41 => {
                 // SAFETY: support checked before use, as in update_packets.
                 unsafe { sse41::finish(state, remainder, rounds) }
             }
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 | Platform::Avx512 => {
-                debug_assert!(self.is_supported());
+            Kind::Avx2 | Kind::Avx512 => {
                 // SAFETY: support checked before use, as in update_packets.
                 unsafe { avx2::finish(state, remainder, rounds) }
             }
             #[cfg(target_arch = "aarch64")]
-            Platform::Neon => {
-                debug_assert!(self.is_supported());
+            Kind::Neon => {
                 // SAFETY: support checked before use, as in update_packets.
                 unsafe { neon::finish(state, remainder, rounds) }
             }
@@ -179,29 +158,25 @@ impl Platform {
     /// buffering: the one-shot path for short inputs).
     #[inline]
     pub(crate) fn hash(self, key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
-        match self {
-            Platform::Portable => portable::hash(key, data, rounds),
+        match self.kind() {
+            Kind::Portable => portable::hash(key, data, rounds),
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse41 => {
-                debug_assert!(self.is_supported());
+            Kind::Sse41 => {
                 // SAFETY: support checked before use, as in update_packets.
                 unsafe { sse41::hash(key, data, rounds) }
             }
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => {
-                debug_assert!(self.is_supported());
+            Kind::Avx512 => {
                 // SAFETY: support checked before use, as in update_packets (avx512f/bw/vl, avx2).
                 unsafe { avx512::hash_one(key, data, rounds) }
             }
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => {
-                debug_assert!(self.is_supported());
+            Kind::Avx2 => {
                 // SAFETY: support checked before use, as in update_packets.
                 unsafe { avx2::hash(key, data, rounds) }
             }
             #[cfg(target_arch = "aarch64")]
-            Platform::Neon => {
-                debug_assert!(self.is_supported());
+            Kind::Neon => {
                 // SAFETY: support checked before use, as in update_packets.
                 unsafe { neon::hash(key, data, rounds) }
             }
@@ -211,10 +186,9 @@ impl Platform {
     /// The initial state for `key`.
     #[inline]
     pub(crate) fn new_state(self, key: &[u8; KEY_LEN]) -> State {
-        match self {
+        match self.kind() {
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 | Platform::Avx512 => {
-                debug_assert!(self.is_supported());
+            Kind::Avx2 | Kind::Avx512 => {
                 // SAFETY: support checked before use, as in update_packets.
                 unsafe { avx2::new_state(key) }
             }
@@ -228,16 +202,14 @@ impl Platform {
     /// so that their register saves and stack frame do not land on the AVX2 path.
     #[inline(always)]
     pub(crate) fn hash64(self, key: &[u8; KEY_LEN], data: &[u8]) -> u64 {
-        match self {
+        match self.kind() {
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => {
-                debug_assert!(self.is_supported());
+            Kind::Avx512 => {
                 // SAFETY: support checked before use, as in update_packets (avx512f/bw/vl, avx2).
                 unsafe { avx512::hash64_one(key, data) }
             }
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => {
-                debug_assert!(self.is_supported());
+            Kind::Avx2 => {
                 // SAFETY: support checked before use, as in update_packets.
                 unsafe { avx2::hash64(key, data) }
             }
@@ -254,9 +226,9 @@ impl Platform {
 
     /// How many messages a batch kernel advances in lockstep (1: one at a time).
     pub(crate) fn batch_lanes(self) -> usize {
-        match self {
+        match self.kind() {
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => avx512::LANES,
+            Kind::Avx512 => avx512::LANES,
             _ => 1,
         }
     }
@@ -265,10 +237,9 @@ impl Platform {
     /// messages, in one kernel call; returns how many messages it did (0 where no such
     /// kernel exists: the caller goes on with `hash_group`).
     pub(crate) fn hash_equal64_groups(self, key: &[u8; KEY_LEN], msgs: &[&[u8]], bytes: &mut [u8]) -> usize {
-        match self {
+        match self.kind() {
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => {
-                debug_assert!(self.is_supported());
+            Kind::Avx512 => {
                 // SAFETY: support checked before use (the batch functions assert it); the
                 // bundle covers avx512f/bw/vl and avx2.
                 unsafe { avx512::hash_equal64_groups(key, msgs, bytes) }
@@ -298,10 +269,9 @@ impl Platform {
         assert!(msgs.len() == self.batch_lanes() && out.len() == msgs.len(), "hash_group takes one lane group");
         assert_eq!(bytes.len(), msgs.len() * size.len(), "hash_group writes one result per message");
         let rounds = size.rounds();
-        match self {
+        match self.kind() {
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => {
-                debug_assert!(self.is_supported());
+            Kind::Avx512 => {
                 let msgs: &[&[u8]; avx512::LANES] = msgs.try_into().unwrap();
                 let out: &mut [State; avx512::LANES] = out.try_into().unwrap();
                 if msgs.iter().all(|m| m.len() == msgs[0].len()) {

@@ -58,11 +58,10 @@ pub mod secretbox;
 #[cfg(target_arch = "x86_64")]
 mod sse2_x4;
 
-pub use platform::Platform;
+pub use platform::{Kind, Platform};
 
 use std::mem::MaybeUninit;
 
-use crate::backend::Backend;
 use crate::threads::{join, with_pool, Threads, MIN_BYTES_PER_THREAD};
 use crate::Error;
 use cipher::consts::{U24, U32, U8};
@@ -155,13 +154,6 @@ pub fn hsalsa(key: &[u8; KEY_LEN], input: &[u8; HSALSA_INPUT_LEN], rounds: Round
         chunk.copy_from_slice(&x[i].to_le_bytes());
     }
     out
-}
-
-/// [`Platform::detect`], once per process (a cipher for a 64-byte message should not
-/// walk the backend list).
-fn detected() -> Platform {
-    static DETECTED: std::sync::OnceLock<Platform> = std::sync::OnceLock::new();
-    *DETECTED.get_or_init(Platform::detect)
 }
 
 /// The input and output of one keystream application: in place, or from one buffer into
@@ -292,18 +284,12 @@ impl Salsa20 {
             b[3],
             constants[3],
         ];
-        Salsa20 { state, rounds, platform: detected(), threads: Threads::One, pos: 0, partial: [0; BLOCK_LEN] }
+        Salsa20 { state, rounds, platform: Platform::detect(), threads: Threads::One, pos: 0, partial: [0; BLOCK_LEN] }
     }
 
     /// Chooses the kernels (the default is [`Platform::detect`]). The output never depends
     /// on the choice.
-    ///
-    /// # Panics
-    ///
-    /// If this CPU cannot run `platform` (obtain one from [`Backend::from_name`] or
-    /// [`Backend::all_supported`], which check).
     pub fn set_platform(&mut self, platform: Platform) -> &mut Self {
-        crate::backend::assert_supported(platform);
         self.platform = platform;
         self
     }
@@ -506,10 +492,6 @@ impl XSalsa20 {
     }
 
     /// See [`Salsa20::set_platform`].
-    ///
-    /// # Panics
-    ///
-    /// If this CPU cannot run `platform`.
     pub fn set_platform(&mut self, platform: Platform) -> &mut Self {
         self.inner.set_platform(platform);
         self

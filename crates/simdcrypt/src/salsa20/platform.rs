@@ -1,8 +1,8 @@
 //! Salsa20 backend selection and the one dispatch point into the kernels.
 
 use super::portable;
-use crate::backend::Backend;
-use crate::cpu::{Feature, Features};
+use crate::backend::{Checked, DetectCache, Kernels};
+use crate::cpu::Feature;
 use cipher::InOutBuf;
 
 #[cfg(target_arch = "aarch64")]
@@ -12,9 +12,15 @@ use super::{avx2_x8, avx512_rows, avx512_x16, sse2_x4};
 
 /// A Salsa20 kernel set, chosen once per cipher; `Platform::xor_keystream` (crate-internal) is the only
 /// place that enters a SIMD kernel.
+///
+/// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
+/// checks this CPU (see [`crate::backend`]).
+pub type Platform = Checked<Kind>;
+
+/// The names of the kernel sets; only a checked [`Platform`] reaches a kernel.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[non_exhaustive]
-pub enum Platform {
+pub enum Kind {
     /// Plain Rust, one block at a time, any CPU.
     Portable,
     /// x86-64 SSE2, 4 blocks per step (every x86-64 CPU).
@@ -31,46 +37,61 @@ pub enum Platform {
     Neon,
 }
 
-impl Backend for Platform {
+impl Kernels for Kind {
     const ALGORITHM: &'static str = "salsa20";
-    const ALL: &'static [Platform] = &[
+    const ALL: &'static [Kind] = &[
         #[cfg(target_arch = "x86_64")]
-        Platform::Avx512,
+        Kind::Avx512,
         #[cfg(target_arch = "x86_64")]
-        Platform::Avx2,
+        Kind::Avx2,
         #[cfg(target_arch = "x86_64")]
-        Platform::Sse2,
+        Kind::Sse2,
         #[cfg(target_arch = "aarch64")]
-        Platform::Neon,
-        Platform::Portable,
+        Kind::Neon,
+        Kind::Portable,
     ];
+    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
+        #[cfg(not(target_arch = "x86_64"))]
+        ("avx512", "x86_64"),
+        #[cfg(not(target_arch = "x86_64"))]
+        ("avx2", "x86_64"),
+        #[cfg(not(target_arch = "x86_64"))]
+        ("sse2", "x86_64"),
+        #[cfg(not(target_arch = "aarch64"))]
+        ("neon", "aarch64"),
+    ];
+
+    fn detected() -> &'static DetectCache {
+        static DETECTED: DetectCache = DetectCache::new();
+        &DETECTED
+    }
 
     fn name(self) -> &'static str {
         match self {
-            Platform::Portable => "portable",
+            Kind::Portable => "portable",
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse2 => "sse2",
+            Kind::Sse2 => "sse2",
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => "avx2",
+            Kind::Avx2 => "avx2",
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => "avx512",
+            Kind::Avx512 => "avx512",
             #[cfg(target_arch = "aarch64")]
-            Platform::Neon => "neon",
+            Kind::Neon => "neon",
         }
     }
 
-    fn runs_on(self, f: Features) -> bool {
+    fn requires(self) -> &'static [Feature] {
         match self {
-            Platform::Portable => true,
+            Kind::Portable => &[],
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse2 => f.has(Feature::Sse2),
+            Kind::Sse2 => &[Feature::Sse2],
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => f.has_all(&[Feature::Avx, Feature::Avx2]),
+            Kind::Avx2 => &[Feature::Avx, Feature::Avx2],
             // The kernel uses only AVX-512F instructions (vprold, vshufi32x4, unpacks).
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => f.has(Feature::Avx512F),
+            Kind::Avx512 => &[Feature::Avx512F],
             #[cfg(target_arch = "aarch64")]
-            Platform::Neon => f.has(Feature::Neon),
+            Kind::Neon => &[Feature::Neon],
         }
     }
 }
@@ -78,16 +99,16 @@ impl Backend for Platform {
 impl Platform {
     /// Blocks per kernel step.
     pub fn lanes(self) -> usize {
-        match self {
-            Platform::Portable => 1,
+        match self.kind() {
+            Kind::Portable => 1,
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse2 => 4,
+            Kind::Sse2 => 4,
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => 8,
+            Kind::Avx2 => 8,
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => 16,
+            Kind::Avx512 => 16,
             #[cfg(target_arch = "aarch64")]
-            Platform::Neon => 4,
+            Kind::Neon => 4,
         }
     }
 
@@ -115,10 +136,9 @@ impl Platform {
     /// AVX-512 has a row-wise kernel for that (avx512_rows.rs, faster than the portable
     /// code); the others use the portable code.
     fn short_kernel(self, state: &[u32; 16], counter: u64, double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
-        match self {
+        match self.kind() {
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => {
-                debug_assert!(self.is_supported());
+            Kind::Avx512 => {
                 // SAFETY: every public entry point that takes a Platform asserts
                 // `is_supported()` (avx512f) before a kernel can run.
                 unsafe { avx512_rows::xor_keystream(state, counter, double_rounds, io) }
@@ -128,30 +148,26 @@ impl Platform {
     }
 
     fn kernel(self, state: &[u32; 16], double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
-        match self {
-            Platform::Portable => portable::xor_keystream(state, double_rounds, io),
+        match self.kind() {
+            Kind::Portable => portable::xor_keystream(state, double_rounds, io),
             #[cfg(target_arch = "x86_64")]
-            Platform::Sse2 => {
-                debug_assert!(self.is_supported());
+            Kind::Sse2 => {
                 // SAFETY: every public entry point that takes a Platform asserts
                 // `is_supported()` (sse2) before a kernel can run.
                 unsafe { sse2_x4::xor_keystream(state, double_rounds, io) }
             }
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx2 => {
-                debug_assert!(self.is_supported());
+            Kind::Avx2 => {
                 // SAFETY: as above (avx, avx2).
                 unsafe { avx2_x8::xor_keystream(state, double_rounds, io) }
             }
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512 => {
-                debug_assert!(self.is_supported());
+            Kind::Avx512 => {
                 // SAFETY: as above (avx512f).
                 unsafe { avx512_x16::xor_keystream(state, double_rounds, io) }
             }
             #[cfg(target_arch = "aarch64")]
-            Platform::Neon => {
-                debug_assert!(self.is_supported());
+            Kind::Neon => {
                 // SAFETY: as above (neon).
                 unsafe { neon_x4::xor_keystream(state, double_rounds, io) }
             }

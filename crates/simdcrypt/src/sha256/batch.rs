@@ -25,10 +25,9 @@
 //! ```
 
 use super::{portable, BLOCK_LEN, IV, OUT_LEN};
-use crate::backend::{assert_supported, Backend};
+use crate::backend::{Checked, DetectCache, Kernels};
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::cpu::Feature;
-use crate::cpu::Features;
 use crate::threads::{join, with_pool, Threads};
 use crate::Error;
 
@@ -51,9 +50,15 @@ const fn padding_wk() -> [u32; 64] {
 /// A kernel set for block batches. Separate from [`super::Platform`]: the batch kernels are
 /// wide across blocks (AVX-512 has no single-message SHA-256 kernel), and which is best
 /// depends on the batch, not on one message.
+///
+/// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
+/// checks this CPU (see [`crate::backend`]).
+pub type BatchPlatform = Checked<BatchKind>;
+
+/// The names of the kernel sets; only a checked [`BatchPlatform`] reaches a kernel.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[non_exhaustive]
-pub enum BatchPlatform {
+pub enum BatchKind {
     /// One block at a time in plain Rust, any CPU.
     Portable,
     /// SHA-NI, two blocks interleaved so that one's `sha256rnds2` hides the other's latency.
@@ -78,7 +83,7 @@ pub enum BatchPlatform {
     Neon,
 }
 
-/// The most blocks left over after the groups of 16 that [`BatchPlatform::Avx512ShaNi`]
+/// The most blocks left over after the groups of 16 that [`BatchKind::Avx512ShaNi`]
 /// gives to SHA-NI. Measured (criterion, `benches/sha256.rs`, 2-core Xeon VM with
 /// AVX-512 and SHA-NI, short runs), time per call:
 ///
@@ -96,7 +101,7 @@ pub enum BatchPlatform {
 /// it holds, so up to 8 leftover blocks are cheaper on SHA-NI, 9 or more on AVX-512.
 pub const SHANI_REMAINDER_MAX: usize = 8;
 
-impl Backend for BatchPlatform {
+impl Kernels for BatchKind {
     const ALGORITHM: &'static str = "sha256-batch";
     // Best first (measurements at `SHANI_REMAINDER_MAX`): the mix, then AVX-512 (twice SHA-NI's
     // throughput from 15 blocks up), then SHA-NI, then AVX2 (on the same machine 65 µs for
@@ -104,57 +109,78 @@ impl Backend for BatchPlatform {
     // without SHA-NI). On aarch64 the SHA-256 instructions come first: NEON needs about
     // 25 vector operations per round for 4 blocks where `sha256h`/`sha256h2` do 4 rounds of one
     // block in two instructions (not measured here: the aarch64 code runs under qemu only).
-    const ALL: &'static [BatchPlatform] = &[
+    const ALL: &'static [BatchKind] = &[
         #[cfg(target_arch = "x86_64")]
-        BatchPlatform::Avx512ShaNi,
+        BatchKind::Avx512ShaNi,
         #[cfg(target_arch = "x86_64")]
-        BatchPlatform::Avx512,
+        BatchKind::Avx512,
         #[cfg(target_arch = "x86_64")]
-        BatchPlatform::ShaNi,
+        BatchKind::ShaNi,
         #[cfg(target_arch = "x86_64")]
-        BatchPlatform::Avx2,
+        BatchKind::Avx2,
         #[cfg(target_arch = "aarch64")]
-        BatchPlatform::ArmSha2,
+        BatchKind::ArmSha2,
         #[cfg(target_arch = "aarch64")]
-        BatchPlatform::Neon,
-        BatchPlatform::Portable,
+        BatchKind::Neon,
+        BatchKind::Portable,
     ];
+    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
+        #[cfg(not(target_arch = "x86_64"))]
+        ("avx512+shani", "x86_64"),
+        #[cfg(not(target_arch = "x86_64"))]
+        ("avx512", "x86_64"),
+        #[cfg(not(target_arch = "x86_64"))]
+        ("shani_x2", "x86_64"),
+        #[cfg(not(target_arch = "x86_64"))]
+        ("avx2", "x86_64"),
+        #[cfg(not(target_arch = "aarch64"))]
+        ("armv8-sha2", "aarch64"),
+        #[cfg(not(target_arch = "aarch64"))]
+        ("neon", "aarch64"),
+    ];
+
+    fn detected() -> &'static DetectCache {
+        static DETECTED: DetectCache = DetectCache::new();
+        &DETECTED
+    }
 
     fn name(self) -> &'static str {
         match self {
-            BatchPlatform::Portable => "portable",
+            BatchKind::Portable => "portable",
             #[cfg(target_arch = "x86_64")]
-            BatchPlatform::ShaNi => "shani_x2",
+            BatchKind::ShaNi => "shani_x2",
             #[cfg(target_arch = "x86_64")]
-            BatchPlatform::Avx512 => "avx512",
+            BatchKind::Avx512 => "avx512",
             #[cfg(target_arch = "x86_64")]
-            BatchPlatform::Avx512ShaNi => "avx512+shani",
+            BatchKind::Avx512ShaNi => "avx512+shani",
             #[cfg(target_arch = "x86_64")]
-            BatchPlatform::Avx2 => "avx2",
+            BatchKind::Avx2 => "avx2",
             #[cfg(target_arch = "aarch64")]
-            BatchPlatform::ArmSha2 => "armv8-sha2",
+            BatchKind::ArmSha2 => "armv8-sha2",
             #[cfg(target_arch = "aarch64")]
-            BatchPlatform::Neon => "neon",
+            BatchKind::Neon => "neon",
         }
     }
 
     #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_variables))]
-    fn runs_on(self, f: Features) -> bool {
+    fn requires(self) -> &'static [Feature] {
         match self {
-            BatchPlatform::Portable => true,
+            BatchKind::Portable => &[],
             #[cfg(target_arch = "x86_64")]
-            BatchPlatform::ShaNi => f.has_all(&[Feature::Sha, Feature::Ssse3, Feature::Sse41]),
+            BatchKind::ShaNi => &[Feature::Sha, Feature::Ssse3, Feature::Sse41],
             // vpshufb on zmm (the byte swap) is AVX-512BW.
             #[cfg(target_arch = "x86_64")]
-            BatchPlatform::Avx512 => f.has_all(&[Feature::Avx512F, Feature::Avx512Bw]),
+            BatchKind::Avx512 => &[Feature::Avx512F, Feature::Avx512Bw],
             #[cfg(target_arch = "x86_64")]
-            BatchPlatform::Avx512ShaNi => BatchPlatform::Avx512.runs_on(f) && BatchPlatform::ShaNi.runs_on(f),
+            BatchKind::Avx512ShaNi => {
+                &[Feature::Avx512F, Feature::Avx512Bw, Feature::Sha, Feature::Ssse3, Feature::Sse41]
+            }
             #[cfg(target_arch = "x86_64")]
-            BatchPlatform::Avx2 => f.has(Feature::Avx2),
+            BatchKind::Avx2 => &[Feature::Avx2],
             #[cfg(target_arch = "aarch64")]
-            BatchPlatform::ArmSha2 => f.has_all(&[Feature::Neon, Feature::Sha2]),
+            BatchKind::ArmSha2 => &[Feature::Neon, Feature::Sha2],
             #[cfg(target_arch = "aarch64")]
-            BatchPlatform::Neon => f.has(Feature::Neon),
+            BatchKind::Neon => &[Feature::Neon],
         }
     }
 }
@@ -170,25 +196,22 @@ impl BatchPlatform {
             blocks.len().is_multiple_of(BLOCK_LEN) && out.len() == blocks.len() / BLOCK_LEN * OUT_LEN,
             "sha256 batch kernels take whole blocks and one digest per block"
         );
-        match self {
-            BatchPlatform::Portable => hash_blocks_portable(blocks, out),
+        match self.kind() {
+            BatchKind::Portable => hash_blocks_portable(blocks, out),
             #[cfg(target_arch = "x86_64")]
-            BatchPlatform::ShaNi => {
-                debug_assert!(self.is_supported());
+            BatchKind::ShaNi => {
                 // SAFETY: a BatchPlatform other than Portable is only constructed after
                 // checking CPU support (Backend::from_name / detect / all_supported), which
                 // covers the kernel's target features (sha, ssse3, sse4.1).
                 unsafe { batch_shani::hash_blocks(blocks, out) }
             }
             #[cfg(target_arch = "x86_64")]
-            BatchPlatform::Avx512 => {
-                debug_assert!(self.is_supported());
+            BatchKind::Avx512 => {
                 // SAFETY: as above: support (avx512f, avx512bw) checked at construction.
                 unsafe { batch_avx512::hash_blocks(blocks, out) }
             }
             #[cfg(target_arch = "x86_64")]
-            BatchPlatform::Avx512ShaNi => {
-                debug_assert!(self.is_supported());
+            BatchKind::Avx512ShaNi => {
                 let count = blocks.len() / BLOCK_LEN;
                 let rest = count % 16;
                 let wide = if rest > SHANI_REMAINDER_MAX { count } else { count - rest };
@@ -202,14 +225,12 @@ impl BatchPlatform {
                 }
             }
             #[cfg(target_arch = "x86_64")]
-            BatchPlatform::Avx2 => {
-                debug_assert!(self.is_supported());
+            BatchKind::Avx2 => {
                 // SAFETY: as above: support (avx2) checked at construction.
                 unsafe { batch_avx2::hash_blocks(blocks, out) }
             }
             #[cfg(target_arch = "aarch64")]
-            BatchPlatform::ArmSha2 => {
-                debug_assert!(self.is_supported());
+            BatchKind::ArmSha2 => {
                 for (block, digest) in blocks.chunks_exact(BLOCK_LEN).zip(out.chunks_exact_mut(OUT_LEN)) {
                     let mut state = IV;
                     // SAFETY: as above: support (neon, sha2) checked at construction.
@@ -221,8 +242,7 @@ impl BatchPlatform {
                 }
             }
             #[cfg(target_arch = "aarch64")]
-            BatchPlatform::Neon => {
-                debug_assert!(self.is_supported());
+            BatchKind::Neon => {
                 // SAFETY: as above: support (neon) checked at construction.
                 unsafe { batch_neon::hash_blocks(blocks, out) }
             }
@@ -302,16 +322,9 @@ impl BlockBatch {
         BlockBatch { platform: BatchPlatform::detect(), threads: Threads::One }
     }
 
-    /// Chooses the kernels (obtain one from [`Backend::from_name`] or
-    /// [`Backend::all_supported`], which check that this CPU can run it).
-    ///
-    /// # Panics
-    ///
-    /// If this CPU cannot run `platform` (a variant built directly rather than obtained
-    /// from [`Backend::from_name`] or [`Backend::all_supported`]): running its kernels
-    /// would execute instructions the CPU lacks.
+    /// Chooses the kernels (obtain one from [`Platform::from_name`] or
+    /// [`Platform::all_supported`], which check that this CPU can run it).
     pub fn set_platform(&mut self, platform: BatchPlatform) -> &mut Self {
-        assert_supported(platform);
         self.platform = platform;
         self
     }

@@ -65,11 +65,9 @@ mod portable;
 #[cfg(target_arch = "x86_64")]
 mod shani;
 
-pub use batch::{hash_blocks, BatchPlatform, BlockBatch, SHANI_REMAINDER_MAX};
+pub use batch::{hash_blocks, BatchKind, BatchPlatform, BlockBatch, SHANI_REMAINDER_MAX};
 pub use merkle::{merkle_layers, merkle_root, zero_hash, MERKLE_MAX_DEPTH};
-pub use platform::Platform;
-
-use crate::backend::{assert_supported, Backend};
+pub use platform::{Kind, Platform};
 
 /// Digest length in bytes.
 pub const OUT_LEN: usize = 32;
@@ -116,16 +114,9 @@ impl Sha256 {
     }
 
     /// Chooses the kernels (the default is [`Platform::detect`]). The result never depends
-    /// on the choice. Obtain a `Platform` from [`Backend::from_name`] or
-    /// [`Backend::all_supported`], which check that this CPU can run it.
-    ///
-    /// # Panics
-    ///
-    /// If this CPU cannot run `platform` (a variant built directly rather than obtained
-    /// from [`Backend::from_name`] or [`Backend::all_supported`]): running its kernels
-    /// would execute instructions the CPU lacks.
+    /// on the choice. Obtain a `Platform` from [`Platform::from_name`] or
+    /// [`Platform::all_supported`], which check that this CPU can run it.
     pub fn set_platform(&mut self, platform: Platform) -> &mut Self {
-        assert_supported(platform);
         self.platform = platform;
         self
     }

@@ -1,8 +1,8 @@
 //! SHA-256 backend selection and the one dispatch point into the kernels.
 
 use super::{portable, BLOCK_LEN};
-use crate::backend::Backend;
-use crate::cpu::{Feature, Features};
+use crate::backend::{Checked, DetectCache, Kernels};
+use crate::cpu::Feature;
 
 #[cfg(target_arch = "aarch64")]
 use super::armv8;
@@ -11,9 +11,15 @@ use super::shani;
 
 /// A SHA-256 kernel set. Chosen once per hasher; `Platform::compress_blocks` is the only
 /// place that enters a SIMD kernel.
+///
+/// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
+/// checks this CPU (see [`crate::backend`]).
+pub type Platform = Checked<Kind>;
+
+/// The names of the kernel sets; only a checked [`Platform`] reaches a kernel.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[non_exhaustive]
-pub enum Platform {
+pub enum Kind {
     /// Plain Rust, any CPU.
     Portable,
     /// x86-64 SHA extensions (with the SSSE3 byte shuffle and SSE4.1 blend they need).
@@ -24,34 +30,45 @@ pub enum Platform {
     ArmSha2,
 }
 
-impl Backend for Platform {
+impl Kernels for Kind {
     const ALGORITHM: &'static str = "sha256";
-    const ALL: &'static [Platform] = &[
+    const ALL: &'static [Kind] = &[
         #[cfg(target_arch = "x86_64")]
-        Platform::ShaNi,
+        Kind::ShaNi,
         #[cfg(target_arch = "aarch64")]
-        Platform::ArmSha2,
-        Platform::Portable,
+        Kind::ArmSha2,
+        Kind::Portable,
     ];
+    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
+        #[cfg(not(target_arch = "x86_64"))]
+        ("shani", "x86_64"),
+        #[cfg(not(target_arch = "aarch64"))]
+        ("armv8-sha2", "aarch64"),
+    ];
+
+    fn detected() -> &'static DetectCache {
+        static DETECTED: DetectCache = DetectCache::new();
+        &DETECTED
+    }
 
     fn name(self) -> &'static str {
         match self {
-            Platform::Portable => "portable",
+            Kind::Portable => "portable",
             #[cfg(target_arch = "x86_64")]
-            Platform::ShaNi => "shani",
+            Kind::ShaNi => "shani",
             #[cfg(target_arch = "aarch64")]
-            Platform::ArmSha2 => "armv8-sha2",
+            Kind::ArmSha2 => "armv8-sha2",
         }
     }
 
-    fn runs_on(self, f: Features) -> bool {
+    fn requires(self) -> &'static [Feature] {
         match self {
-            Platform::Portable => true,
+            Kind::Portable => &[],
             // pshufb (byte swap) and palignr are SSSE3, pblendw is SSE4.1.
             #[cfg(target_arch = "x86_64")]
-            Platform::ShaNi => f.has_all(&[Feature::Sha, Feature::Ssse3, Feature::Sse41]),
+            Kind::ShaNi => &[Feature::Sha, Feature::Ssse3, Feature::Sse41],
             #[cfg(target_arch = "aarch64")]
-            Platform::ArmSha2 => f.has_all(&[Feature::Neon, Feature::Sha2]),
+            Kind::ArmSha2 => &[Feature::Neon, Feature::Sha2],
         }
     }
 }
@@ -63,19 +80,17 @@ impl Platform {
     /// input): the kernels rely on it.
     pub(crate) fn compress_blocks(self, state: &mut [u32; 8], blocks: &[u8]) {
         assert!(blocks.len().is_multiple_of(BLOCK_LEN), "sha256 compress_blocks takes whole blocks");
-        match self {
-            Platform::Portable => portable::compress_blocks(state, blocks),
+        match self.kind() {
+            Kind::Portable => portable::compress_blocks(state, blocks),
             #[cfg(target_arch = "x86_64")]
-            Platform::ShaNi => {
-                debug_assert!(self.is_supported());
+            Kind::ShaNi => {
                 // SAFETY: a Platform other than Portable is only constructed after checking
                 // CPU support (Backend::from_name / detect / all_supported), which covers
                 // the kernel's target features (sha, ssse3, sse4.1).
                 unsafe { shani::compress_blocks(state, blocks) }
             }
             #[cfg(target_arch = "aarch64")]
-            Platform::ArmSha2 => {
-                debug_assert!(self.is_supported());
+            Kind::ArmSha2 => {
                 // SAFETY: as above: support (neon, sha2) checked at construction.
                 unsafe { armv8::compress_blocks(state, blocks) }
             }
@@ -101,7 +116,7 @@ mod tests {
                     let state: [u32; 8] = core::array::from_fn(|_| next() as u32);
                     let data: Vec<u8> = (0..blocks * BLOCK_LEN).map(|_| next() as u8).collect();
                     let mut expected = state;
-                    Platform::Portable.compress_blocks(&mut expected, &data);
+                    Platform::portable().compress_blocks(&mut expected, &data);
                     let mut got = state;
                     platform.compress_blocks(&mut got, &data);
                     assert_eq!(got, expected, "{platform:?} trial {trial} blocks {blocks}");

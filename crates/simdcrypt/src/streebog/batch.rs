@@ -45,11 +45,6 @@ impl Bits {
 
 /// Writes the digest of `messages[i]` at `out[i * bits.out_len()..]`; `out` must be exactly
 /// `messages.len() * bits.out_len()` bytes.
-///
-/// # Panics
-///
-/// If this CPU cannot run `platform` (obtain one from [`crate::backend::Backend::from_name`] or
-/// [`crate::backend::Backend::all_supported`]).
 pub fn hash_many(
     messages: &[&[u8]],
     bits: Bits,
@@ -57,7 +52,6 @@ pub fn hash_many(
     platform: Platform,
     threads: Threads,
 ) -> Result<(), Error> {
-    platform.assert_supported();
     let out_len = bits.out_len();
     check_out_len(messages.len(), out_len, out.len())?;
     split_between_threads(messages, out, out_len, threads, BLOCK_LEN, &|m, o| hash_serial(m, bits, o, platform));

@@ -24,7 +24,7 @@
 //!
 //! # Backends
 //!
-//! [`Platform::Portable`] computes the LPS transformation with 8×256 lookup tables that the
+//! The portable backend ([`Platform::portable`]) computes the LPS transformation with 8×256 lookup tables that the
 //! compiler generates from the standard's S-box and matrix (see `tables.rs`).
 //! [`Platform::Avx512Gfni`] (x86-64 with AVX-512 VBMI and GFNI) keeps the 512-bit state in
 //! one register: the S-box is two `vpermi2b` lookups, and the linear layer L is eight
@@ -43,9 +43,7 @@ mod tables;
 
 pub(crate) use batch::{check_out_len, split_between_threads};
 pub use batch::{hash_many, Bits};
-pub use platform::Platform;
-
-use crate::backend::Backend;
+pub use platform::{Kind, Platform};
 
 /// Block size of the compression function in bytes (also HMAC's block size).
 pub const BLOCK_LEN: usize = 64;
@@ -191,13 +189,7 @@ impl<const N: usize> Streebog<N> {
 
     /// Chooses the kernels (the default is [`Platform::detect`]). The result never depends
     /// on the choice.
-    ///
-    /// # Panics
-    ///
-    /// If this CPU cannot run `platform`. Obtain one from [`Backend::from_name`] or
-    /// [`Backend::all_supported`], which check.
     pub fn set_platform(&mut self, platform: Platform) -> &mut Self {
-        platform.assert_supported();
         self.platform = platform;
         self
     }
@@ -304,10 +296,6 @@ impl<const N: usize> Hmac<N> {
     }
 
     /// Chooses the kernels of both hashes.
-    ///
-    /// # Panics
-    ///
-    /// If this CPU cannot run `platform` (see [`Streebog::set_platform`]).
     pub fn set_platform(&mut self, platform: Platform) -> &mut Self {
         self.inner.set_platform(platform);
         self.outer.set_platform(platform);

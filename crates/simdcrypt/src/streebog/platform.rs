@@ -1,19 +1,24 @@
 //! Streebog backend selection and the one dispatch point into the kernels.
 
 use super::{portable, State, BLOCK_LEN};
-use crate::backend::Backend;
+use crate::backend::{Checked, DetectCache, Kernels};
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::Feature;
-use crate::cpu::Features;
 
 #[cfg(target_arch = "x86_64")]
 use super::avx512_gfni;
 
 /// A Streebog kernel set. Chosen once per hasher; the methods here are the only places
 /// that enter a SIMD kernel.
+///
+/// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
+/// checks this CPU (see [`crate::backend`]).
+pub type Platform = Checked<Kind>;
+
+/// The names of the kernel sets; only a checked [`Platform`] reaches a kernel.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[non_exhaustive]
-pub enum Platform {
+pub enum Kind {
     /// The 8×256 lookup tables, any CPU.
     Portable,
     /// AVX-512 with VBMI byte permutes (S-box and transposition) and GFNI affine
@@ -22,46 +27,45 @@ pub enum Platform {
     Avx512Gfni,
 }
 
-impl Backend for Platform {
+impl Kernels for Kind {
     const ALGORITHM: &'static str = "streebog";
-    const ALL: &'static [Platform] = &[
+    const ALL: &'static [Kind] = &[
         #[cfg(target_arch = "x86_64")]
-        Platform::Avx512Gfni,
-        Platform::Portable,
+        Kind::Avx512Gfni,
+        Kind::Portable,
     ];
+    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
+        #[cfg(not(target_arch = "x86_64"))]
+        ("avx512-gfni", "x86_64"),
+    ];
+
+    fn detected() -> &'static DetectCache {
+        static DETECTED: DetectCache = DetectCache::new();
+        &DETECTED
+    }
 
     fn name(self) -> &'static str {
         match self {
-            Platform::Portable => "portable",
+            Kind::Portable => "portable",
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512Gfni => "avx512-gfni",
+            Kind::Avx512Gfni => "avx512-gfni",
         }
     }
 
-    fn runs_on(self, f: Features) -> bool {
-        let _ = f; // unused where only the portable backend exists
+    fn requires(self) -> &'static [Feature] {
         match self {
-            Platform::Portable => true,
+            Kind::Portable => &[],
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512Gfni => {
-                f.has_all(&[Feature::Avx512F, Feature::Avx512Bw, Feature::Avx512Vbmi, Feature::Gfni])
-            }
+            Kind::Avx512Gfni => &[Feature::Avx512F, Feature::Avx512Bw, Feature::Avx512Vbmi, Feature::Gfni],
         }
     }
 }
 
 impl Platform {
-    /// Panics with a clear message if this CPU cannot run the backend. Every public entry
-    /// point that accepts a `Platform` calls this, since any user can name a variant.
-    #[track_caller]
-    pub(crate) fn assert_supported(self) {
-        crate::backend::assert_supported(self);
-    }
-
     /// Compresses each 64-byte block of `blocks` into `state`, in order.
     ///
     /// Panics if `blocks` is not a whole number of blocks (an internal bug, never user
-    /// input), or if the CPU cannot run the backend.
+    /// input).
     pub(crate) fn compress_blocks(self, state: &mut State, mut blocks: &[u8]) {
         assert!(blocks.len().is_multiple_of(BLOCK_LEN), "streebog compress_blocks takes whole blocks");
         if let (Some(keys), false) = (super::fresh_keys(state), blocks.is_empty()) {
@@ -70,11 +74,10 @@ impl Platform {
             state.absorb(&m);
             blocks = &blocks[BLOCK_LEN..];
         }
-        match self {
-            Platform::Portable => portable::compress_blocks(state, blocks),
+        match self.kind() {
+            Kind::Portable => portable::compress_blocks(state, blocks),
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512Gfni => {
-                self.assert_supported();
+            Kind::Avx512Gfni => {
                 // SAFETY: support for the kernel's target features (avx512f, avx512bw,
                 // avx512vbmi, gfni) was checked on the line above.
                 unsafe { avx512_gfni::compress_blocks(state, blocks) }
@@ -84,11 +87,10 @@ impl Platform {
 
     /// A message's first compression, g_0(IV, m), from the precomputed keys of its IV.
     pub(crate) fn g_keys(self, h: &mut [u64; 8], keys: &[[u64; 8]; 13], m: &[u64; 8]) {
-        match self {
-            Platform::Portable => portable::g_keys(h, keys, m),
+        match self.kind() {
+            Kind::Portable => portable::g_keys(h, keys, m),
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512Gfni => {
-                self.assert_supported();
+            Kind::Avx512Gfni => {
                 // SAFETY: as above: support checked on the line above.
                 unsafe { avx512_gfni::g_keys(h, keys, m) }
             }
@@ -102,15 +104,14 @@ impl Platform {
         keys: &[[u64; 8]; 13],
         m: &[[u64; 8]; super::batch::LANES],
     ) {
-        match self {
-            Platform::Portable => {
+        match self.kind() {
+            Kind::Portable => {
                 for i in 0..h.len() {
                     portable::g_keys(&mut h[i], keys, &m[i]);
                 }
             }
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512Gfni => {
-                self.assert_supported();
+            Kind::Avx512Gfni => {
                 // SAFETY: as above: support checked on the line above.
                 unsafe { avx512_gfni::g_keys_lanes(h, keys, m) }
             }
@@ -119,11 +120,10 @@ impl Platform {
 
     /// One compression g_N(h, m) with an explicit N (the final stage's calls).
     pub(crate) fn g(self, h: &mut [u64; 8], n: &[u64; 8], m: &[u64; 8]) {
-        match self {
-            Platform::Portable => portable::g(h, n, m),
+        match self.kind() {
+            Kind::Portable => portable::g(h, n, m),
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512Gfni => {
-                self.assert_supported();
+            Kind::Avx512Gfni => {
                 // SAFETY: as above: support checked on the line above.
                 unsafe { avx512_gfni::g(h, n, m) }
             }
@@ -139,15 +139,14 @@ impl Platform {
         n: &[[u64; 8]; super::batch::LANES],
         m: &[[u64; 8]; super::batch::LANES],
     ) {
-        match self {
-            Platform::Portable => {
+        match self.kind() {
+            Kind::Portable => {
                 for i in 0..h.len() {
                     portable::g(&mut h[i], &n[i], &m[i]);
                 }
             }
             #[cfg(target_arch = "x86_64")]
-            Platform::Avx512Gfni => {
-                self.assert_supported();
+            Kind::Avx512Gfni => {
                 // SAFETY: as above: support checked on the line above.
                 unsafe { avx512_gfni::g_lanes(h, n, m) }
             }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
-use simdcrypt::backend::Backend;
+use simdcrypt::backend::{Backend, Checked, Kernels};
 
 /// The repository's test-vectors/ folder.
 pub fn vectors_dir() -> PathBuf {
@@ -55,11 +55,52 @@ pub fn edge_lengths(block: usize, chunk: usize) -> Vec<usize> {
 }
 
 /// Every backend this CPU supports, announced on stdout so the test log shows what ran.
+///
+/// `SIMDCRYPT_EXPECT_BACKENDS` (set by scripts/test.sh for the machine CI runs on) lists,
+/// per backend family, the backends that must be among them, e.g.
+/// `blake3=avx512,avx2,sse41,portable;sha256=shani,portable`: a machine without the
+/// expected SIMD then fails instead of passing by comparing portable with portable.
 pub fn supported_backends<B: Backend>(test: &str) -> Vec<B> {
     let all = B::all_supported();
     let names: Vec<&str> = all.iter().map(|b| b.name()).collect();
     println!("{test}: {} backends exercised: {}", B::ALGORITHM, names.join(", "));
+    for expected in expected_backends(B::ALGORITHM) {
+        assert!(
+            names.contains(&expected.as_str()),
+            "{test}: SIMDCRYPT_EXPECT_BACKENDS expects the {} backend {expected:?} on this machine, \
+             but only {names:?} are supported",
+            B::ALGORITHM
+        );
+    }
     all
+}
+
+/// The backends `SIMDCRYPT_EXPECT_BACKENDS` names for one family (none when unset).
+pub fn expected_backends(family: &str) -> Vec<String> {
+    let spec = std::env::var("SIMDCRYPT_EXPECT_BACKENDS").unwrap_or_default();
+    spec.split(';')
+        .filter_map(|entry| entry.trim().split_once('='))
+        .filter(|(name, _)| name.trim() == family)
+        .flat_map(|(_, list)| list.split(',').map(|b| b.trim().to_string()).filter(|b| !b.is_empty()))
+        .collect()
+}
+
+/// Every kernel set this build has that the CPU (or `SIMDCRYPT_DISABLE`) rules out must be
+/// refused by name with an error that names what is missing; says when there was none.
+pub fn unsupported_backends_are_refused<K: Kernels>(test: &str) {
+    let supported: Vec<&str> = Checked::<K>::all_supported().into_iter().map(Checked::name).collect();
+    let mut refused = Vec::new();
+    for kind in K::ALL.iter().filter(|k| !supported.contains(&k.name())) {
+        let err = Checked::<K>::from_name(kind.name()).expect_err("an unsupported backend was accepted");
+        let msg = err.to_string();
+        assert!(msg.contains("not supported by this CPU") && msg.contains("lacks"), "{msg}");
+        refused.push(kind.name());
+    }
+    if refused.is_empty() {
+        println!("{test}: every {} backend runs on this CPU; nothing to refuse", K::ALGORITHM);
+    } else {
+        println!("{test}: {} backends refused: {}", K::ALGORITHM, refused.join(", "));
+    }
 }
 
 /// Splits `data` into pieces at the given cut points (clamped and sorted).
