@@ -7,7 +7,7 @@
 //! group of fewer than 16 blocks is copied into a zero-padded 16-block buffer.
 //!
 //! It is twice as fast as SHA-NI from 15 blocks up, but a padded group costs as much as
-//! a full one: `BatchPlatform::Avx512ShaNi` leaves short remainders to SHA-NI (the
+//! a full one: `BatchKind::Avx512ShaNi` leaves short remainders to SHA-NI (the
 //! measurements are at `SHANI_REMAINDER_MAX`).
 
 use core::arch::x86_64::*;

@@ -26,7 +26,7 @@
 //!
 //! The portable backend ([`Platform::portable`]) computes the LPS transformation with 8×256 lookup tables that the
 //! compiler generates from the standard's S-box and matrix (see `tables.rs`).
-//! [`Platform::Avx512Gfni`] (x86-64 with AVX-512 VBMI and GFNI) keeps the 512-bit state in
+//! The `avx512-gfni` backend (x86-64 with AVX-512 VBMI and GFNI) keeps the 512-bit state in
 //! one register: the S-box is two `vpermi2b` lookups, and the linear layer L is eight
 //! `gf2p8affineqb` with 8×8 bit-matrix blocks of A, followed by one byte transposition.
 //!
