@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use simdcrypt::any::{AnyHasher, HashOptions};
+use simdcrypt::registry;
 
 use crate::escape::{check_name, unescape, Style};
 use crate::hashing::{self, HashArgs, DEFAULT_ALGORITHM, MAX_OUTPUT_LEN};
@@ -64,7 +65,7 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> Result<bool, Failure> {
                 .to_string(),
         ));
     }
-    let mut checker = Checker { args, hashers: Hashers::new(&args.hash)?, labels: label_table() };
+    let mut checker = Checker { args, hashers: Hashers::new(&args.hash)? };
     // Build the hasher most lines will use now, so a bad key or backend stops us early.
     checker.hashers.get(checker.default_algorithm())?;
 
@@ -111,25 +112,10 @@ impl<'a> Hashers<'a> {
     }
 }
 
-/// Each algorithm's BSD-style label (`BLAKE3`) and name (`blake3`). Algorithms that
-/// cannot be built without a key (HighwayHash) are built with a placeholder one: labels do
-/// not depend on the key.
-fn label_table() -> Vec<(&'static str, &'static str)> {
-    let placeholder_key = HashOptions { key: Some(vec![0; 32]), ..HashOptions::default() };
-    simdcrypt::ALGORITHMS
-        .iter()
-        .filter_map(|name| {
-            AnyHasher::new(name, &HashOptions::default()).or_else(|_| AnyHasher::new(name, &placeholder_key)).ok()
-        })
-        .map(|h| (h.tag_label(), h.algorithm()))
-        .collect()
-}
-
 #[derive(Debug)]
 struct Checker<'a> {
     args: &'a CheckArgs,
     hashers: Hashers<'a>,
-    labels: Vec<(&'static str, &'static str)>,
 }
 
 impl<'a> Checker<'a> {
@@ -215,7 +201,7 @@ impl<'a> Checker<'a> {
             hashing::hash_input(&path, hasher, Some(len), self.args.hash.no_mmap)
         };
         let result = result.map(|digest| self.args.hash.present(hasher, digest));
-        let name = check_name(&path, Style::of(hasher.algorithm()));
+        let name = check_name(&path, Style::of(hasher.descriptor()));
         let (prefix, name) = (name.line_prefix(), name.text);
         let quiet = self.args.status;
         match result {
@@ -247,11 +233,11 @@ impl<'a> Checker<'a> {
         let wanted = self.default_algorithm();
         match entry.label {
             Some(label) => {
-                let (_, algorithm) = self.labels.iter().find(|(l, _)| l.as_bytes().eq_ignore_ascii_case(label))?;
-                let agrees = self.args.algorithm.is_none() || algorithm.eq_ignore_ascii_case(wanted);
-                agrees.then_some(*algorithm)
+                let algorithm = registry::by_bsd_label(std::str::from_utf8(label).ok()?)?;
+                let agrees = self.args.algorithm.is_none() || algorithm.is_named(wanted);
+                agrees.then_some(algorithm.name)
             }
-            None => simdcrypt::ALGORITHMS.iter().find(|a| a.eq_ignore_ascii_case(wanted)).copied(),
+            None => registry::find(wanted).ok().map(|a| a.name),
         }
     }
 

@@ -11,6 +11,8 @@
 
 use std::path::Path;
 
+use simdcrypt::registry::{Algorithm, ReferenceTool};
+
 /// A file name as it appears in an output line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DisplayName {
@@ -57,12 +59,11 @@ pub enum Style {
 }
 
 impl Style {
-    /// The reference tool's rules for `algorithm` (a name from `simdcrypt::ALGORITHMS`).
-    pub fn of(algorithm: &str) -> Style {
-        if algorithm.eq_ignore_ascii_case("blake3") {
-            Style::B3sum
-        } else {
-            Style::Coreutils
+    /// The rules of the algorithm's reference tool (RHash follows coreutils).
+    pub fn of(algorithm: &Algorithm) -> Style {
+        match algorithm.reference_tool {
+            ReferenceTool::B3sum => Style::B3sum,
+            ReferenceTool::Coreutils | ReferenceTool::Rhash => Style::Coreutils,
         }
     }
 }
@@ -143,8 +144,8 @@ mod tests {
         assert_eq!((gnu.text.as_str(), gnu.escaped), ("a\\b\rc", false));
         let gnu = check_name(Path::new("a\\b\nc\r"), Style::Coreutils);
         assert_eq!((gnu.text.as_str(), gnu.escaped), ("a\\\\b\\nc\\r", true));
-        assert_eq!(Style::of("sha256"), Style::Coreutils);
-        assert_eq!(Style::of("blake3"), Style::B3sum);
+        assert_eq!(Style::of(&simdcrypt::sha256::ALGORITHM), Style::Coreutils);
+        assert_eq!(Style::of(&simdcrypt::blake3::ALGORITHM), Style::B3sum);
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub const MAX_OUTPUT_LEN: u64 = 1 << 30;
 
 /// The parser for `-a ALGO`: any name in `simdcrypt::ALGORITHMS`, in any case.
 pub fn algorithm_parser() -> PossibleValuesParser {
-    PossibleValuesParser::new(simdcrypt::ALGORITHMS)
+    PossibleValuesParser::new(simdcrypt::ALGORITHMS.iter().copied())
 }
 
 /// Options that choose how inputs are hashed, shared by `sum` and `check`.
@@ -61,9 +61,10 @@ pub struct HashArgs {
     pub gost_reverse: bool,
 }
 
-/// Whether `--gost-reverse` applies to the algorithm.
-pub fn is_gost(algorithm: &str) -> bool {
-    matches!(algorithm, "streebog256" | "streebog512" | "gost94" | "gost94-test")
+/// Whether `--gost-reverse` applies to the hasher's algorithm (the standard prints its
+/// digests reversed).
+pub fn is_gost(hasher: &AnyHasher) -> bool {
+    hasher.descriptor().printed_reversed
 }
 
 fn parse_threads(s: &str) -> Result<Threads, String> {
@@ -90,7 +91,7 @@ impl HashArgs {
 
     /// The digest as printed: reversed for GOST algorithms under `--gost-reverse`.
     pub fn present(&self, hasher: &AnyHasher, mut digest: Vec<u8>) -> Vec<u8> {
-        if self.gost_reverse && is_gost(hasher.algorithm()) {
+        if self.gost_reverse && is_gost(hasher) {
             digest.reverse();
         }
         digest

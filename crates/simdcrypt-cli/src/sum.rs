@@ -60,7 +60,7 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
 
     let opts = args.hash.options()?;
     let hasher = args.hash.hasher(&args.algorithm, &opts)?;
-    if args.hash.gost_reverse && !hashing::is_gost(hasher.algorithm()) {
+    if args.hash.gost_reverse && !hashing::is_gost(&hasher) {
         return Err(Failure::Usage(format!(
             "--gost-reverse applies to streebog256, streebog512, gost94 and gost94-test, not {}",
             hasher.algorithm()

@@ -425,7 +425,7 @@ fn unknown_backend_algorithm_and_bad_values() {
     assert!(o.stdout.is_empty());
     let err = stderr(&o);
     assert!(err.contains("md5"), "{err}");
-    for a in simdcrypt::ALGORITHMS {
+    for a in simdcrypt::ALGORITHMS.iter() {
         assert!(err.contains(a), "{err} lacks {a}");
     }
 

@@ -1,10 +1,9 @@
 //! `simdcrypt.blake3`: a hashlib-style BLAKE3 object (API-compatible with the `blake3`
 //! package), plus `backend=` to pick the kernels.
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-use simdcrypt::any::{AnyHasher, HashOptions};
+use simdcrypt::any::HashOptions;
 use simdcrypt::blake3::{Hasher, OutputReader, BLOCK_LEN, KEY_LEN, OUT_LEN};
 
 use crate::args::{self, BigIndex, GIL_RELEASE_MIN};
@@ -115,15 +114,7 @@ impl Blake3 {
             Hasher::new()
         } else {
             let opts = options(key, derive_key_context, max_threads, backend)?;
-            match AnyHasher::new("blake3", &opts).map_err(args::value_error)? {
-                AnyHasher::Blake3(h) => h,
-                other => {
-                    return Err(PyValueError::new_err(format!(
-                        "internal error: blake3 options built a {} hasher",
-                        other.algorithm()
-                    )))
-                }
-            }
+            Hasher::from_options(&opts).map_err(args::value_error)?
         };
         if let Some(data) = data {
             // The new object is not shared yet: no lock to take.

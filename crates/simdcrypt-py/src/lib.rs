@@ -116,7 +116,7 @@ fn hash_file<'py>(
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("ALGORITHMS", PyTuple::new(m.py(), simdcrypt::ALGORITHMS)?)?;
+    m.add("ALGORITHMS", PyTuple::new(m.py(), simdcrypt::ALGORITHMS.iter())?)?;
     m.add_class::<Blake3>()?;
     m.add_class::<Sha256>()?;
     m.add_class::<HighwayHash64>()?;

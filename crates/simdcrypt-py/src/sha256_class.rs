@@ -1,10 +1,9 @@
 //! `simdcrypt.sha256`: a hash object with exactly hashlib's sha256 interface (`update`
 //! returns None), plus `backend=` to pick the kernels and a `backend` attribute.
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-use simdcrypt::any::{AnyHasher, HashOptions};
+use simdcrypt::any::HashOptions;
 use simdcrypt::sha256::{Sha256 as Hasher, BLOCK_LEN, OUT_LEN};
 
 use crate::args::{self, GIL_RELEASE_MIN};
@@ -57,15 +56,7 @@ impl Sha256 {
             None => Hasher::new(),
             Some(name) => {
                 let opts = HashOptions { backend: Some(name), ..HashOptions::default() };
-                match AnyHasher::new("sha256", &opts).map_err(args::value_error)? {
-                    AnyHasher::Sha256(h) => h,
-                    other => {
-                        return Err(PyValueError::new_err(format!(
-                            "internal error: sha256 options built a {} hasher",
-                            other.algorithm()
-                        )))
-                    }
-                }
+                Hasher::from_options(&opts).map_err(args::value_error)?
             }
         };
         if let Some(data) = data {

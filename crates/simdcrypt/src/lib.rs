@@ -32,8 +32,10 @@ pub mod cpu;
 mod error;
 pub mod gost94;
 pub mod highwayhash;
+pub mod registry;
 pub mod salsa20;
 pub mod sha256;
+pub mod streaming;
 pub mod streebog;
 #[cfg(test)]
 mod test_rng;
@@ -42,34 +44,16 @@ pub mod threads;
 pub use error::Error;
 
 /// The names of the hash algorithms this build provides, as used by `new()`, `hash_file` and
-/// the CLI's `-a`.
-pub const ALGORITHMS: &[&str] = &[
-    "blake3",
-    "sha256",
-    "highwayhash64",
-    "highwayhash128",
-    "highwayhash256",
-    "streebog256",
-    "streebog512",
-    "gost94",
-    "gost94-test",
-];
+/// the CLI's `-a`: the names of [`registry::REGISTRY`], in its order.
+pub static ALGORITHMS: std::sync::LazyLock<Vec<&'static str>> =
+    std::sync::LazyLock::new(|| registry::REGISTRY.iter().map(|a| a.name).collect());
 
-/// Which backend each kernel family would pick on this CPU, and which it could use. Most
-/// entries are an algorithm of [`ALGORITHMS`]; `"sha256-batch"` reports the block-batch
-/// kernels ([`sha256::BatchPlatform`]), `"highwayhash"` the kernels of all three HighwayHash
-/// sizes, `"streebog"` both Streebog sizes, `"gost94"` both parameter sets, and `"salsa20"`
-/// the stream cipher's ([`salsa20::Platform`]).
+/// Which backend each kernel family would pick on this CPU, and which it could use: one
+/// entry per backend family of [`registry::REGISTRY`] (`"highwayhash"` for all three
+/// sizes, `"streebog"` for both, `"gost94"` for both parameter sets), then
+/// `"sha256-batch"` ([`sha256::BatchPlatform`]) and `"salsa20"` ([`salsa20::Platform`]).
 pub fn backend_report() -> Vec<backend::BackendReport> {
-    vec![
-        backend::BackendReport::of::<blake3::Kind>(),
-        backend::BackendReport::of::<sha256::Kind>(),
-        backend::BackendReport::of::<sha256::BatchKind>(),
-        backend::BackendReport::of::<streebog::Kind>(),
-        backend::BackendReport::of::<gost94::Kind>(),
-        backend::BackendReport::of::<salsa20::Kind>(),
-        backend::BackendReport::of::<highwayhash::Kind>(),
-    ]
+    registry::backend_report()
 }
 
 /// Lower-case hexadecimal.

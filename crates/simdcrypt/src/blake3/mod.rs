@@ -76,6 +76,7 @@ macro_rules! asm_rounds {
 #[cfg(target_arch = "x86_64")]
 #[macro_use]
 mod rows;
+mod algorithm;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
@@ -89,6 +90,7 @@ mod portable;
 mod sse41;
 pub mod subtree;
 
+pub use algorithm::ALGORITHM;
 pub use batch::Batch;
 use platform::{HashManyJob, LaneLevels};
 pub use platform::{Kind, Platform};

@@ -29,9 +29,11 @@
 //! (independent chains for the out-of-order core), with S-box-and-rotation tables built
 //! at compile time for each parameter set.
 
+mod algorithm;
 mod platform;
 mod portable;
 
+pub use algorithm::{ALGORITHM_CRYPTOPRO, ALGORITHM_TEST};
 pub use platform::{Kind, Platform};
 
 use crate::threads::Threads;

@@ -26,6 +26,7 @@
 //! for [batches](hash_many) (two messages per 512-bit register, four registers interleaved;
 //! with AVX-512VL for the one-shot functions' last partial packet), and NEON on aarch64.
 
+mod algorithm;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
@@ -39,6 +40,7 @@ mod portable;
 #[cfg(target_arch = "x86_64")]
 mod sse41;
 
+pub use algorithm::{SizedHighwayHasher, ALGORITHM_128, ALGORITHM_256, ALGORITHM_64};
 pub use batch::{hash_many, hash_many_with};
 pub use checkpoint::CHECKPOINT_LEN;
 pub use platform::{Kind, Platform};

@@ -48,6 +48,7 @@ macro_rules! unroll16 {
     }};
 }
 
+mod algorithm;
 #[cfg(target_arch = "aarch64")]
 mod armv8;
 mod batch;
@@ -65,6 +66,7 @@ mod portable;
 #[cfg(target_arch = "x86_64")]
 mod shani;
 
+pub use algorithm::ALGORITHM;
 pub use batch::{hash_blocks, BatchKind, BatchPlatform, BlockBatch, SHANI_REMAINDER_MAX};
 pub use merkle::{merkle_layers, merkle_root, zero_hash, MERKLE_MAX_DEPTH};
 pub use platform::{Kind, Platform};

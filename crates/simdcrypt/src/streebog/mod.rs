@@ -34,6 +34,7 @@
 //! which depends on the IV alone, from a table computed at compile time: 12 LPS instead
 //! of 25, which shows in short messages and batches.
 
+mod algorithm;
 #[cfg(target_arch = "x86_64")]
 mod avx512_gfni;
 mod batch;
@@ -41,6 +42,7 @@ mod platform;
 pub(crate) mod portable;
 mod tables;
 
+pub use algorithm::{ALGORITHM_256, ALGORITHM_512};
 pub(crate) use batch::{check_out_len, split_between_threads};
 pub use batch::{hash_many, Bits};
 pub use platform::{Kind, Platform};

@@ -1,0 +1,72 @@
+//! GOST R 34.11-94's two entries in the registry (one per parameter set) and its
+//! [`StreamingHash`] implementation.
+
+use super::{Gost94, Platform, SBox, BLOCK_LEN, OUT_LEN};
+use crate::any::HashOptions;
+use crate::backend::BackendReport;
+use crate::registry::{Algorithm, KeyUse, ReferenceTool};
+use crate::streaming::StreamingHash;
+use crate::Error;
+
+type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
+
+const fn gost94(name: &'static str, bsd_label: &'static str, new: NewFn) -> Algorithm {
+    Algorithm {
+        name,
+        aliases: &[],
+        bsd_label,
+        reference_tool: ReferenceTool::Rhash,
+        digest_len: OUT_LEN,
+        block_len: BLOCK_LEN,
+        xof: false,
+        key: KeyUse::None,
+        derive_key: false,
+        threads: false,
+        printed_reversed: true,
+        backend_family: "gost94",
+        backends: BackendReport::of::<super::Kind>,
+        new,
+    }
+}
+
+/// GOST R 34.11-94 with the CryptoPro parameter set (RFC 4357), RHash's `GOST94-CRYPTOPRO`.
+pub static ALGORITHM_CRYPTOPRO: Algorithm =
+    gost94("gost94", "GOST94-CRYPTOPRO", |opts| Ok(Box::new(Gost94::from_options(SBox::CryptoPro, opts)?)));
+/// GOST R 34.11-94 with the standard's test parameter set, RHash's `GOST94`.
+pub static ALGORITHM_TEST: Algorithm =
+    gost94("gost94-test", "GOST94", |opts| Ok(Box::new(Gost94::from_options(SBox::Test, opts)?)));
+
+impl Gost94 {
+    /// A hasher with this parameter set on the options' backend; a key or context is an
+    /// error.
+    pub fn from_options(sbox: SBox, opts: &HashOptions) -> Result<Self, Error> {
+        let algorithm = match sbox {
+            SBox::CryptoPro => &ALGORITHM_CRYPTOPRO,
+            SBox::Test => &ALGORITHM_TEST,
+        };
+        algorithm.check_options(opts)?;
+        let mut hasher = Gost94::new(sbox);
+        if let Some(name) = &opts.backend {
+            hasher.set_platform(Platform::from_name(name)?);
+        }
+        Ok(hasher)
+    }
+}
+
+impl StreamingHash for Gost94 {
+    fn update(&mut self, data: &[u8]) {
+        Gost94::update(self, data);
+    }
+    fn finalize_into(&self, out: &mut [u8]) {
+        out.copy_from_slice(&self.finalize());
+    }
+    fn reset(&mut self) {
+        Gost94::reset(self);
+    }
+    fn backend_name(&self) -> &'static str {
+        self.platform().name()
+    }
+    fn digest_len(&self) -> usize {
+        OUT_LEN
+    }
+}

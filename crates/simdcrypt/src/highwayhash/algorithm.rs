@@ -1,0 +1,89 @@
+//! HighwayHash's three entries in the registry (one per result size) and its
+//! [`StreamingHash`] implementation.
+
+use super::{HighwayHasher, Platform, Size, KEY_LEN, PACKET_LEN};
+use crate::any::HashOptions;
+use crate::backend::BackendReport;
+use crate::registry::{Algorithm, KeyUse, ReferenceTool};
+use crate::streaming::StreamingHash;
+use crate::Error;
+
+type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
+
+const fn highwayhash(size: Size, bsd_label: &'static str, new: NewFn) -> Algorithm {
+    Algorithm {
+        name: size.name(),
+        aliases: &[],
+        bsd_label,
+        reference_tool: ReferenceTool::Coreutils,
+        digest_len: size.len(),
+        block_len: PACKET_LEN,
+        xof: false,
+        key: KeyUse::Required(KEY_LEN),
+        derive_key: false,
+        threads: false,
+        printed_reversed: false,
+        backend_family: "highwayhash",
+        backends: BackendReport::of::<super::Kind>,
+        new,
+    }
+}
+
+/// A HighwayHash hasher that finalizes to one result size.
+#[derive(Clone, Debug)]
+pub struct SizedHighwayHasher {
+    /// The hasher.
+    pub hasher: HighwayHasher,
+    /// The result size it finalizes to.
+    pub size: Size,
+}
+
+fn sized(size: Size, opts: &HashOptions) -> Result<Box<dyn StreamingHash>, Error> {
+    Ok(Box::new(SizedHighwayHasher { hasher: HighwayHasher::from_options(size, opts)?, size }))
+}
+
+/// HighwayHash with a 64-bit result (needs a 32-byte key).
+pub static ALGORITHM_64: Algorithm = highwayhash(Size::Bits64, "HIGHWAYHASH64", |o| sized(Size::Bits64, o));
+/// HighwayHash with a 128-bit result (needs a 32-byte key).
+pub static ALGORITHM_128: Algorithm = highwayhash(Size::Bits128, "HIGHWAYHASH128", |o| sized(Size::Bits128, o));
+/// HighwayHash with a 256-bit result (needs a 32-byte key).
+pub static ALGORITHM_256: Algorithm = highwayhash(Size::Bits256, "HIGHWAYHASH256", |o| sized(Size::Bits256, o));
+
+impl HighwayHasher {
+    /// A hasher with the options' key (required, 32 bytes) on their backend; `size` only
+    /// names the algorithm in error messages. A derive-key context is an error.
+    pub fn from_options(size: Size, opts: &HashOptions) -> Result<Self, Error> {
+        let algorithm = match size {
+            Size::Bits64 => &ALGORITHM_64,
+            Size::Bits128 => &ALGORITHM_128,
+            Size::Bits256 => &ALGORITHM_256,
+        };
+        algorithm.check_options(opts)?;
+        let key = opts.key.as_deref().expect("checked: required");
+        let mut hasher = HighwayHasher::new(key.try_into().expect("length checked"));
+        if let Some(name) = &opts.backend {
+            hasher.set_platform(Platform::from_name(name)?);
+        }
+        Ok(hasher)
+    }
+}
+
+impl StreamingHash for SizedHighwayHasher {
+    fn update(&mut self, data: &[u8]) {
+        self.hasher.update(data);
+    }
+    fn finalize_into(&self, out: &mut [u8]) {
+        self.hasher.finalize_into(self.size, out);
+    }
+    fn reset(&mut self) {
+        let platform = self.hasher.platform;
+        self.hasher = HighwayHasher::new(&self.hasher.key);
+        self.hasher.platform = platform;
+    }
+    fn backend_name(&self) -> &'static str {
+        self.hasher.platform.name()
+    }
+    fn digest_len(&self) -> usize {
+        self.size.len()
+    }
+}

@@ -1,0 +1,196 @@
+//! One description per algorithm: the names users type, the labels manifests carry, what it
+//! takes, its backends and how to make a hasher. Everything that lists or builds hashes by
+//! name — [`crate::ALGORITHMS`], [`crate::any::AnyHasher`], [`crate::backend_report`], the
+//! CLI's `-a` and `check`, Python's `new()`, `algorithms_available` and `backends()` — reads
+//! [`REGISTRY`]. Each algorithm's entry lives in its own folder (`<algorithm>/algorithm.rs`).
+
+use crate::any::HashOptions;
+use crate::backend::BackendReport;
+use crate::streaming::StreamingHash;
+use crate::Error;
+
+/// What an algorithm does with a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyUse {
+    /// It takes none.
+    None,
+    /// A keyed mode exists; the key has this many bytes.
+    Optional(usize),
+    /// It cannot run without a key of this many bytes.
+    Required(usize),
+}
+
+/// Whose output format and file-name escaping a manifest line follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReferenceTool {
+    /// `b3sum`.
+    B3sum,
+    /// coreutils' `sha256sum` and its siblings.
+    Coreutils,
+    /// RHash (`rhash`), coreutils-style lines.
+    Rhash,
+}
+
+/// A hash algorithm as users see it.
+#[derive(Debug)]
+pub struct Algorithm {
+    /// The name (`"blake3"`, `"gost94-test"`), as in `simdcrypt.algorithms_available`.
+    pub name: &'static str,
+    /// Other accepted spellings (case-insensitive), e.g. `"sha-256"`.
+    pub aliases: &'static [&'static str],
+    /// The label of BSD-style lines (`--tag`): `BLAKE3`, `SHA256`, RHash's `GOST12-256`.
+    pub bsd_label: &'static str,
+    /// The tool whose output it matches.
+    pub reference_tool: ReferenceTool,
+    /// The digest length in bytes when none is asked for.
+    pub digest_len: usize,
+    /// The block size in bytes (hashlib's `block_size`).
+    pub block_len: usize,
+    /// Whether any output length may be asked for.
+    pub xof: bool,
+    /// Its key, if any.
+    pub key: KeyUse,
+    /// Whether it has a key derivation mode (a context string).
+    pub derive_key: bool,
+    /// Whether one large input is split across threads.
+    pub threads: bool,
+    /// Whether the standard prints digests with the bytes reversed (RHash's
+    /// `--gost-reverse`).
+    pub printed_reversed: bool,
+    /// Its backend family, as in [`crate::backend_report`] (several algorithms may share
+    /// one: `streebog256` and `streebog512` are `"streebog"`).
+    pub backend_family: &'static str,
+    /// The backends of its family on this CPU.
+    pub backends: fn() -> BackendReport,
+    /// A hasher with these options. Options it does not take are an error, never ignored.
+    pub new: fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>,
+}
+
+impl Algorithm {
+    /// Whether `name` (case-insensitive) is this algorithm's name or an alias.
+    pub fn is_named(&self, name: &str) -> bool {
+        let name = name.trim();
+        self.name.eq_ignore_ascii_case(name) || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+    }
+
+    /// Rejects a key or context this algorithm does not take, and a missing required key,
+    /// with a message that says what it takes. Called by each entry's `new`.
+    pub fn check_options(&self, opts: &HashOptions) -> Result<(), Error> {
+        let name = self.name;
+        let given = opts.key.is_some() || opts.derive_key_context.is_some();
+        if self.key == KeyUse::None && !self.derive_key && given {
+            let hmac = if self.backend_family == "streebog" { "; use the HMAC functions for a keyed hash" } else { "" };
+            return Err(Error::InvalidArgument(format!(
+                "{name} takes no key or derive_key_context (it has no keyed or key derivation mode{hmac})"
+            )));
+        }
+        if opts.derive_key_context.is_some() && !self.derive_key {
+            return Err(Error::InvalidArgument(format!(
+                "{name} takes no derive_key_context (it has no key derivation mode)"
+            )));
+        }
+        if opts.key.is_some() && opts.derive_key_context.is_some() {
+            return Err(Error::InvalidArgument(format!("{name} takes a key or a derive_key_context, not both")));
+        }
+        match (self.key, &opts.key) {
+            (KeyUse::None, Some(_)) => {
+                Err(Error::InvalidArgument(format!("{name} takes no key (it has no keyed mode)")))
+            }
+            (KeyUse::Required(len), None) => {
+                Err(Error::InvalidArgument(format!("{name} needs a {len}-byte key (none was given)")))
+            }
+            (KeyUse::Required(len) | KeyUse::Optional(len), Some(key)) if key.len() != len => {
+                Err(Error::InvalidLength { what: self.key_name(), expected: len, got: key.len() })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn key_name(&self) -> &'static str {
+        match self.backend_family {
+            "highwayhash" => "highwayhash key",
+            "blake3" => "blake3 key",
+            _ => "key",
+        }
+    }
+}
+
+/// Every hash algorithm, in the order of [`crate::ALGORITHMS`].
+pub static REGISTRY: &[&Algorithm] = &[
+    &crate::blake3::ALGORITHM,
+    &crate::sha256::ALGORITHM,
+    &crate::highwayhash::ALGORITHM_64,
+    &crate::highwayhash::ALGORITHM_128,
+    &crate::highwayhash::ALGORITHM_256,
+    &crate::streebog::ALGORITHM_256,
+    &crate::streebog::ALGORITHM_512,
+    &crate::gost94::ALGORITHM_CRYPTOPRO,
+    &crate::gost94::ALGORITHM_TEST,
+];
+
+/// The algorithm called `name` (or an alias of it), case-insensitive.
+pub fn find(name: &str) -> Result<&'static Algorithm, Error> {
+    REGISTRY.iter().copied().find(|a| a.is_named(name)).ok_or_else(|| {
+        let names: Vec<&str> = REGISTRY.iter().map(|a| a.name).collect();
+        Error::InvalidArgument(format!("unknown algorithm {name:?}; available: {}", names.join(", ")))
+    })
+}
+
+/// The algorithm whose BSD-style label is `label` (case-insensitive).
+pub fn by_bsd_label(label: &str) -> Option<&'static Algorithm> {
+    REGISTRY.iter().copied().find(|a| a.bsd_label.eq_ignore_ascii_case(label))
+}
+
+/// The backend families, each once, in registry order, then the ones no hash uses
+/// (`sha256-batch`, `salsa20`).
+pub fn backend_report() -> Vec<BackendReport> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut report = Vec::new();
+    for a in REGISTRY {
+        if !seen.contains(&a.backend_family) {
+            seen.push(a.backend_family);
+            report.push((a.backends)());
+        }
+    }
+    report.push(BackendReport::of::<crate::sha256::BatchKind>());
+    report.push(BackendReport::of::<crate::salsa20::Kind>());
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_labels_and_families_are_unique_and_consistent() {
+        for (i, a) in REGISTRY.iter().enumerate() {
+            for b in &REGISTRY[i + 1..] {
+                assert!(!a.is_named(b.name) && !b.is_named(a.name), "{} and {} share a name", a.name, b.name);
+                assert!(!a.bsd_label.eq_ignore_ascii_case(b.bsd_label), "{} and {} share a label", a.name, b.name);
+            }
+            assert_eq!(find(a.name).unwrap().name, a.name);
+            assert_eq!(by_bsd_label(a.bsd_label).unwrap().name, a.name);
+            assert_eq!((a.backends)().algorithm, a.backend_family);
+        }
+    }
+
+    #[test]
+    fn each_entry_builds_what_it_describes() {
+        for a in REGISTRY {
+            let opts = match a.key {
+                KeyUse::Required(len) => HashOptions { key: Some(vec![7; len]), ..Default::default() },
+                _ => HashOptions::default(),
+            };
+            let h = (a.new)(&opts).unwrap();
+            assert_eq!(h.digest_len(), a.digest_len, "{}", a.name);
+            assert_eq!(h.is_xof(), a.xof, "{}", a.name);
+            if let KeyUse::Required(_) = a.key {
+                assert!((a.new)(&HashOptions::default()).is_err(), "{} without its key", a.name);
+            }
+            if a.key == KeyUse::None {
+                let keyed = HashOptions { key: Some(vec![0; 32]), ..Default::default() };
+                assert!((a.new)(&keyed).is_err(), "{} with a key", a.name);
+            }
+        }
+    }
+}

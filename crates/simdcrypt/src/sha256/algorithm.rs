@@ -1,0 +1,57 @@
+//! SHA-256's entry in the registry and its [`StreamingHash`] implementation.
+
+use super::{Platform, Sha256, BLOCK_LEN, OUT_LEN};
+use crate::any::HashOptions;
+use crate::backend::BackendReport;
+use crate::registry::{Algorithm, KeyUse, ReferenceTool};
+use crate::streaming::StreamingHash;
+use crate::Error;
+
+/// SHA-256 (FIPS 180-4). A thread count is accepted as an upper bound: SHA-256 is
+/// sequential and stays within it on one thread.
+pub static ALGORITHM: Algorithm = Algorithm {
+    name: "sha256",
+    aliases: &["sha-256"],
+    bsd_label: "SHA256",
+    reference_tool: ReferenceTool::Coreutils,
+    digest_len: OUT_LEN,
+    block_len: BLOCK_LEN,
+    xof: false,
+    key: KeyUse::None,
+    derive_key: false,
+    threads: false,
+    printed_reversed: false,
+    backend_family: "sha256",
+    backends: BackendReport::of::<super::Kind>,
+    new: |opts| Ok(Box::new(Sha256::from_options(opts)?)),
+};
+
+impl Sha256 {
+    /// A hasher on the options' backend; a key or context is an error.
+    pub fn from_options(opts: &HashOptions) -> Result<Self, Error> {
+        ALGORITHM.check_options(opts)?;
+        let mut hasher = Sha256::new();
+        if let Some(name) = &opts.backend {
+            hasher.set_platform(Platform::from_name(name)?);
+        }
+        Ok(hasher)
+    }
+}
+
+impl StreamingHash for Sha256 {
+    fn update(&mut self, data: &[u8]) {
+        Sha256::update(self, data);
+    }
+    fn finalize_into(&self, out: &mut [u8]) {
+        out.copy_from_slice(&self.finalize());
+    }
+    fn reset(&mut self) {
+        Sha256::reset(self);
+    }
+    fn backend_name(&self) -> &'static str {
+        self.platform().name()
+    }
+    fn digest_len(&self) -> usize {
+        OUT_LEN
+    }
+}

@@ -1,0 +1,60 @@
+//! The one interface every streaming hasher implements, so that code written once (hashing
+//! by name, files, the front ends, the C ABI) serves every algorithm.
+
+use crate::threads::Threads;
+
+/// A streaming hash: feed it input, read the digest of what it has seen, start again.
+///
+/// Implemented by [`crate::blake3::Hasher`], [`crate::sha256::Sha256`],
+/// [`crate::streebog::Streebog256`]/[`Streebog512`](crate::streebog::Streebog512),
+/// [`crate::gost94::Gost94`] and [`crate::highwayhash::HighwayHasher`]. Object safe, so
+/// [`crate::any::AnyHasher`] holds any of them.
+pub trait StreamingHash: Send + Sync + CloneHash + std::fmt::Debug {
+    /// Adds input.
+    fn update(&mut self, data: &[u8]);
+
+    /// Writes the digest of the input so far into `out`, which is [`Self::digest_len`]
+    /// bytes long, or any length for an extendable-output function
+    /// ([`Self::is_xof`]); the hasher is unchanged.
+    ///
+    /// Panics if `out` has a length the algorithm cannot produce (callers that take the
+    /// length from a user check it first, as [`crate::any::AnyHasher::finalize`] does).
+    fn finalize_into(&self, out: &mut [u8]);
+
+    /// Forgets all input, keeping the key, mode and backend.
+    fn reset(&mut self);
+
+    /// The name of the backend in use (`"avx2"`, `"portable"`, ...).
+    fn backend_name(&self) -> &'static str;
+
+    /// The digest length when none is asked for.
+    fn digest_len(&self) -> usize;
+
+    /// Whether any output length may be asked for.
+    fn is_xof(&self) -> bool {
+        false
+    }
+
+    /// How many threads one large update may use (sequential hashes: one).
+    fn max_threads(&self) -> Threads {
+        Threads::One
+    }
+}
+
+/// Cloning behind a `Box<dyn StreamingHash>`; implemented for every `Clone` hasher.
+pub trait CloneHash {
+    /// A boxed copy of this hasher, with its state.
+    fn clone_box(&self) -> Box<dyn StreamingHash>;
+}
+
+impl<T: StreamingHash + Clone + 'static> CloneHash for T {
+    fn clone_box(&self) -> Box<dyn StreamingHash> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn StreamingHash> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}

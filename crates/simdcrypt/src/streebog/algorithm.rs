@@ -1,0 +1,70 @@
+//! Streebog's two entries in the registry and its [`StreamingHash`] implementation.
+
+use super::{Platform, Streebog, BLOCK_LEN};
+use crate::any::HashOptions;
+use crate::backend::BackendReport;
+use crate::registry::{Algorithm, KeyUse, ReferenceTool};
+use crate::streaming::StreamingHash;
+use crate::Error;
+
+const fn streebog(name: &'static str, bsd_label: &'static str, digest_len: usize, new: NewFn) -> Algorithm {
+    Algorithm {
+        name,
+        aliases: &[],
+        bsd_label,
+        reference_tool: ReferenceTool::Rhash,
+        digest_len,
+        block_len: BLOCK_LEN,
+        xof: false,
+        key: KeyUse::None,
+        derive_key: false,
+        threads: false,
+        printed_reversed: true,
+        backend_family: "streebog",
+        backends: BackendReport::of::<super::Kind>,
+        new,
+    }
+}
+
+type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
+
+/// Streebog-256 (GOST R 34.11-2012), labelled as RHash labels it.
+pub static ALGORITHM_256: Algorithm =
+    streebog("streebog256", "GOST12-256", 32, |opts| Ok(Box::new(Streebog::<32>::from_options(opts)?)));
+/// Streebog-512 (GOST R 34.11-2012), labelled as RHash labels it.
+pub static ALGORITHM_512: Algorithm =
+    streebog("streebog512", "GOST12-512", 64, |opts| Ok(Box::new(Streebog::<64>::from_options(opts)?)));
+
+impl<const N: usize> Streebog<N> {
+    /// A hasher on the options' backend; a key or context is an error (HMAC is separate).
+    pub fn from_options(opts: &HashOptions) -> Result<Self, Error> {
+        let algorithm = if N == 32 { &ALGORITHM_256 } else { &ALGORITHM_512 };
+        algorithm.check_options(opts)?;
+        let mut hasher = Self::with_state();
+        if let Some(name) = &opts.backend {
+            hasher.set_platform(Platform::from_name(name)?);
+        }
+        Ok(hasher)
+    }
+}
+
+impl<const N: usize> StreamingHash for Streebog<N>
+where
+    Streebog<N>: Clone,
+{
+    fn update(&mut self, data: &[u8]) {
+        Streebog::update(self, data);
+    }
+    fn finalize_into(&self, out: &mut [u8]) {
+        out.copy_from_slice(&self.finalize());
+    }
+    fn reset(&mut self) {
+        Streebog::reset(self);
+    }
+    fn backend_name(&self) -> &'static str {
+        self.platform().name()
+    }
+    fn digest_len(&self) -> usize {
+        N
+    }
+}
