@@ -21,7 +21,7 @@ pub const AUTO_MIN_BYTES_PER_THREAD: usize = 16 << 20;
 pub const MIN_BYTES_PER_THREAD: usize = 128 * 1024;
 
 /// The number of CPUs this process may run on, read once: the standard library's answer
-/// costs about 12 µs per call on Linux (it reads the cgroup limits).
+/// reads the cgroup limits on Linux on every call (docs/tuning-history.md, "Thread policy").
 fn available_cpus() -> usize {
     static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
