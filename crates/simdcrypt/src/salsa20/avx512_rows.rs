@@ -16,7 +16,7 @@
 //! as the latency of the scalar code, without its register pressure (16 words and their
 //! temporaries do not fit in x86-64's general registers). A 64-byte message (new cipher,
 //! one call) runs faster here than with the portable code or RustCrypto's (BENCHMARKS.md,
-//! "Salsa20/20"); most of the gain over this kernel's first version came from how it reads
+//! "Summary"); most of the gain over this kernel's first version came from how it reads
 //! the state (`load_state`) and from keeping `block` inlined
 //! (docs/tuning-history.md, "Short messages after the AVX-512 row kernel").
 
