@@ -19,7 +19,16 @@ use clap::{Parser, Subcommand};
 
 use output::Out;
 
-/// Shown at the end of `--help` and of the hashing subcommands' help.
+/// Shown at the end of `simdcrypt --help`.
+const TOP_EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0  success
+  1  the command failed: a file could not be read or written, a checksum did not
+     match, a file did not decrypt, an option value was rejected at run time (each
+     command's --help lists its cases)
+  2  command-line usage error (unknown option, invalid value, conflicting options)";
+
+/// Shown at the end of the hashing subcommands' help.
 const EXIT_STATUS_HELP: &str = "\
 Exit status:
   0  success
@@ -28,7 +37,15 @@ Exit status:
      or standard output was closed early
   2  command-line usage error (unknown option, invalid value, conflicting options)";
 
-/// Shown at the end of the key and encryption subcommands' help.
+/// Shown at the end of `simdcrypt keygen --help`.
+const KEYGEN_EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0  success
+  1  KEYFILE exists and --force was not given, the operating system gave no random
+     bytes, or KEYFILE could not be written
+  2  command-line usage error (unknown option, invalid value, conflicting options)";
+
+/// Shown at the end of the encryption subcommands' help.
 const CRYPT_EXIT_STATUS_HELP: &str = "\
 Exit status:
   0  success
@@ -47,7 +64,7 @@ Exit status:
 /// `decrypt` protect files with it (XSalsa20-Poly1305 in authenticated chunks). `backends`
 /// shows what this CPU can run, `bench` compares simdcrypt with other libraries here.
 #[derive(Parser, Debug)]
-#[command(name = "simdcrypt", version, after_help = EXIT_STATUS_HELP)]
+#[command(name = "simdcrypt", version, after_help = TOP_EXIT_STATUS_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -102,7 +119,7 @@ enum Command {
     ///
     /// The key comes from the operating system's random number generator. Keep the file
     /// secret: anyone who has it can decrypt, and forge, files encrypted with it.
-    #[command(after_help = CRYPT_EXIT_STATUS_HELP)]
+    #[command(after_help = KEYGEN_EXIT_STATUS_HELP)]
     Keygen(crypt::KeygenArgs),
 
     /// Encrypt a file (XSalsa20-Poly1305 in 64 KiB authenticated chunks)
