@@ -102,7 +102,7 @@ fn batches(c: &mut Criterion) {
             b.iter(|| batch.hash_into(black_box(&messages), 32, &mut out).unwrap())
         });
         // Each backend, to compare with the crate restricted to the same one (its `no_*`
-        // features, as in BENCHMARKS.md).
+        // features, as in docs/tuning-history.md, "thirteenth pass").
         for platform in Platform::all_supported() {
             group.bench_function(BenchmarkId::new(format!("simdcrypt-batch-{}", platform.name()), len), |b| {
                 let mut batch = Batch::new(Mode::Hash);
@@ -145,8 +145,8 @@ fn one_gib(c: &mut Criterion) {
     group.finish();
 }
 
-/// 100 MB (10^8 bytes) on one thread: the native figure that
-/// `benches/python/bench_blake3.py --native-reference` compares the Python binding with.
+/// 100 MB (10^8 bytes) on one thread: the native figure to compare the Python binding's
+/// with (`simdcrypt bench -a blake3 --sizes 100MB --no-scaling`).
 fn python_reference(c: &mut Criterion) {
     let data = input(100_000_000);
     let mut group = c.benchmark_group("blake3/100MB");

@@ -17,6 +17,9 @@ one-shot calls on 64-byte inputs, measured in the same run.
 Each measurement repeats the call for a while and keeps the best of several repetitions
 (time.perf_counter). Ratios above 1: simdcrypt is faster.
 
+`simdcrypt bench` times one message per call; this script is kept for blake3_many, which
+the harness does not time.
+
 Usage (from the repository root, after `maturin develop --release -m crates/simdcrypt-py/Cargo.toml`):
     python benches/python/bench_batch.py [--quick] [--backend NAME]
 """
@@ -34,7 +37,7 @@ from types import ModuleType
 from typing import Any, Callable, Optional
 
 import simdcrypt
-from bench_blake3 import Settings, best_time, cpu_model
+from timing import Settings, best_time, cpu_model
 
 np: Optional[ModuleType]
 try:

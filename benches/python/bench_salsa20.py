@@ -9,6 +9,10 @@ bytes/s): PyCryptodome `Salsa20.new(key, nonce).encrypt(data)`; simdcrypt
 100 MB comes from the Rust benchmark (`cargo bench -p simdcrypt-bench --bench salsa20`,
 group `salsa20`, size 100000000), run right before or after this script.
 
+`simdcrypt bench -a salsa20` times `encrypt` against PyCryptodome over many sizes; this
+script is kept for the in-place `encrypt_into` (no output allocation), which the harness
+does not time, and its comparison with the native figure.
+
 Usage (from the repository root, after `maturin develop --release -m crates/simdcrypt-py/Cargo.toml`):
     python benches/python/bench_salsa20.py [--quick]
 """
@@ -24,7 +28,7 @@ from Crypto import __version__ as crypto_version
 from Crypto.Cipher import Salsa20 as CryptoSalsa20
 
 import simdcrypt
-from bench_blake3 import Settings, best_time, cpu_model
+from timing import Settings, best_time, cpu_model
 
 KEY = bytes(range(32))
 NONCE = bytes(8)

@@ -1,4 +1,5 @@
-//! `simdcrypt`: b3sum/sha256sum-style hashing and checking with simdcrypt's SIMD backends.
+//! `simdcrypt`: b3sum/sha256sum-style hashing and checking, and file encryption, with
+//! simdcrypt's SIMD backends.
 //!
 //! This file only parses the command line and maps outcomes to exit statuses; each
 //! subcommand lives in its own module.
@@ -18,7 +19,16 @@ use clap::{Parser, Subcommand};
 
 use output::Out;
 
-/// Shown at the end of every `--help`.
+/// Shown at the end of `simdcrypt --help`.
+const TOP_EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0  success
+  1  the command failed: a file could not be read or written, a checksum did not
+     match, a file did not decrypt, an option value was rejected at run time (each
+     command's --help lists its cases)
+  2  command-line usage error (unknown option, invalid value, conflicting options)";
+
+/// Shown at the end of the hashing subcommands' help.
 const EXIT_STATUS_HELP: &str = "\
 Exit status:
   0  success
@@ -27,12 +37,34 @@ Exit status:
      or standard output was closed early
   2  command-line usage error (unknown option, invalid value, conflicting options)";
 
-/// Fast hashing (BLAKE3, SHA-256) with SIMD kernels chosen for this CPU at run time.
+/// Shown at the end of `simdcrypt keygen --help`.
+const KEYGEN_EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0  success
+  1  KEYFILE exists and --force was not given, the operating system gave no random
+     bytes, or KEYFILE could not be written
+  2  command-line usage error (unknown option, invalid value, conflicting options)";
+
+/// Shown at the end of the encryption subcommands' help.
+const CRYPT_EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0  success
+  1  the key file or the input could not be read or is not valid (a key must be 32
+     bytes; decrypt: the input was modified, truncated or made with another key),
+     OUT exists and --force was not given, or the output could not be written
+  2  command-line usage error (unknown option, invalid value, conflicting options)";
+
+/// Fast, verified hashing and encryption with SIMD kernels chosen for this CPU at run time:
+/// BLAKE3, SHA-256, HighwayHash-64/128/256, Streebog-256/512, GOST R 34.11-94 and
+/// XSalsa20-Poly1305.
 ///
-/// `simdcrypt sum` prints checksums in the same format as b3sum/sha256sum, `simdcrypt check`
-/// verifies them, and `simdcrypt backends` shows what this CPU can run.
+/// `sum` prints checksums in the format of b3sum, sha256sum and RHash, and `check` verifies
+/// them (algorithms: blake3, sha256, highwayhash64, highwayhash128, highwayhash256,
+/// streebog256, streebog512, gost94, gost94-test). `keygen` writes a key file, `encrypt` and
+/// `decrypt` protect files with it (XSalsa20-Poly1305 in authenticated chunks). `backends`
+/// shows what this CPU can run, `bench` compares simdcrypt with other libraries here.
 #[derive(Parser, Debug)]
-#[command(name = "simdcrypt", version, after_help = EXIT_STATUS_HELP)]
+#[command(name = "simdcrypt", version, after_help = TOP_EXIT_STATUS_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -46,7 +78,9 @@ enum Command {
     /// the output is byte-for-byte what b3sum prints with the same options, for SHA-256
     /// (`-a sha256`) what coreutils' sha256sum prints; HighwayHash (`-a highwayhash64`,
     /// `highwayhash128` or `highwayhash256`, key required: `--key-file`) prints its u64
-    /// words, each little-endian, in hex (label `HIGHWAYHASH64` with --tag). A name with a
+    /// words, each little-endian, in hex (label `HIGHWAYHASH64` with --tag); Streebog and
+    /// GOST R 34.11-94 (`-a streebog256`, `streebog512`, `gost94`, `gost94-test`) print
+    /// RHash's byte order and labels (`--gost-reverse`: the standard's order). A name with a
     /// backslash, newline or carriage return is escaped (`\\`, `\n`, `\r`) and its line
     /// starts with a backslash. A file that cannot be read is reported on stderr and the
     /// others are still hashed.
@@ -80,8 +114,12 @@ enum Command {
     /// else python3 from PATH; it needs the simdcrypt package. The exit status is the
     /// harness's: 0 success, 1 a verification failure (or no usable Python), 2 usage error.
     Bench(bench::BenchArgs),
+
     /// Write a new 32-byte random key file (mode 0600) for encrypt/decrypt
-    #[command(after_help = EXIT_STATUS_HELP)]
+    ///
+    /// The key comes from the operating system's random number generator. Keep the file
+    /// secret: anyone who has it can decrypt, and forge, files encrypted with it.
+    #[command(after_help = KEYGEN_EXIT_STATUS_HELP)]
     Keygen(crypt::KeygenArgs),
 
     /// Encrypt a file (XSalsa20-Poly1305 in 64 KiB authenticated chunks)
@@ -89,7 +127,7 @@ enum Command {
     /// Writes OUT through a temporary file in the same folder, renamed when complete; an
     /// existing OUT is kept unless --force. Memory use does not depend on the file size.
     /// The format is documented in docs/file-format.md.
-    #[command(after_help = EXIT_STATUS_HELP)]
+    #[command(after_help = CRYPT_EXIT_STATUS_HELP)]
     Encrypt(crypt::CryptArgs),
 
     /// Decrypt a file made by `simdcrypt encrypt`
@@ -97,7 +135,7 @@ enum Command {
     /// Any modification, truncation, extension, reordering or a wrong key is an error
     /// (exit status 1) and OUT is not created. With `-o -` each chunk is written to stdout
     /// once it has authenticated; a truncation is detected at the end.
-    #[command(after_help = EXIT_STATUS_HELP)]
+    #[command(after_help = CRYPT_EXIT_STATUS_HELP)]
     Decrypt(crypt::CryptArgs),
 }
 

@@ -1,12 +1,12 @@
 //! Threads for one large input: the [`Threads`] setting every parallel API takes, its
 //! size thresholds, and the cached rayon pools that run the work (never one per call).
 //!
-//! The thresholds were measured with BLAKE3 (BENCHMARKS.md, "Thread policy") and apply
+//! The thresholds were measured with BLAKE3 (docs/tuning-history.md, "Thread policy") and apply
 //! to every algorithm that splits one input: what they guard against is the cost of
 //! waking a second thread, which does not depend on the algorithm.
 
 /// `Threads::Auto` gives each thread at least this much input, so it splits only subtrees
-/// of 32 MiB and more. Measured on a 2-core VM (BENCHMARKS.md, "Thread policy"): with the
+/// of 32 MiB and more. Measured on a 2-core VM (docs/tuning-history.md, "Thread policy"): with the
 /// pool's workers awake a second thread pays from 256 KiB, but a worker that has slept for
 /// a few milliseconds takes on the order of a millisecond to start, and then two threads
 /// are slower than one up to 16 MiB. AUTO must never be slower than one thread, so it
@@ -16,12 +16,12 @@ pub const AUTO_MIN_BYTES_PER_THREAD: usize = 16 << 20;
 
 /// Even an explicit `Threads::Max(n)` leaves inputs smaller than twice this to one thread:
 /// below 256 KiB a second thread measured slower than none about as often as faster
-/// (BENCHMARKS.md, "Thread policy"). Once an input is split, BLAKE3 offers pieces down to
+/// (docs/tuning-history.md, "Thread policy"). Once an input is split, BLAKE3 offers pieces down to
 /// 32 KiB, so that the threads finish together.
 pub const MIN_BYTES_PER_THREAD: usize = 128 * 1024;
 
 /// The number of CPUs this process may run on, read once: the standard library's answer
-/// costs about 12 µs per call on Linux (it reads the cgroup limits).
+/// reads the cgroup limits on Linux on every call (docs/tuning-history.md, "Thread policy").
 fn available_cpus() -> usize {
     static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

@@ -1,5 +1,5 @@
 //! Every backend against the `highway` crate (an independent implementation) and against
-//! portable: random keys, DESIGN.md's edge lengths up to multi-MiB, random update splits;
+//! portable: random keys, the shared edge lengths (`common::edge_lengths`) up to multi-MiB, random update splits;
 //! checkpoints at every split point; batches of every interesting count, equal and ragged.
 
 mod common;
@@ -105,7 +105,7 @@ fn checkpoint_errors_say_what_is_wrong() {
     assert!(err(&flipped, &key, Size::Bits64).contains("checksum mismatch"));
 }
 
-/// Batches against one message at a time, for DESIGN.md's counts around the lane width,
+/// Batches against one message at a time, for the counts around the lane width (1, lanes ± 1, lanes, and more),
 /// with equal lengths (the lockstep path) and ragged ones.
 #[test]
 fn batches_match_one_at_a_time() {

@@ -16,16 +16,15 @@ pub(super) const DEGREE: usize = 8;
 // With 16 ymm registers, the state (16 vectors), the message (16) and a temporary for the
 // shift-based rotations cannot all be in registers. Left to the compiler, the kernel
 // spilled and reloaded about 140 vectors per block, and did some rotations by 16 in two
-// shuffles to spare a register: 1 MiB at 0.84x the official crate's AVX2 assembly (0.86x
-// with the G functions four at a time). Here each block's compression is one block of
-// assembly whose register use is decided by hand:
+// shuffles to spare a register, well behind the official crate's AVX2 assembly. Here each
+// block's compression is one block of assembly whose register use is decided by hand:
 // - the message stays in memory (`BlockBuffer`), read as operands of the additions;
 // - state word 8 lives in a memory slot whenever it is idle: as a `c` word it is not
 //   needed between `b ^= c` and the next `c += d`, which reloads it as its memory operand;
 // - its register `{t}` is meanwhile the temporary of the rotations by 12 and 7 and holds
 //   the byte-shuffle mask of the rotations by 16 and 8.
-// 1 MiB 0.945x the crate (0.84x before), 16 MiB 0.94x; with the later changes noted at
-// `avx2_word8!` and `load_message_into`, 0.955-0.973x and 0.97x (BENCHMARKS.md).
+// That closed most of the gap; the later changes noted at `avx2_word8!` and
+// `load_message_into` closed more (docs/tuning-history.md, "blake3/avx2.rs").
 
 /// `c += d` for one G; word 8 comes back from the spill slot into `{t}`.
 macro_rules! avx2_c_add {
@@ -124,7 +123,8 @@ struct BlockBuffer {
     start: [__m256i; 6],
     /// The block length and the flags, in the first word of each: the assembly broadcasts
     /// them from memory. Built with `vmovd` + `vpbroadcastd` (two shuffle-port µops each)
-    /// and stored as vectors, they cost 1% of 1 MiB. The rest of each slot is padding.
+    /// and stored as vectors, they cost a measurable share of a long hash
+    /// (docs/tuning-history.md, "blake3/avx2.rs"). The rest of each slot is padding.
     block_len: [u32; 8],
     flags: [u32; 8],
 }
@@ -220,7 +220,7 @@ fn load_message_into(lanes: &Lanes<'_, DEGREE>, block_index: usize, far: bool, m
         });
         // Pairs of words first, then the even and the odd word of each pair with `shufps`
         // (the official crate's order). Unpacking single words first, then pairs, took
-        // 2% longer per block: batch of 1 KiB messages 216.4 against 211.9 us.
+        // longer per block (docs/tuning-history.md, "blake3/avx2.rs").
         let (ps, si) = (_mm256_castsi256_ps, _mm256_castps_si256);
         let t0 = ps(_mm256_unpacklo_epi64(r[0], r[1]));
         let t1 = ps(_mm256_unpackhi_epi64(r[0], r[1]));
@@ -291,8 +291,8 @@ pub(super) fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize) -> [__
 }
 
 /// The counters of inputs `first..first + 8` as low and high 32-bit halves, computed in
-/// vectors (built lane by lane with inserts, they cost about 11 ns a call: batch of 1024
-/// 64-byte messages 16.3 -> 14.8 us).
+/// vectors (built lane by lane with inserts they cost more per call, which batches of short
+/// messages feel: docs/tuning-history.md, "blake3/avx2.rs").
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m256i, __m256i) {
@@ -432,9 +432,8 @@ pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
 
 /// Hashes the one to seven inputs from `first` on (lengths already checked). One to four: in
 /// rows (below; three padded to four). Five to seven: one padded 8-lane call, whose step
-/// costs less than a four-block rows step and a one- or two-block one after the other. Per
-/// 64-byte step, 1 KiB inputs through the kernels (min of 100 x 200 calls, 2026-11-21): 8
-/// lanes 102 ns, four in rows 71.5, two 53.5, one 52.3.
+/// costs less than a four-block rows step and a one- or two-block one after the other
+/// (the per-step costs: docs/tuning-history.md, "blake3/avx2.rs").
 #[inline]
 #[target_feature(enable = "avx2")]
 fn hash_rest(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {

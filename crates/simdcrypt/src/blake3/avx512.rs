@@ -17,8 +17,8 @@ const DEGREE: usize = 16;
 /// official crate's assembly uses. `$a`..`$d` list the state words of the four G's, `$x`
 /// and `$y` their message words. A macro so that every index is a constant (the state
 /// must stay in registers, and a function this size is not reliably inlined). Against one
-/// G after another (the compiler reorders either): kernel alone 0.96x -> 0.97x the crate
-/// on 16 lanes, 0.93x -> 0.97x on 8; xor and rotate as separate steps measured 0.96x.
+/// G after another (the compiler reorders either), and against xor and rotate as separate
+/// steps, this order measured faster (docs/tuning-history.md, "blake3/avx512.rs").
 macro_rules! g4 {
     ($add:ident, $xor:ident, $ror:ident, $v:ident, [$($a:literal),*], [$($b:literal),*], [$($c:literal),*], [$($d:literal),*], [$($x:expr),*], [$($y:expr),*]) => {
         $( $v[$a] = $add($v[$a], $x); )*
@@ -79,17 +79,15 @@ pub(crate) fn transpose16(r: &mut [__m512i; 16]) {
 
 /// How far ahead of the block being hashed each lane's input is prefetched into L1: the
 /// next block. The 16 lanes read 16 streams of 1 KiB, too short for the hardware prefetcher;
-/// what comes from further away than L2 was asked for by the far prefetch below. In the
-/// crate's multiples (min of N runs, same binary otherwise): four blocks (the SSE4.1 and
-/// AVX2 kernels' distance) 1 MiB 0.94x, 16 MiB 1.01x; two blocks 0.965x, 1.04x; one block
-/// 0.975x, 1.05x; 256 MiB 1.15x-1.17x with any of them.
+/// what comes from further away than L2 was asked for by the far prefetch below. One block
+/// ahead measured best of one, two and four blocks (the SSE4.1 and AVX2 kernels' distance)
+/// (docs/tuning-history.md, "blake3/avx512.rs").
 const PREFETCH_NEAR: usize = BLOCK_LEN;
 
 /// How far ahead the same block of each lane is prefetched into L2: the 16 chunks after
 /// these 16, which the next call hashes when the inputs are the chunks of one long input
 /// (and whole messages of 1 KiB in a batch). In DRAM the near prefetch alone starts too
-/// late: 256 MiB went from 0.95x the crate (near prefetch only, four blocks) to 1.18x with
-/// this one (and two blocks), 16 MiB from 0.95x to 1.04x.
+/// late: with this one, inputs far beyond L2 overtake the crate (docs/tuning-history.md, "blake3/avx512.rs").
 const PREFETCH_FAR: usize = DEGREE * CHUNK_LEN;
 
 /// The input whose words lane `l` of the message vectors holds (`load_message`): lanes
@@ -165,9 +163,8 @@ fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize, far: bool) -> [__
     core::array::from_fn(|w| if w < 8 { lo[w] } else { hi[w - 8] })
 }
 
-/// The counters of inputs `first..first + 16`, low and high halves, lanes in
 /// `INPUT_OF_LANE` order: built in vectors, not as 32 scalar words stored and loaded back
-/// per call (chunks of 1 MiB 112.0 -> 111.1 us).
+/// per call (docs/tuning-history.md, "blake3/avx512.rs").
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m512i, __m512i) {
@@ -186,7 +183,7 @@ fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m512i, __m512i) {
 }
 
 /// The seven rounds of one block, `$round::<0>` to `$round::<6>`. A macro: as a function
-/// the rounds were not inlined, and the state went through memory (1 MiB 10% slower).
+/// the rounds were not inlined, and the state went through memory (docs/tuning-history.md, "blake3/avx512.rs").
 macro_rules! seven_rounds {
     ($round:ident, $v:expr, $m:expr) => {
         $round::<0>($v, $m);
@@ -214,11 +211,11 @@ fn initial_state(h: &[__m512i; 8], d: [__m512i; 4]) -> [__m512i; 16] {
 /// holds them (`store_group`). Returns how many inputs it hashed.
 ///
 /// The walk over the groups (`whole_groups`) is here: called once per group, as it was, its
-/// set-up (frame, key, pointers to the stack) came once per 16 inputs. Batches of 1024
-/// messages of 64 bytes 0.95x -> 1.015x the crate's kernel, of 128 bytes 0.93x -> 0.985x.
-/// One function for the batch and tree callers (rows or lane form), so that both run the
-/// same compiled loop: split into a loop function and two callers, the loop was no longer
-/// inlined and batches of 1 KiB ran about 1% slower.
+/// set-up (frame, key, pointers to the stack) came once per 16 inputs, which held batches of
+/// short messages behind the crate's kernel. One function for the batch and tree callers
+/// (rows or lane form), so that both run the same compiled loop: split into a loop function
+/// and two callers, the loop was no longer inlined and batches of 1 KiB ran slower
+/// (docs/tuning-history.md, "blake3/avx512.rs").
 #[target_feature(enable = "avx512f")]
 fn hash16(job: &HashManyJob<'_>, out: &mut [u8], lane_form: bool) -> usize {
     let blocks = job.inputs.first().map_or(0, |i| i.len() / BLOCK_LEN);
@@ -227,8 +224,8 @@ fn hash16(job: &HashManyJob<'_>, out: &mut [u8], lane_form: bool) -> usize {
     let far = blocks == CHUNK_LEN / BLOCK_LEN;
     // Each block's length and flags, once per call: the rounds then take them as broadcasts
     // from memory folded into their first xors, where computing them per block cost scalar
-    // work and two broadcasts from general registers (shuffle-port µops). Batches of 1024
-    // messages of 1 KiB 0.99x -> 1.00x the crate's kernel, of 64 bytes 1.02x -> 1.04x.
+    // work and two broadcasts from general registers (shuffle-port µops)
+    // (docs/tuning-history.md, "blake3/avx512.rs").
     assert!(blocks <= CHUNK_LEN / BLOCK_LEN, "kernel inputs are at most one chunk");
     let mut block_words = [[0i32; 2]; CHUNK_LEN / BLOCK_LEN];
     for (b, words) in block_words.iter_mut().enumerate().take(blocks) {
@@ -241,14 +238,14 @@ fn hash16(job: &HashManyJob<'_>, out: &mut [u8], lane_form: bool) -> usize {
         let ctr = [ctr_lo, ctr_hi];
         let mut h = key;
         // Indexed: iterating over `block_words` led the compiler to load each pair into
-        // general registers and broadcast from there again (1 KiB batches back to 0.99x).
+        // general registers and broadcast from there again, losing the gain above.
         #[allow(clippy::needless_range_loop)]
         for b in 0..blocks {
             let m = load_message(&lanes, b, far);
             // The counters from memory in every block (`black_box` hides that they are the
             // same each time): kept in registers across the loop, they are two more than the
-            // state and message leave free, and the compiler then spilled more than them.
-            // Kernel on 16 chunks 0.967x -> 0.981x the crate, 1 MiB 0.954x -> 0.965x.
+            // state and message leave free, and the compiler then spilled more than them
+            // (docs/tuning-history.md, "blake3/avx512.rs").
             let ctr = core::hint::black_box(&ctr);
             let flags = _mm512_set1_epi32(block_words[b][1]);
             let block_len = _mm512_set1_epi32(block_words[b][0]);
@@ -465,15 +462,15 @@ pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
 
 /// Hashes the one to fifteen inputs from `first` on (lengths already checked) in one call,
 /// padded to the next width that has a kernel: below 8 lanes the kernels are bound by one
-/// block's dependency chain, so one padded wider call beats two narrower ones in a row. Per
-/// 64-byte step, 1 KiB inputs (min of 100 x 200 calls, 2-core Xeon VM, 2026-11-21): 16 lanes
-/// 109 ns, 8 lanes 78.5, four in rows 44.6 (a transposed 4-lane kernel in 128-bit registers
-/// took 80), two 42.4, one 42.0; the crate's assembly for four, two and one 43.4, 42.2 and
-/// 42.1. Hence one or two in rows, three or four side by side in zmm rows, five to eight in
-/// the 8-lane kernel, nine to fifteen in the 16-lane one (where 8 + 4 + 1 in turn made
-/// 13 KiB 0.99x the crate; padded, 1.39x). Out of line: inlined into `hash_many_prefix`, its
-/// rows kernels ran 1.2% slower at 4 KiB once that function's own code shrank (the same
-/// instructions at other addresses; measured against the build before, 4 KiB 0.99x -> 1.0x).
+/// block's dependency chain, so one padded wider call beats two narrower ones in a row.
+/// Measured per 64-byte step of each width: one or two in rows cost about what the crate's
+/// assembly costs, four in zmm rows barely more, and far less than the 8- and 16-lane
+/// kernels (a transposed 4-lane kernel in 128-bit registers lost). Hence one or two in
+/// rows, three or four side by side in zmm rows, five to eight in the 8-lane kernel, nine
+/// to fifteen in the 16-lane one (where 8 + 4 + 1 in turn was slower for 13 KiB). Out of
+/// line: inlined into `hash_many_prefix`, its rows kernels ran slower at 4 KiB once that
+/// function's own code shrank (the same instructions at other addresses)
+/// (docs/tuning-history.md, "blake3/avx512.rs").
 #[inline(never)]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn hash_rest(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
@@ -535,7 +532,7 @@ fn hash_rows4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     let d_rows =
         first_middle_last(job, blocks).map(|tail| _mm512_mask_blend_epi32(0xcccc, ctr, _mm512_set1_epi64(tail)));
     // Not `inputs.map(..)`: `map` (no target features) cannot inline this function's
-    // closure, and was left out of line, a call per input (4 KiB: 1.4% of the time).
+    // closure, and was left out of line, a call per input that showed at 4 KiB.
     let blocks_of = |i: usize| inputs[i].as_chunks::<BLOCK_LEN>().0;
     let (w, x, y, z) = (blocks_of(0), blocks_of(1), blocks_of(2), blocks_of(3));
     for (b, (((w, x), y), z)) in w.iter().zip(x).zip(y).zip(z).enumerate() {

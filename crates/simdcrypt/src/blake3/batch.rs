@@ -70,7 +70,7 @@ impl Batch {
             return Ok(());
         }
         // The total size only matters for the thread policy: one thread skips the pass over
-        // the lengths (for 1024 messages of 64 bytes each pass cost about 3% of the call).
+        // the lengths, a visible share of a call on short messages (docs/tuning-history.md, "blake3/batch.rs").
         let pool_size = match self.threads {
             Threads::One => 1,
             threads => threads.pool_size(messages.iter().map(|m| m.len().max(BLOCK_LEN)).sum()),
@@ -112,8 +112,8 @@ impl Batch {
         let len = messages[0].len();
         // Equal whole blocks and 32-byte digests: the kernels read the messages in place and
         // write the digests straight to `out`, for as long as the lengths stay equal. On
-        // every backend, portable too: its kernel loop skips a `Hasher` per message (1024
-        // messages of 64 bytes: 77.5 -> 63.0 us, the crate's portable kernel 60.9).
+        // every backend, portable too: its kernel loop skips a `Hasher` per message, which brings
+        // it close to the crate's portable kernel (docs/tuning-history.md, "blake3/batch.rs").
         let mut done = 0;
         if out_len == OUT_LEN && len.is_multiple_of(BLOCK_LEN) && len > 0 && len <= CHUNK_LEN {
             done = self.platform.hash_many_prefix(&self.one_chunk_job(messages, BLOCK_LEN), out);

@@ -349,7 +349,7 @@ impl ChunkState {
 /// Writes the items of `items` into the front of `slots` and returns them as a slice.
 /// Panics if there are more items than slots. The slots are left uninitialized rather than
 /// filled with empty slices first: writing every 16-byte entry twice was more than half of
-/// the tree's own work at 1 MiB (`perf`: its share of the time 1.01% -> 0.42%).
+/// the tree's own work on long inputs (`perf`; docs/tuning-history.md, "blake3/mod.rs").
 fn fill_prefix<'a, 'b>(
     slots: &'b mut [MaybeUninit<&'a [u8]>],
     items: impl Iterator<Item = &'a [u8]>,
@@ -365,9 +365,9 @@ fn fill_prefix<'a, 'b>(
 
 /// Zeroes the first `n` of `slots` and returns them; the rest stay uninitialized. For a
 /// hasher's per-update scratch, sized for the most subtrees but usually holding one or
-/// two: zeroing all 16 nodes was 2.8% of a hasher's 2 KiB (a 1 KiB `memset` call). Not
-/// `fill_prefix` made generic (fed `repeat_n` zeroes): that measured 1-2% slower on a
-/// hasher's 2 and 4 KiB.
+/// two: zeroing all 16 nodes (a 1 KiB `memset` call) showed on a hasher's short inputs. Not
+/// `fill_prefix` made generic (fed `repeat_n` zeroes): that measured slower on a hasher's
+/// 2 and 4 KiB (docs/tuning-history.md, "blake3/mod.rs").
 fn zeroed_prefix<const N: usize>(slots: &mut [MaybeUninit<[u8; BLOCK_LEN]>; N], n: usize) -> &mut [[u8; BLOCK_LEN]] {
     let slots = &mut slots[..n];
     for slot in slots.iter_mut() {
@@ -461,8 +461,8 @@ const LEVEL_CHUNKS: usize = MIN_BYTES_PER_THREAD / CHUNK_LEN;
 /// values (the contract of `compress_subtree_wide`): every chunk in one kernel call, then
 /// each level of parents in one call, pairing from the left and passing an odd last value
 /// up, which gives BLAKE3's left-balanced tree. Recursing down to `degree` chunks instead
-/// makes two kernel calls (and a stack frame) per `degree` chunks, whose fixed costs were
-/// 1-1.5% of 1 MiB (more with fewer lanes).
+/// makes two kernel calls (and a stack frame) per `degree` chunks, whose fixed costs
+/// showed on long inputs, more with fewer lanes (docs/tuning-history.md, "blake3/mod.rs").
 fn compress_subtree_by_levels(
     input: &[u8],
     key: &CvWords,
@@ -521,8 +521,8 @@ fn levels_in_lanes<'a>(
 std::thread_local! {
     /// `compress_subtree_by_levels`' chaining values: a level of chunks, then room for the
     /// first level of parents (the two buffers `reduce_levels` alternates between). Per
-    /// thread rather than on the stack, where zeroing its 6 KiB on every call was 0.27% of
-    /// a 1 MiB hash (`perf`, `memset`). Nothing in that function re-enters it on the same
+    /// thread rather than on the stack, where zeroing its 6 KiB on every call showed in
+    /// `perf` as `memset` (docs/tuning-history.md, "blake3/mod.rs"). Nothing in that function re-enters it on the same
     /// thread (it calls only the kernels, never `join`), so the borrow cannot fail.
     static LEVEL_SCRATCH: core::cell::RefCell<CacheLines<{ LEVEL_CHUNKS * OUT_LEN + LEVEL_CHUNKS / 2 * OUT_LEN + OUT_LEN }>> =
         const { core::cell::RefCell::new(CacheLines([0; LEVEL_CHUNKS * OUT_LEN + LEVEL_CHUNKS / 2 * OUT_LEN + OUT_LEN])) };
@@ -578,8 +578,9 @@ const SUBTREES_PER_ROUND: usize = 16;
 /// Hashes the whole subtrees `parts` of `input`: a one-chunk subtree to its chaining value
 /// (the first half of its `nodes` entry), a larger one to its two children's (the whole
 /// entry). With `par`, all of them run in one join tree, the first part against the rest,
-/// so that no sequential part is left to the caller's thread while pool workers spin for work (measured: a 768 KiB update ran at 0.74x one thread on 2 cores
-/// when its 256 KiB tail was hashed after the parallel 512 KiB head).
+/// so that no sequential part is left to the caller's thread while pool workers spin for
+/// work: a 768 KiB update whose 256 KiB tail was hashed after the parallel 512 KiB head ran
+/// slower on 2 cores than one thread (docs/tuning-history.md, "blake3/mod.rs").
 fn hash_subtrees(
     input: &[u8],
     parts: &[Subtree],
@@ -622,8 +623,8 @@ const SMALL_SUBTREES_CHUNKS: usize = 2 * MAX_SIMD_DEGREE;
 /// `hash_subtrees` on one thread for subtrees of at most `SMALL_SUBTREES_CHUNKS` chunks in
 /// all: every chunk in one `hash_many` call (which runs as few kernel calls as the backend's
 /// widths allow), then each subtree's parents from those chaining values. One call per
-/// subtree put their dependency chains one after another: a hasher's 13 KiB (8 chunks, 4,
-/// then 1) took 3,172 ns, now 2,196.
+/// subtree put their dependency chains one after another, which made a hasher's 13 KiB
+/// (8 chunks, 4, then 1) much slower (docs/tuning-history.md, "blake3/mod.rs").
 fn hash_small_subtrees(
     input: &[u8],
     parts: &[Subtree],
@@ -715,7 +716,7 @@ fn compress_subtree_to_parent_node(
     debug_assert!(n >= 2);
     if n == 2 {
         // Two chunks (or a degree-1 kernel's pair): no level to reduce, and no scratch to
-        // zero for one (the zeroing was 2% of a 2 KiB hash).
+        // zero for one (the zeroing showed on a 2 KiB hash).
         return cvs[..BLOCK_LEN].try_into().expect("two chaining values");
     }
     let mut parents = [0u8; MAX_SIMD_DEGREE_OR_2 / 2 * OUT_LEN + OUT_LEN];
@@ -784,7 +785,8 @@ impl Hasher {
     }
 
     /// A hasher for the key derivation mode. `context` should be hardcoded, globally unique
-    /// and application-specific, e.g. `"example.com 2026-11-20 session tokens v1"`.
+    /// and application-specific, e.g. `"example.com session tokens v1"` (BLAKE3's authors suggest
+    /// including the date the context was chosen).
     pub fn new_derive_key(context: &str) -> Self {
         Self::for_mode(Mode::DeriveKey(context))
     }
@@ -874,8 +876,8 @@ impl Hasher {
         // hashed up to SUBTREES_PER_ROUND at a time. The last chunk stays in chunk_state
         // when it is not whole (more input may fill it) or when it is the input's first
         // (it may be the root). A whole chunk after the first is a leaf either way and is
-        // hashed with the rest: a hasher's 3 KiB took a kernel call and then 16
-        // compressions, 1,553 ns; now 860.
+        // hashed with the rest, rather than by a kernel call followed by 16 single
+        // compressions (docs/tuning-history.md, "blake3/mod.rs").
         let initial = self.initial_chunk_counter;
         let takes = |rest: usize, counter: u64| rest > CHUNK_LEN || (rest == CHUNK_LEN && counter > initial);
         while takes(input.len(), self.chunk_state.chunk_counter) {
@@ -986,8 +988,8 @@ impl OutputReader {
     }
 }
 
-/// The digest of an input of at most one block: a single compression, without a hasher
-/// (64 bytes: 70 ns through `Hasher`, 43 ns here, the official crate's `hash` 43 ns).
+/// The digest of an input of at most one block: a single compression, without a hasher,
+/// whose set-up would cost more than the compression itself (docs/tuning-history.md, "blake3/mod.rs").
 fn one_block_hash(key: &CvWords, flags: u8, input: &[u8]) -> [u8; OUT_LEN] {
     let mut block = [0u8; BLOCK_LEN];
     block[..input.len()].copy_from_slice(input);

@@ -40,7 +40,8 @@ pub(crate) fn words_from_le_bytes<const N: usize>(bytes: &[u8]) -> [u32; N] {
     words
 }
 
-/// Inlined into both callers: returned through memory, the state cost 7% of a 1 MiB hash.
+/// Inlined into both callers: returned through memory, the state slowed a long hash measurably
+/// (docs/tuning-history.md, "blake3/portable.rs").
 #[inline(always)]
 fn compress_state(cv: &CvWords, block: &[u8; BLOCK_LEN], block_len: u8, counter: u64, flags: u8) -> [u32; 16] {
     let m: [u32; 16] = words_from_le_bytes(block);
@@ -105,9 +106,7 @@ pub(crate) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
             let block: &[u8; BLOCK_LEN] = block.try_into().expect("chunks_exact yields whole blocks");
             // Eight blocks ahead into L1: a compression is too long (about 800 µops) for the
             // core to reach the next block's loads early by itself. Beyond L2 this is most of
-            // the difference to the crate's portable code (same process, interleaved, 2026-11-21:
-            // 16 MiB 0.95-1.06x -> 1.13-1.16x, 64 MiB 1.00x -> 1.13x, 1 GiB 1.03x -> 1.12x;
-            // 1 MiB 1.01x both ways).
+            // the difference to the crate's portable code (docs/tuning-history.md, "blake3/portable.rs").
             #[cfg(target_arch = "x86_64")]
             crate::cpu::prefetch::<{ 8 * BLOCK_LEN }>(block.as_ptr());
             compress_in_place(&mut cv, block, job.block_len(b, last), counter, job.block_flags(b, last));

@@ -7,7 +7,7 @@
 //! as long as nothing is added to it. They are assembly: written with intrinsics, the
 //! compiler re-associated `a + m + b` into `a + b + m` in places (the message word, ready
 //! early, then waited on `b`, the last value of the step before) and turned the message
-//! picks into 512-bit shuffles even for one block: 2 KiB 1,075 ns against the crate's 751.
+//! picks into 512-bit shuffles even for one block, well behind the crate (docs/tuning-history.md, "blake3/rows.rs").
 //!
 //! The message stays in four registers, each holding four words of every block (one block
 //! per 128-bit lane): the column step's first and second words (`s[0], s[2], s[4], s[6]`
@@ -299,8 +299,8 @@ macro_rules! rows_rounds_mem2 {
 
 /// Round 0's message order (what `rows_rounds!` arranges in registers) from a block's four
 /// quarters `$q`, for the two-set kernels, which read it from their buffer: arranged by the
-/// caller, it need not go through the buffer twice before the first round (4 KiB on AVX2
-/// 1,485 -> 1,380 ns). `mm` or `mm256`: the width of the intrinsics.
+/// caller, it need not go through the buffer twice before the first round
+/// (docs/tuning-history.md, "blake3/rows.rs"). `mm` or `mm256`: the width of the intrinsics.
 macro_rules! round0_order {
     (mm, $q:expr) => {
         round0_order!(@ $q, _mm_shuffle_ps, _mm_shuffle_epi32, _mm_castsi128_ps, _mm_castps_si128)
@@ -401,7 +401,7 @@ macro_rules! rows_asm {
 /// The four 16-byte quarters (words 0-3, 4-7, 8-11, 12-15) of one to four blocks, block i
 /// in 128-bit lane i, as `rows_asm!` takes them. A macro, not a function or closure: in a
 /// build without LTO the compiler left a closure for this out of line, a call per quarter
-/// and block (4 KiB 2.3x slower).
+/// and block, several times slower (docs/tuning-history.md, "blake3/rows.rs").
 macro_rules! quarters {
     (@one $block:expr, $q:literal) => {{
         let block: &[u8; $crate::blake3::BLOCK_LEN] = $block;
@@ -414,7 +414,7 @@ macro_rules! quarters {
     };
     // Lanes 1-3 inserted one at a time into 512 bits, not two 256-bit halves joined: with
     // `vinserti128` on ymm and then `vinserti64x4` (as many shuffles), four blocks in rows
-    // took 49.8 ns a step against 44.8, and the rounds alone take 44.6.
+    // ran slower than the rounds alone allow (docs/tuning-history.md, "blake3/rows.rs").
     (@four $b:expr, $q:literal) => {
         _mm512_inserti32x4::<3>(
             _mm512_inserti32x4::<2>(
@@ -603,9 +603,9 @@ pub(super) fn block_len_and_flags(job: &HashManyJob<'_>, b: usize, blocks: usize
 }
 
 /// Row d's length and flags (`block_len_and_flags`) for an input's first, middle and last
-/// blocks (of `blocks`; any when it is 0), worked out once per input rather than per block:
-/// four blocks in rows, 4 x 1 KiB, went from 0.94 to 0.97 of the crate's kernel (the
-/// two-block kernel measured 1% slower this way and keeps its per-block form).
+/// blocks (of `blocks`; any when it is 0), worked out once per input rather than per block,
+/// which brought four blocks in rows closer to the crate's kernel (the two-block kernel
+/// measured slower this way and keeps its per-block form; docs/tuning-history.md, "blake3/rows.rs").
 #[inline(always)]
 pub(super) fn first_middle_last(job: &HashManyJob<'_>, blocks: usize) -> [i64; 3] {
     let last = blocks.max(1) - 1;

@@ -14,17 +14,14 @@ const DEGREE: usize = 4;
 /// How far ahead of the block being hashed each lane's input is prefetched. Every lane reads
 /// its own 1 KiB chunk, too short a stream for the hardware prefetcher to pick up on its
 /// own, so data coming from DRAM would otherwise stall each lane in turn. Two blocks, for
-/// this kernel and the AVX2 one: at 16 MiB, SSE4.1 7.41-7.48 ms against 7.47 for three
-/// blocks and 7.52 for four (the crate 7.30-7.33); AVX2 4.02 against 4.10 for four.
+/// this kernel and the AVX2 one: three and four measured slower (docs/tuning-history.md, "blake3/sse41.rs").
 const PREFETCH_AHEAD: usize = 2 * BLOCK_LEN;
 
 /// How far ahead the same block of each lane is prefetched into L2 when the inputs are whole
 /// chunks (most likely the chunks of one long input, in order): 16 chunks, as the AVX-512
-/// kernel's far prefetch. From DRAM the near prefetch alone starts too late. Against the
-/// crate, interleaved in one process (2026-11-21): AVX2 1 GiB 0.92x -> 1.13x, 64 MiB 0.93x
-/// -> 1.18x, 16 MiB 1.0x -> 1.04x, 1 MiB unchanged (1.00-1.03x); SSE4.1 1 GiB 1.06x ->
-/// 1.10x, 64 MiB 1.04x -> 1.15x, 1 MiB 0.6-0.9% slower (1.003x). Batches of 1 KiB messages
-/// in cache pay for it, 0.2-1.2%.
+/// kernel's far prefetch. From DRAM the near prefetch alone starts too late: with this one
+/// both this kernel and the AVX2 one pass the crate beyond L2, at a small cost to batches of
+/// 1 KiB messages in cache (docs/tuning-history.md, "blake3/sse41.rs").
 const PREFETCH_FAR: usize = 16 * CHUNK_LEN;
 
 /// Asks for the memory `PREFETCH_AHEAD` bytes past `block`, and with `far` also the memory
@@ -233,7 +230,7 @@ fn load_message_into(lanes: &Lanes<'_, DEGREE>, block_index: usize, far: bool, m
 }
 
 /// The counters of inputs `first..first + 4` as low and high 32-bit halves, computed in
-/// vectors (built lane by lane with inserts, they cost about 10 ns a call).
+/// vectors (built lane by lane with inserts they cost more per call: docs/tuning-history.md, "blake3/sse41.rs").
 #[inline]
 #[target_feature(enable = "sse4.1")]
 fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m128i, __m128i) {

@@ -62,7 +62,7 @@ fn hash_range(platform: Platform, key: &[u8; KEY_LEN], msgs: &[&[u8]], size: Siz
     let mut results = [0u64; 4];
     // Room for a lane group's finished states, built on first use: 2 KiB that a batch of
     // equal-length messages with 64-bit results never needs (and short batches would
-    // feel: 8 messages of 64 bytes take about 40 ns).
+    // feel: docs/tuning-history.md, "Short inputs and batches, second pass").
     let mut states: Option<[State; MAX_LANES]> = None;
     assert!(lanes <= MAX_LANES);
     let grouped = if lanes > 1 { msgs.len() / lanes * lanes } else { 0 };

@@ -15,10 +15,10 @@
 //! critical path is the 4 x (add, rotate, xor) of each half-round: 12 cycles, the same
 //! as the latency of the scalar code, without its register pressure (16 words and their
 //! temporaries do not fit in x86-64's general registers). A 64-byte message (new cipher,
-//! one call) takes 61 ns here against 93 ns with the portable code and 81 ns with
-//! RustCrypto's (BENCHMARKS.md, "Salsa20/20, Rust"); most of the difference from the
-//! first version (78 ns) was in reading the state (`load_state`) and in keeping `block`
-//! inlined.
+//! one call) runs faster here than with the portable code or RustCrypto's (BENCHMARKS.md,
+//! "Summary"); most of the gain over this kernel's first version came from how it reads
+//! the state (`load_state`) and from keeping `block` inlined
+//! (docs/tuning-history.md, "Short messages after the AVX-512 row kernel").
 
 use core::arch::x86_64::*;
 
@@ -103,9 +103,9 @@ const FROM_PIECES: [i32; 16] = [12, 0, 1, 2, 3, 13, 8, 9, 10, 11, 14, 4, 5, 6, 7
 /// `state` are ignored). Read piece by piece as the cipher's constructor writes them
 /// (each key half 16 bytes, the nonce 8, each constant 4), so that every load can be
 /// forwarded from the store that wrote it: a load spanning several stores waits until
-/// they reach the cache. Loading the state as 16- and 64-byte pieces instead, a 64-byte
-/// message took 72–74 ns; this way 61 ns (new cipher each time; with one cipher reused,
-/// whose state was written long before, both take 59 ns).
+/// they reach the cache. Loading the state as 16- and 64-byte pieces instead made a 64-byte
+/// message measurably slower with a new cipher each time (not with one cipher reused, whose
+/// state was written long before; docs/tuning-history.md, "Short messages after the AVX-512 row kernel").
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn load_state(state: &[u32; 16], counter: u64) -> __m512i {

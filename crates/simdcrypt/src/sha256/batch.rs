@@ -84,28 +84,17 @@ pub enum BatchKind {
 }
 
 /// The most blocks left over after the groups of 16 that [`BatchKind::Avx512ShaNi`]
-/// gives to SHA-NI. Measured (criterion, `benches/sha256.rs`, 2-core Xeon VM with
-/// AVX-512 and SHA-NI, short runs), time per call:
-///
-/// | blocks    | shani_x2 | avx512  | portable | sha2 loop |
-/// |-----------|----------|---------|----------|-----------|
-/// | 1         | 56 ns    | 409 ns  | 312 ns   | 77 ns     |
-/// | 4         | 193 ns   | 431 ns  | 1.27 µs  | 307 ns    |
-/// | 15        | 750 ns   | 447 ns  | 4.86 µs  | 1.15 µs   |
-/// | 16        | 764 ns   | 417 ns  | 5.24 µs  | 1.27 µs   |
-/// | 64        | 3.09 µs  | 1.69 µs | 20.9 µs  | 4.93 µs   |
-/// | 1024      | 49.9 µs  | 26.1 µs | 328 µs   | 78.8 µs   |
-/// | 2^20      | 50.7 ms  | 30.0 ms | 328 ms   | 113 ms    |
-///
-/// SHA-NI costs about 48 ns a block and one padded AVX-512 group about 415 ns whatever
-/// it holds, so up to 8 leftover blocks are cheaper on SHA-NI, 9 or more on AVX-512.
+/// gives to SHA-NI. SHA-NI's cost grows with every block, while one padded AVX-512 group
+/// costs the same whatever it holds; a sweep over 1 to 2^20 blocks (criterion,
+/// `benches/sha256.rs`) put the crossing between 8 and 9 blocks, so up to 8 leftover blocks
+/// are cheaper on SHA-NI, 9 or more on AVX-512 (the sweep's table: docs/tuning-history.md, "sha256/batch.rs").
 pub const SHANI_REMAINDER_MAX: usize = 8;
 
 impl Kernels for BatchKind {
     const ALGORITHM: &'static str = "sha256-batch";
     // Best first (measurements at `SHANI_REMAINDER_MAX`): the mix, then AVX-512 (twice SHA-NI's
-    // throughput from 15 blocks up), then SHA-NI, then AVX2 (on the same machine 65 µs for
-    // 1024 blocks against SHA-NI's 47 µs, and 530 ns for 1..8 blocks, so it only serves CPUs
+    // throughput from 15 blocks up), then SHA-NI, then AVX2 (slower than SHA-NI at every count
+    // measured, so it only serves CPUs
     // without SHA-NI). On aarch64 the SHA-256 instructions come first: NEON needs about
     // 25 vector operations per round for 4 blocks where `sha256h`/`sha256h2` do 4 rounds of one
     // block in two instructions (not measured here: the aarch64 code runs under qemu only).

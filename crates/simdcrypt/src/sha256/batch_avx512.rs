@@ -18,10 +18,9 @@ use crate::blake3::avx512::transpose16;
 
 const LANES: usize = 16;
 /// How far ahead of the group being hashed its rows are prefetched: 8 groups. With inputs
-/// far larger than the caches the hardware prefetcher alone leaves the kernel waiting:
-/// 2^20 blocks took 32.3 ns a block without, 27.9 / 27.8 / 27.1 / 26.8 / 27.1 / 27.6 ns at
-/// 1 / 2 / 4 / 8 / 16 / 32 KiB ahead, against 25.5 ns for 4096 blocks that stay in cache
-/// (min of 20 runs, `BlockBatch` with the avx512 backend, 2-core Xeon VM, 2026-11-21).
+/// far larger than the caches the hardware prefetcher alone leaves the kernel waiting; of
+/// the distances from 1 to 32 KiB, 8 KiB came closest to the speed of blocks that stay in
+/// cache (docs/tuning-history.md, "sha256/batch_avx512.rs").
 const PREFETCH_AHEAD: usize = 8 * LANES * BLOCK_LEN;
 
 #[inline]
@@ -81,8 +80,8 @@ fn rounds16<const SCHEDULE: bool>(s: &mut [__m512i; 8], w: &mut [__m512i; 16], k
 }
 
 /// Sixteen rounds of the padding block: `wk` holds W(t) + K(t), constants. Kept out of
-/// line: inlined into `hash16` as well, the kernel measured slower (2^20 blocks in 29.7
-/// against 26.5 ms; 16 blocks in 380 against 366 ns), a code-size effect.
+/// line: inlined into `hash16` as well, the kernel measured slower, a code-size effect
+/// (docs/tuning-history.md, "sha256/batch_avx512.rs").
 #[inline(never)]
 #[target_feature(enable = "avx512f")]
 fn padding_rounds16(s: &mut [__m512i; 8], wk: &[u32]) {

@@ -107,8 +107,8 @@ fn hash_layer(nodes: &[u8], height: u32, batch: &BlockBatch, out: &mut [u8]) -> 
 /// Leaves per subtree that [`merkle_root`] finishes before moving on: 2^12 leaves (128 KiB)
 /// whose upper layers (64 KiB, 32 KiB, ...) stay in the L2 cache and reuse one scratch
 /// buffer. Building whole layers instead wrote every layer to fresh memory: for 2^20
-/// leaves 24 MiB of scratch, whose page faults cost about 10% of the time (BENCHMARKS.md,
-/// "SHA-256 Merkle roots").
+/// leaves 24 MiB of scratch, whose page faults cost a good share of the time
+/// (docs/tuning-history.md, "SHA-256 Merkle roots, Python").
 const SUBTREE_HEIGHT: u32 = 12;
 
 /// Scratch space for [`layered_root`]: two layers, the first and second above its nodes.

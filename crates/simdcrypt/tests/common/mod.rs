@@ -37,7 +37,7 @@ pub fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
     v
 }
 
-/// DESIGN.md's edge lengths for a hash with the given block and chunk sizes: 0..=8,
+/// The named edge lengths for a hash with the given block and chunk sizes: 0..=8,
 /// block±1, 2·block±1, chunk±1, k·chunk and k·chunk+1, 16·chunk±1, 31·chunk±1, 100·chunk,
 /// and a multi-MiB length.
 pub fn edge_lengths(block: usize, chunk: usize) -> Vec<usize> {

@@ -274,7 +274,7 @@ def _hashlib_peer(name: str) -> PeerSpec:
 _GOSTCRYPTO = "gostcrypto.gosthash"
 
 # The known answers come from the official vectors (see test-vectors/README.md and
-# ../shared/vectors): BLAKE3 and SHA-256 of "abc" (the BLAKE3 README, FIPS 180-4), SHA3-256
+# the vector files there): BLAKE3 and SHA-256 of "abc" (the BLAKE3 README, FIPS 180-4), SHA3-256
 # (FIPS 202 example), BLAKE2b-512 (RFC 7693 appendix A), Salsa20 eSTREAM set 1 vector 0
 # (64 zero bytes encrypted), HighwayHash golden values (input 00 01 02, key 00..1f),
 # Streebog M1 (GOST R 34.11-2012 / RFC 6986, library byte order), GOST R 34.11-94 "abc"
