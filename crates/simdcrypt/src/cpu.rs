@@ -292,25 +292,6 @@ pub fn hardware_features() -> Features {
     *CACHE.get_or_init(detect_hardware)
 }
 
-/// Asks the cache for the line `AHEAD` bytes past `p`, for kernels that stream through
-/// inputs larger than the caches. A hint only.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) fn prefetch<const AHEAD: usize>(p: *const u8) {
-    // SAFETY: a prefetch never faults, even past the end of an allocation, and has no
-    // visible effect; the address is formed with wrapping arithmetic. SSE is part of x86-64.
-    unsafe { core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.wrapping_add(AHEAD).cast()) };
-}
-
-/// `prefetch` into L2 only (T1 hint): for data needed thousands of cycles later, far enough
-/// ahead to hide a DRAM access but too early to hold a place in L1.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) fn prefetch_l2<const AHEAD: usize>(p: *const u8) {
-    // SAFETY: as in `prefetch`: a prefetch never faults and has no visible effect.
-    unsafe { core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T1 }>(p.wrapping_add(AHEAD).cast()) };
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -108,3 +108,58 @@ where
     let _ = par;
     (a(), b())
 }
+
+// The thread split of batches of whole messages (Streebog, GOST R 34.11-94): contiguous
+// ranges balanced by size, each hashed on one thread.
+
+/// An error unless `out_len` is `count * per_message`: the output of a batch of messages.
+pub(crate) fn check_out_len(count: usize, per_message: usize, out_len: usize) -> Result<(), crate::Error> {
+    if count.checked_mul(per_message) != Some(out_len) {
+        return Err(crate::Error::InvalidArgument(format!(
+            "output buffer must be {count} messages x {per_message} bytes, got {out_len} bytes"
+        )));
+    }
+    Ok(())
+}
+
+/// Hashes some messages on one thread, writing their digests in order.
+pub(crate) type SerialHash<'a> = dyn Fn(&[&[u8]], &mut [u8]) + Sync + 'a;
+
+/// Shares the messages out between up to `threads` threads by total size (each message
+/// counted as at least `min_cost` bytes), and runs `serial` on each part.
+pub(crate) fn split_messages(
+    messages: &[&[u8]],
+    out: &mut [u8],
+    out_len: usize,
+    threads: Threads,
+    min_cost: usize,
+    serial: &SerialHash<'_>,
+) {
+    if messages.is_empty() {
+        return;
+    }
+    let total: usize = messages.iter().map(|m| m.len().max(min_cost)).sum();
+    let pool_size = threads.pool_size(total);
+    with_pool(pool_size, || split(messages, out, out_len, pool_size, min_cost, serial));
+}
+
+fn split(messages: &[&[u8]], out: &mut [u8], out_len: usize, threads: usize, min_cost: usize, serial: &SerialHash<'_>) {
+    if threads <= 1 || messages.len() < 2 {
+        return serial(messages, out);
+    }
+    let total: usize = messages.iter().map(|m| m.len().max(min_cost)).sum();
+    let left_threads = threads / 2;
+    let target = total / threads * left_threads;
+    let (mut acc, mut mid) = (0, 0);
+    while mid < messages.len() - 1 && acc < target {
+        acc += messages[mid].len().max(min_cost);
+        mid += 1;
+    }
+    let mid = mid.max(1);
+    let (left_out, right_out) = out.split_at_mut(mid * out_len);
+    join(
+        true,
+        || split(&messages[..mid], left_out, out_len, left_threads, min_cost, serial),
+        || split(&messages[mid..], right_out, out_len, threads - left_threads, min_cost, serial),
+    );
+}

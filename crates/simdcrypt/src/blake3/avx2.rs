@@ -5,9 +5,10 @@
 
 use core::arch::x86_64::*;
 
-use super::platform::{hash_groups, padded_call, HashManyJob, Lanes};
+use super::job::{hash_groups, padded_call, HashManyJob, Lanes};
 use super::rows::{block_at, block_len_and_flags, cv_rows, iv_row, rotation_masks, MessageSlots};
 use super::{sse41, CvWords, BLOCK_LEN, CHUNK_LEN, IV, OUT_LEN};
+use crate::simd::transpose8;
 
 pub(super) const DEGREE: usize = 8;
 
@@ -231,37 +232,6 @@ fn load_message_into(lanes: &Lanes<'_, DEGREE>, block_index: usize, far: bool, m
         m[4 * q + 2] = si(_mm256_shuffle_ps::<0x88>(t1, t3));
         m[4 * q + 3] = si(_mm256_shuffle_ps::<0xdd>(t1, t3));
     }
-}
-
-/// Transposes an 8x8 matrix of 32-bit words held as 8 rows.
-#[inline]
-#[target_feature(enable = "avx2")]
-pub(crate) fn transpose8(r: &mut [__m256i; 8]) {
-    let t0 = _mm256_unpacklo_epi32(r[0], r[1]);
-    let t1 = _mm256_unpackhi_epi32(r[0], r[1]);
-    let t2 = _mm256_unpacklo_epi32(r[2], r[3]);
-    let t3 = _mm256_unpackhi_epi32(r[2], r[3]);
-    let t4 = _mm256_unpacklo_epi32(r[4], r[5]);
-    let t5 = _mm256_unpackhi_epi32(r[4], r[5]);
-    let t6 = _mm256_unpacklo_epi32(r[6], r[7]);
-    let t7 = _mm256_unpackhi_epi32(r[6], r[7]);
-    // Each u holds one column of rows 0-3 (or 4-7) in its low 128 bits and column+4 in its high.
-    let u0 = _mm256_unpacklo_epi64(t0, t2);
-    let u1 = _mm256_unpackhi_epi64(t0, t2);
-    let u2 = _mm256_unpacklo_epi64(t1, t3);
-    let u3 = _mm256_unpackhi_epi64(t1, t3);
-    let u4 = _mm256_unpacklo_epi64(t4, t6);
-    let u5 = _mm256_unpackhi_epi64(t4, t6);
-    let u6 = _mm256_unpacklo_epi64(t5, t7);
-    let u7 = _mm256_unpackhi_epi64(t5, t7);
-    r[0] = _mm256_permute2x128_si256::<0x20>(u0, u4);
-    r[1] = _mm256_permute2x128_si256::<0x20>(u1, u5);
-    r[2] = _mm256_permute2x128_si256::<0x20>(u2, u6);
-    r[3] = _mm256_permute2x128_si256::<0x20>(u3, u7);
-    r[4] = _mm256_permute2x128_si256::<0x31>(u0, u4);
-    r[5] = _mm256_permute2x128_si256::<0x31>(u1, u5);
-    r[6] = _mm256_permute2x128_si256::<0x31>(u2, u6);
-    r[7] = _mm256_permute2x128_si256::<0x31>(u3, u7);
 }
 
 /// Loads block `block_index` of each of the 8 inputs, transposed so that `m[w]` holds

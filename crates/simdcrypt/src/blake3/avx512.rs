@@ -6,9 +6,10 @@
 
 use core::arch::x86_64::*;
 
-use super::platform::{hash_rest_after_groups, padded_call, whole_groups, HashManyJob, Lanes};
+use super::job::{hash_rest_after_groups, padded_call, whole_groups, HashManyJob, Lanes};
 use super::rows::{cv_rows, first_middle_last, iv_row, pick};
 use super::{avx2, CvWords, BLOCK_LEN, CHUNK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
+use crate::simd::{transpose8, transpose_in_chunks};
 
 const DEGREE: usize = 16;
 
@@ -52,31 +53,6 @@ fn round<const R: usize>(v: &mut [__m512i; 16], m: &[__m512i; 16]) {
     round4!(_mm512_add_epi32, _mm512_xor_si512, _mm512_ror_epi32, v, m, s);
 }
 
-/// Transposes a 16x16 matrix of 32-bit words held as 16 rows.
-#[inline]
-#[target_feature(enable = "avx512f")]
-pub(crate) fn transpose16(r: &mut [__m512i; 16]) {
-    // Within each 128-bit lane, transpose the 4x4 blocks of each group of four rows:
-    // afterwards lane k of u[4g + c] holds column 4k + c of rows 4g..4g+4.
-    let mut u = [_mm512_setzero_si512(); 16];
-    for g in 0..4 {
-        let quad = transpose_in_chunks([r[4 * g], r[4 * g + 1], r[4 * g + 2], r[4 * g + 3]]);
-        u[4 * g..4 * g + 4].copy_from_slice(&quad);
-    }
-    // Column 4k + c gathers lane k of u[c], u[4 + c], u[8 + c], u[12 + c].
-    for c in 0..4 {
-        let [a, b, cc, d] = [u[c], u[4 + c], u[8 + c], u[12 + c]];
-        let ab_lo = _mm512_shuffle_i32x4::<0b01_00_01_00>(a, b); // a0 a1 b0 b1
-        let ab_hi = _mm512_shuffle_i32x4::<0b11_10_11_10>(a, b); // a2 a3 b2 b3
-        let cd_lo = _mm512_shuffle_i32x4::<0b01_00_01_00>(cc, d);
-        let cd_hi = _mm512_shuffle_i32x4::<0b11_10_11_10>(cc, d);
-        r[c] = _mm512_shuffle_i32x4::<0b10_00_10_00>(ab_lo, cd_lo); // a0 b0 c0 d0
-        r[4 + c] = _mm512_shuffle_i32x4::<0b11_01_11_01>(ab_lo, cd_lo); // a1 b1 c1 d1
-        r[8 + c] = _mm512_shuffle_i32x4::<0b10_00_10_00>(ab_hi, cd_hi);
-        r[12 + c] = _mm512_shuffle_i32x4::<0b11_01_11_01>(ab_hi, cd_hi);
-    }
-}
-
 /// How far ahead of the block being hashed each lane's input is prefetched into L1: the
 /// next block. The 16 lanes read 16 streams of 1 KiB, too short for the hardware prefetcher;
 /// what comes from further away than L2 was asked for by the far prefetch below. One block
@@ -95,21 +71,6 @@ const PREFETCH_FAR: usize = DEGREE * CHUNK_LEN;
 /// Counters and chaining values follow the same order. An involution.
 const INPUT_OF_LANE: [usize; DEGREE] = [0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15];
 
-/// Transposes the 4x4 matrix of 32-bit words in each 128-bit chunk of four vectors: word
-/// `c` of chunk `k` of the result's vector `r` is word `r` of chunk `k` of input vector `c`.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn transpose_in_chunks([a, b, c, d]: [__m512i; 4]) -> [__m512i; 4] {
-    let (t0, t1) = (_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b));
-    let (t2, t3) = (_mm512_unpacklo_epi32(c, d), _mm512_unpackhi_epi32(c, d));
-    [
-        _mm512_unpacklo_epi64(t0, t2),
-        _mm512_unpackhi_epi64(t0, t2),
-        _mm512_unpacklo_epi64(t1, t3),
-        _mm512_unpackhi_epi64(t1, t3),
-    ]
-}
-
 /// Words `8 * half..8 * half + 8` of block `block_index` of the 16 inputs, transposed:
 /// `m[w]` holds word `8 * half + w` of every input, in `INPUT_OF_LANE` order.
 #[inline]
@@ -121,11 +82,11 @@ fn load_half(lanes: &Lanes<'_, DEGREE>, block_index: usize, half: usize, far: bo
     let rows: [__m512i; 8] = core::array::from_fn(|i| {
         let (lo, hi) = (lanes.block(i, block_index), lanes.block(i + 8, block_index));
         if half == 0 {
-            crate::cpu::prefetch::<PREFETCH_NEAR>(lo);
-            crate::cpu::prefetch::<PREFETCH_NEAR>(hi);
+            crate::simd::prefetch::<PREFETCH_NEAR>(lo);
+            crate::simd::prefetch::<PREFETCH_NEAR>(hi);
             if far {
-                crate::cpu::prefetch_l2::<PREFETCH_FAR>(lo);
-                crate::cpu::prefetch_l2::<PREFETCH_FAR>(hi);
+                crate::simd::prefetch_l2::<PREFETCH_FAR>(lo);
+                crate::simd::prefetch_l2::<PREFETCH_FAR>(hi);
             }
         }
         // SAFETY: `block_index < lanes.blocks()` (the caller's loop bound), so both blocks
@@ -444,7 +405,7 @@ fn hash8(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
             h[i] = _mm256_xor_si256(v[i], v[i + 8]);
         }
     }
-    avx2::transpose8(&mut h);
+    transpose8(&mut h);
     for (lane, cv) in out[..avx2::DEGREE * OUT_LEN].chunks_exact_mut(OUT_LEN).enumerate() {
         // SAFETY: `cv` is 32 writable bytes; storeu has no alignment requirement.
         unsafe { _mm256_storeu_si256(cv.as_mut_ptr().cast(), h[lane]) };

@@ -6,7 +6,7 @@
 //! value is its digest. Longer messages, and outputs longer than 32 bytes, go message by
 //! message through the tree hasher (which is already wide for them).
 
-use super::platform::HashManyJob;
+use super::job::HashManyJob;
 use super::{
     join, with_pool, CvWords, Hasher, Mode, Platform, Threads, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, OUT_LEN,
     ROOT,

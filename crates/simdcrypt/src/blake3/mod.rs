@@ -35,6 +35,7 @@ pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512;
 mod batch;
+mod job;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod neon;
 mod platform;
@@ -45,12 +46,12 @@ pub mod subtree;
 mod tree;
 
 pub use algorithm::ALGORITHM;
-pub use batch::Batch;
-use platform::{HashManyJob, LaneLevels};
-use tree::*;
 #[cfg(target_arch = "x86_64")]
 use asm::asm_message_words_match;
+pub use batch::Batch;
+use platform::{HashManyJob, LaneLevels};
 pub use platform::{Kind, Platform};
+use tree::*;
 
 use core::mem::MaybeUninit;
 

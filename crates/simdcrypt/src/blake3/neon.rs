@@ -3,8 +3,9 @@
 
 use core::arch::aarch64::*;
 
-use super::platform::HashManyJob;
+use super::job::HashManyJob;
 use super::{portable, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
+use crate::simd::transpose4;
 
 const DEGREE: usize = 4;
 
@@ -46,18 +47,6 @@ fn round<const R: usize>(v: &mut [uint32x4_t; 16], m: &[uint32x4_t; 16]) {
     g(v, 1, 6, 11, 12, m[s[10]], m[s[11]]);
     g(v, 2, 7, 8, 13, m[s[12]], m[s[13]]);
     g(v, 3, 4, 9, 14, m[s[14]], m[s[15]]);
-}
-
-/// Transposes a 4x4 matrix of 32-bit words held as 4 rows.
-#[inline]
-#[target_feature(enable = "neon")]
-pub(crate) fn transpose4(r: &mut [uint32x4_t]) {
-    let ab = vtrnq_u32(r[0], r[1]); // [a0 b0 a2 b2], [a1 b1 a3 b3]
-    let cd = vtrnq_u32(r[2], r[3]);
-    r[0] = vcombine_u32(vget_low_u32(ab.0), vget_low_u32(cd.0));
-    r[1] = vcombine_u32(vget_low_u32(ab.1), vget_low_u32(cd.1));
-    r[2] = vcombine_u32(vget_high_u32(ab.0), vget_high_u32(cd.0));
-    r[3] = vcombine_u32(vget_high_u32(ab.1), vget_high_u32(cd.1));
 }
 
 /// Loads block `block_index` of each of the 4 inputs, transposed so that `m[w]` holds

@@ -1,6 +1,6 @@
 //! Portable BLAKE3 kernels: plain Rust, any CPU. Every SIMD backend is tested against these.
 
-use super::platform::HashManyJob;
+use super::job::HashManyJob;
 use super::{CvWords, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
 
 #[inline(always)]
@@ -108,7 +108,7 @@ pub(crate) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
             // core to reach the next block's loads early by itself. Beyond L2 this is most of
             // the difference to the crate's portable code (docs/tuning-history.md, "blake3/portable.rs").
             #[cfg(target_arch = "x86_64")]
-            crate::cpu::prefetch::<{ 8 * BLOCK_LEN }>(block.as_ptr());
+            crate::simd::prefetch::<{ 8 * BLOCK_LEN }>(block.as_ptr());
             compress_in_place(&mut cv, block, job.block_len(b, last), counter, job.block_flags(b, last));
         }
         for (chunk, w) in cv_out.chunks_exact_mut(4).zip(cv) {

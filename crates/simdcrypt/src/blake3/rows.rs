@@ -26,7 +26,7 @@
 
 use core::arch::x86_64::*;
 
-use super::platform::HashManyJob;
+use super::job::HashManyJob;
 use super::{CvWords, BLOCK_LEN, IV};
 
 /// `{$r} ^= {$s}`.

@@ -5,7 +5,7 @@
 
 use core::arch::x86_64::*;
 
-use super::platform::{hash_rest_after_groups, padded_call, whole_groups, HashManyJob, Lanes};
+use super::job::{hash_rest_after_groups, padded_call, whole_groups, HashManyJob, Lanes};
 use super::rows::{block_at, cv_rows, init_rows, rotation_masks, MessageSlots};
 use super::{CvWords, BLOCK_LEN, CHUNK_LEN, IV, OUT_LEN};
 
@@ -28,9 +28,9 @@ const PREFETCH_FAR: usize = 16 * CHUNK_LEN;
 /// `PREFETCH_FAR` bytes past it, into L2.
 #[inline(always)]
 pub(super) fn prefetch_ahead(block: *const u8, far: bool) {
-    crate::cpu::prefetch::<PREFETCH_AHEAD>(block);
+    crate::simd::prefetch::<PREFETCH_AHEAD>(block);
     if far {
-        crate::cpu::prefetch_l2::<PREFETCH_FAR>(block);
+        crate::simd::prefetch_l2::<PREFETCH_FAR>(block);
     }
 }
 

@@ -26,7 +26,10 @@ pub(super) fn fill_prefix<'a, 'b>(
 /// two: zeroing all 16 nodes (a 1 KiB `memset` call) showed on a hasher's short inputs. Not
 /// `fill_prefix` made generic (fed `repeat_n` zeroes): that measured slower on a hasher's
 /// 2 and 4 KiB (docs/tuning-history.md, "blake3/mod.rs").
-pub(super) fn zeroed_prefix<const N: usize>(slots: &mut [MaybeUninit<[u8; BLOCK_LEN]>; N], n: usize) -> &mut [[u8; BLOCK_LEN]] {
+pub(super) fn zeroed_prefix<const N: usize>(
+    slots: &mut [MaybeUninit<[u8; BLOCK_LEN]>; N],
+    n: usize,
+) -> &mut [[u8; BLOCK_LEN]] {
     let slots = &mut slots[..n];
     for slot in slots.iter_mut() {
         slot.write([0; BLOCK_LEN]);
@@ -37,7 +40,12 @@ pub(super) fn zeroed_prefix<const N: usize>(slots: &mut [MaybeUninit<[u8; BLOCK_
 }
 
 /// The kernel job for whole chunks of one input, the first at `chunk_counter`.
-pub(super) fn chunks_job<'a>(chunks: &'a [&'a [u8]], key: &'a CvWords, chunk_counter: u64, flags: u8) -> HashManyJob<'a> {
+pub(super) fn chunks_job<'a>(
+    chunks: &'a [&'a [u8]],
+    key: &'a CvWords,
+    chunk_counter: u64,
+    flags: u8,
+) -> HashManyJob<'a> {
     HashManyJob {
         inputs: chunks,
         key,

@@ -283,8 +283,8 @@ pub fn hash_many(
     platform: Platform,
     threads: Threads,
 ) -> Result<(), Error> {
-    crate::streebog::check_out_len(messages.len(), OUT_LEN, out.len())?;
-    crate::streebog::split_between_threads(messages, out, OUT_LEN, threads, BLOCK_LEN, &|msgs, o| {
+    crate::threads::check_out_len(messages.len(), OUT_LEN, out.len())?;
+    crate::threads::split_messages(messages, out, OUT_LEN, threads, BLOCK_LEN, &|msgs, o| {
         for (m, d) in msgs.iter().zip(o.chunks_exact_mut(OUT_LEN)) {
             let mut h = Gost94::new(sbox);
             h.platform = platform;

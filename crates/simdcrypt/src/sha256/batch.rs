@@ -24,6 +24,7 @@
 //! assert_eq!(again, out);
 //! ```
 
+pub(crate) use super::batch_shared::PADDING_WK;
 use super::{portable, BLOCK_LEN, IV, OUT_LEN};
 use crate::backend::{Checked, DetectCache, Kernels};
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -35,17 +36,6 @@ use crate::Error;
 use super::{armv8, batch_neon};
 #[cfg(target_arch = "x86_64")]
 use super::{batch_avx2, batch_avx512, batch_shani};
-
-/// W(t) + K(t) for the padding block of a 64-byte message: W(0) = 0x80000000,
-/// W(1..15) = 0, W(15) = 512 (the length in bits), extended by the FIPS 180-4 schedule.
-pub(crate) const PADDING_WK: [u32; 64] = padding_wk();
-
-const fn padding_wk() -> [u32; 64] {
-    let mut words = [0u32; 16];
-    words[0] = 0x8000_0000;
-    words[15] = (BLOCK_LEN * 8) as u32;
-    portable::schedule_wk(words)
-}
 
 /// A kernel set for block batches. Separate from [`super::Platform`]: the batch kernels are
 /// wide across blocks (AVX-512 has no single-message SHA-256 kernel), and which is best
@@ -260,32 +250,6 @@ const PADDING_BLOCK: [u8; BLOCK_LEN] = {
 fn write_digest(state: &[u32; 8], digest: &mut [u8]) {
     for (bytes, word) in digest.chunks_exact_mut(4).zip(state) {
         bytes.copy_from_slice(&word.to_be_bytes());
-    }
-}
-
-/// Runs a `LANES`-wide kernel over whole groups of blocks, and once more over the last
-/// group padded with zero blocks (whose digests are dropped). `out` holds a digest per block.
-#[inline(always)]
-pub(crate) fn for_each_group<const LANES: usize>(
-    blocks: &[u8],
-    out: &mut [u8],
-    mut kernel: impl FnMut(&[[u8; BLOCK_LEN]; LANES], &mut [[u8; OUT_LEN]; LANES]),
-) {
-    let (blocks, _) = blocks.as_chunks::<BLOCK_LEN>();
-    let (out, _) = out.as_chunks_mut::<OUT_LEN>();
-    let mut groups_in = blocks.chunks_exact(LANES);
-    let mut groups_out = out.chunks_exact_mut(LANES);
-    for (group_in, group_out) in (&mut groups_in).zip(&mut groups_out) {
-        kernel(group_in.try_into().expect("a whole group"), group_out.try_into().expect("a whole group"));
-    }
-    let (rest_in, rest_out) = (groups_in.remainder(), groups_out.into_remainder());
-    if !rest_in.is_empty() {
-        let n = rest_in.len().min(rest_out.len());
-        let mut padded_in = [[0u8; BLOCK_LEN]; LANES];
-        let mut padded_out = [[0u8; OUT_LEN]; LANES];
-        padded_in[..n].copy_from_slice(&rest_in[..n]);
-        kernel(&padded_in, &mut padded_out);
-        rest_out[..n].copy_from_slice(&padded_out[..n]);
     }
 }
 

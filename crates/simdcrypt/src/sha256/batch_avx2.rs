@@ -7,9 +7,9 @@
 
 use core::arch::x86_64::*;
 
-use super::batch::{for_each_group, PADDING_WK};
+use super::batch_shared::{for_each_group, PADDING_WK};
 use super::{BLOCK_LEN, IV, K, OUT_LEN};
-use crate::blake3::avx2::transpose8;
+use crate::simd::transpose8;
 
 const LANES: usize = 8;
 

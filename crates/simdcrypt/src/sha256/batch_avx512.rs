@@ -12,9 +12,9 @@
 
 use core::arch::x86_64::*;
 
-use super::batch::{for_each_group, PADDING_WK};
+use super::batch_shared::{for_each_group, PADDING_WK};
 use super::{BLOCK_LEN, IV, K, OUT_LEN};
-use crate::blake3::avx512::transpose16;
+use crate::simd::transpose16;
 
 const LANES: usize = 16;
 /// How far ahead of the group being hashed its rows are prefetched: 8 groups. With inputs
@@ -99,7 +99,7 @@ fn hash16(blocks: &[[u8; BLOCK_LEN]; LANES], out: &mut [[u8; OUT_LEN]; LANES]) {
     for (row, block) in w.iter_mut().zip(blocks) {
         // SAFETY: `block` is 64 readable bytes; loadu has no alignment requirement.
         *row = _mm512_shuffle_epi8(unsafe { _mm512_loadu_si512(block.as_ptr().cast()) }, bswap);
-        crate::cpu::prefetch::<PREFETCH_AHEAD>(block.as_ptr());
+        crate::simd::prefetch::<PREFETCH_AHEAD>(block.as_ptr());
     }
     transpose16(&mut w);
 

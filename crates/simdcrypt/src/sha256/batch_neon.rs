@@ -5,9 +5,9 @@
 
 use core::arch::aarch64::*;
 
-use super::batch::{for_each_group, PADDING_WK};
+use super::batch_shared::{for_each_group, PADDING_WK};
 use super::{BLOCK_LEN, IV, K, OUT_LEN};
-use crate::blake3::neon::transpose4;
+use crate::simd::transpose4;
 
 const LANES: usize = 4;
 

@@ -7,7 +7,7 @@
 
 use core::arch::x86_64::*;
 
-use super::batch::PADDING_WK;
+use super::batch_shared::PADDING_WK;
 use super::shani::{rounds4, schedule};
 use super::{BLOCK_LEN, IV, K, OUT_LEN};
 

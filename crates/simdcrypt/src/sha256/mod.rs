@@ -60,6 +60,7 @@ mod batch_avx512;
 mod batch_neon;
 #[cfg(target_arch = "x86_64")]
 mod batch_shani;
+mod batch_shared;
 mod merkle;
 mod platform;
 mod portable;

@@ -13,15 +13,13 @@
 //! Two arrangements of the products: [`lps`] rotates s seven times (independent products,
 //! shortest latency: best for one message, whose compressions form one chain), and
 //! [`lps_wide`] rotates partial sums instead (four rotations instead of seven, longer
-//! latency: best for the batch's four interleaved messages). Measured on this machine
-//! (BENCHMARKS.md): one message, `lps` 423 MiB/s against `lps_wide` 376 MiB/s; batches
-//! of 64-byte messages, `lps_wide` 2.55 M/s against `lps` 2.40 M/s.
+//! latency: best for the batch's four interleaved messages). Each was measured faster
+//! where it is used (docs/tuning-history.md, "Notes moved from the code", "streebog").
 
 use core::arch::x86_64::*;
 
-use super::batch::LANES;
 use super::tables::{A, C, PI};
-use super::{add512, State, BLOCK_LEN};
+use super::{add512, State, BLOCK_LEN, LANES};
 
 /// The 8×8 bit matrix, in `gf2p8affineqb`'s layout, of block (i, j) of l: output byte i
 /// of a word from its input byte j. Output bit r is the parity of the input byte ANDed

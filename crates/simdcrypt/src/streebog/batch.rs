@@ -6,14 +6,9 @@
 //! interleaves four independent chains. A message whose compressions are done hands its
 //! lane to the next message, so messages of any lengths mix.
 
-use super::{add512, digest_bytes, load_block, Platform, State, BLOCK_LEN};
-use crate::threads::Threads;
+use super::{add512, digest_bytes, load_block, Platform, State, BLOCK_LEN, LANES};
+use crate::threads::{check_out_len, split_messages, Threads};
 use crate::Error;
-
-/// How many messages run side by side. Eight lanes measured no faster than four (403 µs
-/// against 398 µs for 1024 messages of 64 bytes): with four the kernel is already bound
-/// by instruction throughput, not latency.
-pub(crate) const LANES: usize = 4;
 
 /// The digest size of a batch.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -54,60 +49,8 @@ pub fn hash_many(
 ) -> Result<(), Error> {
     let out_len = bits.out_len();
     check_out_len(messages.len(), out_len, out.len())?;
-    split_between_threads(messages, out, out_len, threads, BLOCK_LEN, &|m, o| hash_serial(m, bits, o, platform));
+    split_messages(messages, out, out_len, threads, BLOCK_LEN, &|m, o| hash_serial(m, bits, o, platform));
     Ok(())
-}
-
-/// An error unless `out_len` is `count * per_message`.
-pub(crate) fn check_out_len(count: usize, per_message: usize, out_len: usize) -> Result<(), Error> {
-    if count.checked_mul(per_message) != Some(out_len) {
-        return Err(Error::InvalidArgument(format!(
-            "output buffer must be {count} messages x {per_message} bytes, got {out_len} bytes"
-        )));
-    }
-    Ok(())
-}
-
-/// Hashes some messages on one thread, writing their digests in order.
-pub(crate) type SerialHash<'a> = dyn Fn(&[&[u8]], &mut [u8]) + Sync + 'a;
-
-/// Shares the messages out between up to `threads` threads by total size (each message
-/// counted as at least `min_cost` bytes), and runs `serial` on each part.
-pub(crate) fn split_between_threads(
-    messages: &[&[u8]],
-    out: &mut [u8],
-    out_len: usize,
-    threads: Threads,
-    min_cost: usize,
-    serial: &SerialHash<'_>,
-) {
-    if messages.is_empty() {
-        return;
-    }
-    let total: usize = messages.iter().map(|m| m.len().max(min_cost)).sum();
-    let pool_size = threads.pool_size(total);
-    crate::threads::with_pool(pool_size, || split(messages, out, out_len, pool_size, min_cost, serial));
-}
-
-fn split(messages: &[&[u8]], out: &mut [u8], out_len: usize, threads: usize, min_cost: usize, serial: &SerialHash<'_>) {
-    if threads <= 1 || messages.len() < 2 {
-        return serial(messages, out);
-    }
-    let total: usize = messages.iter().map(|m| m.len().max(min_cost)).sum();
-    let left_threads = threads / 2;
-    let target = total / threads * left_threads;
-    let (mut acc, mut mid) = (0, 0);
-    while mid < messages.len() - 1 && acc < target {
-        acc += messages[mid].len().max(min_cost);
-        mid += 1;
-    }
-    let mid = mid.max(1);
-    let (left_out, right_out) = out.split_at_mut(mid * out_len);
-    crate::threads::join(
-        true,
-        || split(&messages[..mid], left_out, out_len, left_threads, min_cost, serial),
-        || split(&messages[mid..], right_out, out_len, threads - left_threads, min_cost, serial),
-    );
 }
 
 /// Where one lane's message stands.

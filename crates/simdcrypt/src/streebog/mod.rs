@@ -43,12 +43,16 @@ pub(crate) mod portable;
 mod tables;
 
 pub use algorithm::{ALGORITHM_256, ALGORITHM_512};
-pub(crate) use batch::{check_out_len, split_between_threads};
 pub use batch::{hash_many, Bits};
 pub use platform::{Kind, Platform};
 
 /// Block size of the compression function in bytes (also HMAC's block size).
 pub const BLOCK_LEN: usize = 64;
+
+/// How many messages run side by side in a batch. Eight lanes measured no faster than four
+/// (docs/tuning-history.md, "Notes moved from the code", "streebog"): with four the kernel
+/// is already bound by instruction throughput, not latency.
+pub(crate) const LANES: usize = 4;
 
 /// The chaining state: h, the bit counter N and the checksum Σ (each 512 bits, as
 /// little-endian words).

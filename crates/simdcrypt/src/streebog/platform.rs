@@ -97,12 +97,12 @@ impl Platform {
         }
     }
 
-    /// [`Platform::g_keys`] on [`super::batch::LANES`] first compressions at once.
+    /// [`Platform::g_keys`] on [`super::LANES`] first compressions at once.
     pub(crate) fn g_keys_lanes(
         self,
-        h: &mut [[u64; 8]; super::batch::LANES],
+        h: &mut [[u64; 8]; super::LANES],
         keys: &[[u64; 8]; 13],
-        m: &[[u64; 8]; super::batch::LANES],
+        m: &[[u64; 8]; super::LANES],
     ) {
         match self.kind() {
             Kind::Portable => {
@@ -132,12 +132,12 @@ impl Platform {
 }
 
 impl Platform {
-    /// g_N(h, m) on [`super::batch::LANES`] independent inputs at once.
+    /// g_N(h, m) on [`super::LANES`] independent inputs at once.
     pub(crate) fn g_lanes(
         self,
-        h: &mut [[u64; 8]; super::batch::LANES],
-        n: &[[u64; 8]; super::batch::LANES],
-        m: &[[u64; 8]; super::batch::LANES],
+        h: &mut [[u64; 8]; super::LANES],
+        n: &[[u64; 8]; super::LANES],
+        m: &[[u64; 8]; super::LANES],
     ) {
         match self.kind() {
             Kind::Portable => {
@@ -184,8 +184,8 @@ mod tests {
     /// full compression g_0(IV, m) on every backend.
     #[test]
     fn first_compression_shortcut_matches_g() {
-        use super::super::batch::LANES;
         use super::super::tables::{IV_KEYS_256, IV_KEYS_512};
+        use super::super::LANES;
         let mut rng = crate::test_rng::XorShift64::new(0x2545_F491_4F6C_DD1D);
         let mut next = move || rng.next_u64();
         let mut exercised = Vec::new();

@@ -1,0 +1,115 @@
+//! SIMD building blocks shared by several algorithms' kernels: transpositions of word
+//! matrices (one message per lane needs its words turned into columns) and prefetch hints.
+//! Each function carries the `#[target_feature]` its instructions need, so a kernel with
+//! those features inlines it.
+
+#[cfg(target_arch = "aarch64")]
+use core::arch::aarch64::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+#[cfg(target_arch = "x86_64")]
+/// Asks the cache for the line `AHEAD` bytes past `p`, for kernels that stream through
+/// inputs larger than the caches. A hint only.
+#[inline(always)]
+pub(crate) fn prefetch<const AHEAD: usize>(p: *const u8) {
+    // SAFETY: a prefetch never faults, even past the end of an allocation, and has no
+    // visible effect; the address is formed with wrapping arithmetic. SSE is part of x86-64.
+    unsafe { core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.wrapping_add(AHEAD).cast()) };
+}
+
+#[cfg(target_arch = "x86_64")]
+/// `prefetch` into L2 only (T1 hint): for data needed thousands of cycles later, far enough
+/// ahead to hide a DRAM access but too early to hold a place in L1.
+#[inline(always)]
+pub(crate) fn prefetch_l2<const AHEAD: usize>(p: *const u8) {
+    // SAFETY: as in `prefetch`: a prefetch never faults and has no visible effect.
+    unsafe { core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T1 }>(p.wrapping_add(AHEAD).cast()) };
+}
+
+#[cfg(target_arch = "x86_64")]
+/// Transposes a 16x16 matrix of 32-bit words held as 16 rows.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn transpose16(r: &mut [__m512i; 16]) {
+    // Within each 128-bit lane, transpose the 4x4 blocks of each group of four rows:
+    // afterwards lane k of u[4g + c] holds column 4k + c of rows 4g..4g+4.
+    let mut u = [_mm512_setzero_si512(); 16];
+    for g in 0..4 {
+        let quad = transpose_in_chunks([r[4 * g], r[4 * g + 1], r[4 * g + 2], r[4 * g + 3]]);
+        u[4 * g..4 * g + 4].copy_from_slice(&quad);
+    }
+    // Column 4k + c gathers lane k of u[c], u[4 + c], u[8 + c], u[12 + c].
+    for c in 0..4 {
+        let [a, b, cc, d] = [u[c], u[4 + c], u[8 + c], u[12 + c]];
+        let ab_lo = _mm512_shuffle_i32x4::<0b01_00_01_00>(a, b); // a0 a1 b0 b1
+        let ab_hi = _mm512_shuffle_i32x4::<0b11_10_11_10>(a, b); // a2 a3 b2 b3
+        let cd_lo = _mm512_shuffle_i32x4::<0b01_00_01_00>(cc, d);
+        let cd_hi = _mm512_shuffle_i32x4::<0b11_10_11_10>(cc, d);
+        r[c] = _mm512_shuffle_i32x4::<0b10_00_10_00>(ab_lo, cd_lo); // a0 b0 c0 d0
+        r[4 + c] = _mm512_shuffle_i32x4::<0b11_01_11_01>(ab_lo, cd_lo); // a1 b1 c1 d1
+        r[8 + c] = _mm512_shuffle_i32x4::<0b10_00_10_00>(ab_hi, cd_hi);
+        r[12 + c] = _mm512_shuffle_i32x4::<0b11_01_11_01>(ab_hi, cd_hi);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+/// Transposes the 4x4 matrix of 32-bit words in each 128-bit chunk of four vectors: word
+/// `c` of chunk `k` of the result's vector `r` is word `r` of chunk `k` of input vector `c`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn transpose_in_chunks([a, b, c, d]: [__m512i; 4]) -> [__m512i; 4] {
+    let (t0, t1) = (_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b));
+    let (t2, t3) = (_mm512_unpacklo_epi32(c, d), _mm512_unpackhi_epi32(c, d));
+    [
+        _mm512_unpacklo_epi64(t0, t2),
+        _mm512_unpackhi_epi64(t0, t2),
+        _mm512_unpacklo_epi64(t1, t3),
+        _mm512_unpackhi_epi64(t1, t3),
+    ]
+}
+
+#[cfg(target_arch = "x86_64")]
+/// Transposes an 8x8 matrix of 32-bit words held as 8 rows.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(crate) fn transpose8(r: &mut [__m256i; 8]) {
+    let t0 = _mm256_unpacklo_epi32(r[0], r[1]);
+    let t1 = _mm256_unpackhi_epi32(r[0], r[1]);
+    let t2 = _mm256_unpacklo_epi32(r[2], r[3]);
+    let t3 = _mm256_unpackhi_epi32(r[2], r[3]);
+    let t4 = _mm256_unpacklo_epi32(r[4], r[5]);
+    let t5 = _mm256_unpackhi_epi32(r[4], r[5]);
+    let t6 = _mm256_unpacklo_epi32(r[6], r[7]);
+    let t7 = _mm256_unpackhi_epi32(r[6], r[7]);
+    // Each u holds one column of rows 0-3 (or 4-7) in its low 128 bits and column+4 in its high.
+    let u0 = _mm256_unpacklo_epi64(t0, t2);
+    let u1 = _mm256_unpackhi_epi64(t0, t2);
+    let u2 = _mm256_unpacklo_epi64(t1, t3);
+    let u3 = _mm256_unpackhi_epi64(t1, t3);
+    let u4 = _mm256_unpacklo_epi64(t4, t6);
+    let u5 = _mm256_unpackhi_epi64(t4, t6);
+    let u6 = _mm256_unpacklo_epi64(t5, t7);
+    let u7 = _mm256_unpackhi_epi64(t5, t7);
+    r[0] = _mm256_permute2x128_si256::<0x20>(u0, u4);
+    r[1] = _mm256_permute2x128_si256::<0x20>(u1, u5);
+    r[2] = _mm256_permute2x128_si256::<0x20>(u2, u6);
+    r[3] = _mm256_permute2x128_si256::<0x20>(u3, u7);
+    r[4] = _mm256_permute2x128_si256::<0x31>(u0, u4);
+    r[5] = _mm256_permute2x128_si256::<0x31>(u1, u5);
+    r[6] = _mm256_permute2x128_si256::<0x31>(u2, u6);
+    r[7] = _mm256_permute2x128_si256::<0x31>(u3, u7);
+}
+
+#[cfg(target_arch = "aarch64")]
+/// Transposes a 4x4 matrix of 32-bit words held as 4 rows.
+#[inline]
+#[target_feature(enable = "neon")]
+pub(crate) fn transpose4(r: &mut [uint32x4_t]) {
+    let ab = vtrnq_u32(r[0], r[1]); // [a0 b0 a2 b2], [a1 b1 a3 b3]
+    let cd = vtrnq_u32(r[2], r[3]);
+    r[0] = vcombine_u32(vget_low_u32(ab.0), vget_low_u32(cd.0));
+    r[1] = vcombine_u32(vget_low_u32(ab.1), vget_low_u32(cd.1));
+    r[2] = vcombine_u32(vget_high_u32(ab.0), vget_high_u32(cd.0));
+    r[3] = vcombine_u32(vget_high_u32(ab.1), vget_high_u32(cd.1));
+}
