@@ -272,6 +272,8 @@ unsafe fn options(opts: *const SimdcryptOptions) -> Result<HashOptions> {
         // SAFETY: non-NULL, NUL-terminated (the struct's contract).
         Some(unsafe { string(o.backend, "options.backend")? }.to_string())
     };
+    // Assigned field by field so that options added to `HashOptions` later keep defaults.
+    #[allow(clippy::field_reassign_with_default)]
     let mut opts = HashOptions::default();
     opts.key = key;
     opts.derive_key_context = derive_key_context;

@@ -331,7 +331,7 @@ fn errors_are_codes_with_messages() {
         );
         assert_eq!(simdcrypt_hasher_update(null_mut(), data.as_ptr(), 3), SimdcryptStatus::NullPointer as i32);
         assert_eq!(simdcrypt_hasher_new(c"sha256".as_ptr(), null(), null_mut()), SimdcryptStatus::NullPointer as i32);
-        let mut h = 1usize as *mut SimdcryptHasher;
+        let mut h = std::ptr::dangling_mut::<SimdcryptHasher>();
         assert_eq!(simdcrypt_hasher_new(c"nope".as_ptr(), null(), &mut h), SimdcryptStatus::InvalidArgument as i32);
         assert!(h.is_null(), "a failed new stores NULL");
         simdcrypt_hasher_free(null_mut());
