@@ -246,6 +246,7 @@ fn byte_len(count: u64, unit: usize, what: &str) -> Result<usize> {
 ///
 /// Unless NULL, `opts` must point to a valid `SimdcryptOptions` whose pointers satisfy its
 /// field docs.
+#[allow(clippy::field_reassign_with_default)]
 unsafe fn options(opts: *const SimdcryptOptions) -> Result<HashOptions> {
     // SAFETY: `opts` is NULL or valid for reads (the caller's contract).
     let Some(o) = (unsafe { opts.as_ref() }) else {
@@ -273,7 +274,6 @@ unsafe fn options(opts: *const SimdcryptOptions) -> Result<HashOptions> {
         Some(unsafe { string(o.backend, "options.backend")? }.to_string())
     };
     // Assigned field by field so that options added to `HashOptions` later keep defaults.
-    #[allow(clippy::field_reassign_with_default)]
     let mut opts = HashOptions::default();
     opts.key = key;
     opts.derive_key_context = derive_key_context;
