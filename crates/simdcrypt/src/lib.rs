@@ -21,6 +21,8 @@
 //! - `rayon` (default): multi-threaded hashing of one large input
 //!   ([`blake3::Hasher::set_max_threads`]). Without it every hash runs on the caller's
 //!   thread.
+//! - `digest` (default): the RustCrypto `digest` 0.10 traits for every hash and keyed hash
+//!   ([`rustcrypto`]), for `Digest`, `hmac::SimpleHmac` and `hkdf::SimpleHkdf`.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
@@ -32,7 +34,10 @@ pub mod cpu;
 mod error;
 pub mod gost94;
 pub mod highwayhash;
+pub mod mac;
 pub mod registry;
+#[cfg(feature = "digest")]
+pub mod rustcrypto;
 pub mod salsa20;
 pub mod sha256;
 mod simd;

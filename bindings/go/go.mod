@@ -1,0 +1,3 @@
+module simdcrypt
+
+go 1.21
