@@ -1,7 +1,12 @@
 //! GOST R 34.11-94 backend selection and the one dispatch point into the kernels.
 
+#[cfg(target_arch = "x86_64")]
+use super::avx512;
+use super::batch::Lanes;
 use super::{portable, State, Tables, BLOCK_LEN};
 use crate::backend::Backend;
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::Feature;
 use crate::cpu::Features;
 
 /// A GOST R 34.11-94 kernel set.
@@ -10,21 +15,36 @@ use crate::cpu::Features;
 pub enum Platform {
     /// Table-driven GOST 28147-89, the four encryptions of a step interleaved; any CPU.
     Portable,
+    /// AVX-512 (F, BW, VL, VBMI): `vpermb` nibble S-boxes, the four encryptions of a step
+    /// in four lanes; batches sixteen messages to a register.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
 }
 
 impl Backend for Platform {
     const ALGORITHM: &'static str = "gost94";
-    const ALL: &'static [Platform] = &[Platform::Portable];
+    const ALL: &'static [Platform] = &[
+        #[cfg(target_arch = "x86_64")]
+        Platform::Avx512,
+        Platform::Portable,
+    ];
 
     fn name(self) -> &'static str {
         match self {
             Platform::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => "avx512",
         }
     }
 
-    fn runs_on(self, _f: Features) -> bool {
+    fn runs_on(self, f: Features) -> bool {
+        let _ = f; // unused where only the portable backend exists
         match self {
             Platform::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => {
+                f.has_all(&[Feature::Avx512F, Feature::Avx512Bw, Feature::Avx512Vl, Feature::Avx512Vbmi])
+            }
         }
     }
 }
@@ -42,6 +62,17 @@ impl Platform {
         assert!(blocks.len().is_multiple_of(BLOCK_LEN), "gost94 compress_blocks takes whole blocks");
         match self {
             Platform::Portable => portable::compress_blocks(t, state, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => {
+                self.assert_supported();
+                for block in blocks.chunks_exact(BLOCK_LEN) {
+                    let m = super::load_block(block);
+                    // SAFETY: support for avx512f, avx512bw, avx512vl and avx512vbmi was
+                    // checked above.
+                    state.h = unsafe { avx512::step(t, state.h, m) };
+                    super::add256(&mut state.sigma, &m);
+                }
+            }
         }
     }
 
@@ -49,6 +80,28 @@ impl Platform {
     pub(crate) fn step(self, t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
         match self {
             Platform::Portable => portable::step(t, h, m),
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => {
+                self.assert_supported();
+                // SAFETY: support for the kernel's target features was checked above.
+                unsafe { avx512::step(t, h, m) }
+            }
+        }
+    }
+
+    /// One step on [`super::batch::LANES`] independent states at once, or `false` (and
+    /// nothing done) where this backend has no multi-message kernel.
+    pub(crate) fn step_lanes(self, t: &Tables, hs: &mut Lanes, ms: &Lanes) -> bool {
+        let _ = (t, &hs, ms); // unused where only the portable backend exists
+        match self {
+            Platform::Portable => false,
+            #[cfg(target_arch = "x86_64")]
+            Platform::Avx512 => {
+                self.assert_supported();
+                // SAFETY: support for the kernel's target features was checked above.
+                unsafe { avx512::step_lanes(t, hs, ms) };
+                true
+            }
         }
     }
 }
