@@ -13,7 +13,7 @@
 
 use core::arch::x86_64::*;
 
-use super::{portable, Tables, PSI61, PSI74};
+use super::{portable, State, Tables, BLOCK_LEN, PSI61, PSI74};
 
 /// A 64-byte value into a register.
 #[inline]
@@ -145,18 +145,60 @@ const fn key_index(high: bool) -> [u8; 64] {
 
 static KEY_INDEX: [[u8; 64]; 2] = [key_index(false), key_index(true)];
 
-/// The step function f(H, M) for one message.
-///
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
-pub(crate) fn step(t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
-    let tlo = load512(&t.lo);
-    let thi = load512(&t.hi);
+/// What a step needs from its message block M alone, computed before H is known: the
+/// key inputs' M parts ([`MParts::v`]: W_j = A^j(H) ⊕ v_j) and ψ(M).
+struct MParts {
+    v: [[u64; 4]; 4],
+    psi_m: [u64; 4],
+}
 
-    let w = portable::key_inputs(h, m);
-    let w0 = load512(&[w[0], w[1]]);
-    let w1 = load512(&[w[2], w[3]]);
-    let ka = _mm512_permutex2var_epi8(w0, load512(&KEY_INDEX[0]), w1);
-    let kb = _mm512_permutex2var_epi8(w0, load512(&KEY_INDEX[1]), w1);
+#[inline(always)]
+fn m_parts(m: [u64; 4]) -> MParts {
+    // U_j = A^j(H) with C_3 added at j = 2, so U_3 = A^3(H) ⊕ A(C_3); V_j = A^(2j)(M).
+    let mut v = [m; 4];
+    for j in 1..4 {
+        v[j] = portable::a(portable::a(v[j - 1]));
+    }
+    v[2] = portable::xor(v[2], portable::C3);
+    v[3] = portable::xor(v[3], portable::a(portable::C3));
+    MParts { v, psi_m: portable::psi(m) }
+}
+
+/// The constants of the one-message kernel, in registers.
+#[derive(Clone, Copy)]
+struct Consts {
+    tlo: __m512i,
+    thi: __m512i,
+    key_index: [__m512i; 2],
+}
+
+impl Consts {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+    fn new(t: &Tables) -> Self {
+        Consts { tlo: load512(&t.lo), thi: load512(&t.hi), key_index: [load512(&KEY_INDEX[0]), load512(&KEY_INDEX[1])] }
+    }
+}
+
+/// The step function f(H, M) for one message, H in a register.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+fn step_reg(c: &Consts, h: __m256i, mp: &MParts) -> __m256i {
+    // W_0 ‖ W_1 = (H ‖ A(H)) ⊕ (v_0 ‖ v_1), W_2 ‖ W_3 = (A²(H) ‖ A³(H)) ⊕ (v_2 ‖ v_3), where
+    // A(H) = (h1, h2, h3, h0 ⊕ h1) and so on: two qword permutations and an XOR each.
+    let hz = _mm512_castsi256_si512(h);
+    let a01 = _mm512_xor_si512(
+        _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 1, 2, 3, 1, 2, 3, 0), hz),
+        _mm512_maskz_permutexvar_epi64(0b1000_0000, _mm512_setr_epi64(0, 0, 0, 0, 0, 0, 0, 1), hz),
+    );
+    let a23 = _mm512_xor_si512(
+        _mm512_permutexvar_epi64(_mm512_setr_epi64(2, 3, 0, 1, 3, 0, 1, 2), hz),
+        _mm512_maskz_permutexvar_epi64(0b1110_1100, _mm512_setr_epi64(0, 0, 1, 2, 0, 1, 2, 3), hz),
+    );
+    let w01 = _mm512_xor_si512(a01, load512(&[mp.v[0], mp.v[1]]));
+    let w23 = _mm512_xor_si512(a23, load512(&[mp.v[2], mp.v[3]]));
+    let ka = _mm512_permutex2var_epi8(w01, c.key_index[0], w23);
+    let kb = _mm512_permutex2var_epi8(w01, c.key_index[1], w23);
     let keys = [
         _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<0>(ka)),
         _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<1>(ka)),
@@ -168,16 +210,14 @@ pub(crate) fn step(t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
         _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<3>(kb)),
     ];
 
-    // The part of the mixing that does not wait for the encryption.
-    let y = portable::xor(h, portable::psi(m));
-    let mixed_hm = apply_layers(&PSI61_LAYERS, load256(&y));
+    // The part of the mixing that does not wait for the encryption: ψ^61(H ⊕ ψ(M)).
+    let mixed_hm = apply_layers(&PSI61_LAYERS, _mm256_xor_si256(h, load256(&mp.psi_m)));
 
     // Lane j: N1 = low half of H_j, N2 = high half.
-    let hv = _mm512_castsi256_si512(load256(&h));
-    let mut n1 = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), hv);
-    let mut n2 = _mm512_permutexvar_epi32(_mm512_setr_epi32(1, 3, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), hv);
+    let mut n1 = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), hz);
+    let mut n2 = _mm512_permutexvar_epi32(_mm512_setr_epi32(1, 3, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), hz);
     let mut round = |k: __m512i| {
-        let x = _mm512_xor_si512(n2, f(tlo, thi, _mm512_add_epi32(n1, k)));
+        let x = _mm512_xor_si512(n2, f(c.tlo, c.thi, _mm512_add_epi32(n1, k)));
         n2 = n1;
         n1 = x;
     };
@@ -191,10 +231,29 @@ pub(crate) fn step(t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
     }
     // The last round does not swap: S_j = N2 | N1 << 32.
     let s = _mm512_permutex2var_epi32(n2, _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 0, 0, 0, 0, 0, 0, 0, 0), n1);
-    let out = _mm256_xor_si256(mixed_hm, apply_layers(&PSI74_LAYERS, _mm512_castsi512_si256(s)));
+    _mm256_xor_si256(mixed_hm, apply_layers(&PSI74_LAYERS, _mm512_castsi512_si256(s)))
+}
+
+/// The step function f(H, M) for one message.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+pub(crate) fn step(t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
+    let out = step_reg(&Consts::new(t), load256(&h), &m_parts(m));
     let mut h = [0u64; 4];
     store256(&mut h, out);
     h
+}
+
+/// Hashes each 32-byte block of `blocks` in turn (H and Σ), H staying in a register.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+pub(crate) fn compress_blocks(t: &Tables, state: &mut State, blocks: &[u8]) {
+    let c = Consts::new(t);
+    let mut h = load256(&state.h);
+    for block in blocks.chunks_exact(BLOCK_LEN) {
+        let m = super::load_block(block);
+        h = step_reg(&c, h, &m_parts(m));
+        super::add256(&mut state.sigma, &m);
+    }
+    store256(&mut state.h, h);
 }
 
 /// Sixteen states or message blocks, word-major: `[k][lane]` is 32-bit word k (the low

@@ -65,13 +65,9 @@ impl Platform {
             #[cfg(target_arch = "x86_64")]
             Platform::Avx512 => {
                 self.assert_supported();
-                for block in blocks.chunks_exact(BLOCK_LEN) {
-                    let m = super::load_block(block);
-                    // SAFETY: support for avx512f, avx512bw, avx512vl and avx512vbmi was
-                    // checked above.
-                    state.h = unsafe { avx512::step(t, state.h, m) };
-                    super::add256(&mut state.sigma, &m);
-                }
+                // SAFETY: support for avx512f, avx512bw, avx512vl and avx512vbmi was
+                // checked above.
+                unsafe { avx512::compress_blocks(t, state, blocks) }
             }
         }
     }

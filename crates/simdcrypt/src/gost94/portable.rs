@@ -8,7 +8,7 @@ pub(crate) const C3: [u64; 4] = [0xff00ff00ff00ff00, 0x00ff00ff00ff00ff, 0xff000
 
 /// A(Y) = (y1 ⊕ y2) ‖ y4 ‖ y3 ‖ y2 on 64-bit words y1 (least significant) .. y4.
 #[inline(always)]
-fn a(y: [u64; 4]) -> [u64; 4] {
+pub(crate) fn a(y: [u64; 4]) -> [u64; 4] {
     [y[1], y[2], y[3], y[0] ^ y[1]]
 }
 
