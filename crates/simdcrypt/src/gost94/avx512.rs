@@ -75,6 +75,22 @@ fn f(tlo: __m512i, thi: __m512i, x: __m512i) -> __m512i {
     _mm512_rol_epi32::<11>(s)
 }
 
+/// f on the four 32-bit lanes of the low half of a ymm register, the 64-byte tables split
+/// over two registers for `vpermi2b`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+fn f256(tlo: (__m256i, __m256i), thi: (__m256i, __m256i), x: __m256i) -> __m256i {
+    let low = _mm256_set1_epi8(0x0f);
+    let pos = _mm256_set1_epi32(0x3020_1000);
+    let lo = _mm256_ternarylogic_epi32::<0xEA>(x, low, pos);
+    let hi = _mm256_ternarylogic_epi32::<0xEA>(_mm256_srli_epi32::<4>(x), low, pos);
+    let s = _mm256_or_si256(
+        _mm256_permutex2var_epi8(tlo.0, lo, tlo.1),
+        _mm256_permutex2var_epi8(thi.0, hi, thi.1),
+    );
+    _mm256_rol_epi32::<11>(s)
+}
+
 /// Masked `vpermw` layers computing a ψ map: layer r puts, in output word i, the r-th
 /// input word of row i (or zero), so the map is the XOR of all layers.
 struct Layers {
@@ -214,10 +230,19 @@ fn step_reg(c: &Consts, h: __m256i, mp: &MParts) -> __m256i {
     let mixed_hm = apply_layers(&PSI61_LAYERS, _mm256_xor_si256(h, load256(&mp.psi_m)));
 
     // Lane j: N1 = low half of H_j, N2 = high half.
-    let mut n1 = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), hz);
-    let mut n2 = _mm512_permutexvar_epi32(_mm512_setr_epi32(1, 3, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), hz);
-    let mut round = |k: __m512i| {
-        let x = _mm512_xor_si512(n2, f(c.tlo, c.thi, _mm512_add_epi32(n1, k)));
+    let mut n1 = _mm512_castsi512_si256(_mm512_permutexvar_epi32(
+        _mm512_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+        hz,
+    ));
+    let mut n2 = _mm512_castsi512_si256(_mm512_permutexvar_epi32(
+        _mm512_setr_epi32(1, 3, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+        hz,
+    ));
+    let keys = keys.map(|k| _mm512_castsi512_si256(k));
+    let tlo = (_mm512_castsi512_si256(c.tlo), _mm512_extracti64x4_epi64::<1>(c.tlo));
+    let thi = (_mm512_castsi512_si256(c.thi), _mm512_extracti64x4_epi64::<1>(c.thi));
+    let mut round = |k: __m256i| {
+        let x = _mm256_xor_si256(n2, f256(tlo, thi, _mm256_add_epi32(n1, k)));
         n2 = n1;
         n1 = x;
     };
@@ -230,8 +255,8 @@ fn step_reg(c: &Consts, h: __m256i, mp: &MParts) -> __m256i {
         round(k);
     }
     // The last round does not swap: S_j = N2 | N1 << 32.
-    let s = _mm512_permutex2var_epi32(n2, _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 0, 0, 0, 0, 0, 0, 0, 0), n1);
-    _mm256_xor_si256(mixed_hm, apply_layers(&PSI74_LAYERS, _mm512_castsi512_si256(s)))
+    let s = _mm256_permutex2var_epi32(n2, _mm256_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11), n1);
+    _mm256_xor_si256(mixed_hm, apply_layers(&PSI74_LAYERS, s))
 }
 
 /// The step function f(H, M) for one message.
