@@ -84,10 +84,7 @@ fn f256(tlo: (__m256i, __m256i), thi: (__m256i, __m256i), x: __m256i) -> __m256i
     let pos = _mm256_set1_epi32(0x3020_1000);
     let lo = _mm256_ternarylogic_epi32::<0xEA>(x, low, pos);
     let hi = _mm256_ternarylogic_epi32::<0xEA>(_mm256_srli_epi32::<4>(x), low, pos);
-    let s = _mm256_or_si256(
-        _mm256_permutex2var_epi8(tlo.0, lo, tlo.1),
-        _mm256_permutex2var_epi8(thi.0, hi, thi.1),
-    );
+    let s = _mm256_or_si256(_mm256_permutex2var_epi8(tlo.0, lo, tlo.1), _mm256_permutex2var_epi8(thi.0, hi, thi.1));
     _mm256_rol_epi32::<11>(s)
 }
 

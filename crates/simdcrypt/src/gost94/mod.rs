@@ -25,9 +25,11 @@
 //! checksum, as the standard and most implementations do; OpenSSL's gost engine hashes
 //! an extra zero block and gives a different digest for it.
 //!
-//! The step function runs the four GOST 28147-89 encryptions of a step side by side
-//! (independent chains for the out-of-order core), with S-box-and-rotation tables built
-//! at compile time for each parameter set.
+//! The portable step function runs the four GOST 28147-89 encryptions of a step side by
+//! side (independent chains for the out-of-order core), with S-box-and-rotation tables
+//! built at compile time for each parameter set. The AVX-512 backend runs them in vector
+//! lanes with byte-shuffle S-boxes, and [`hash_many`] runs sixteen messages at once, one
+//! per lane.
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;

@@ -101,3 +101,48 @@ impl Platform {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::batch::LANES;
+    use super::super::SBox;
+    use super::*;
+
+    /// Each backend's one-message step, and its multi-message step where it has one,
+    /// against the portable step on pseudo-random states and blocks.
+    #[test]
+    fn steps_match_portable() {
+        let mut rng = crate::test_rng::XorShift64::new(0x0123_4567_89AB_CDEF);
+        let mut exercised = Vec::new();
+        for platform in Platform::all_supported() {
+            for sbox in SBox::ALL {
+                let t = sbox.tables();
+                for trial in 0..50 {
+                    let h: [[u64; 4]; LANES] = core::array::from_fn(|_| core::array::from_fn(|_| rng.next_u64()));
+                    let m: [[u64; 4]; LANES] = core::array::from_fn(|_| core::array::from_fn(|_| rng.next_u64()));
+                    let expected: Vec<[u64; 4]> = (0..LANES).map(|l| portable::step(t, h[l], m[l])).collect();
+                    for l in 0..LANES {
+                        assert_eq!(platform.step(t, h[l], m[l]), expected[l], "{platform:?} {sbox:?} trial {trial}");
+                    }
+                    let split = |v: &[[u64; 4]; LANES]| -> Lanes {
+                        core::array::from_fn(|k| core::array::from_fn(|l| (v[l][k / 2] >> (32 * (k % 2))) as u32))
+                    };
+                    let mut hs = split(&h);
+                    if platform.step_lanes(t, &mut hs, &split(&m)) {
+                        for l in 0..LANES {
+                            let got: [u64; 4] =
+                                core::array::from_fn(|i| hs[2 * i][l] as u64 | (hs[2 * i + 1][l] as u64) << 32);
+                            assert_eq!(got, expected[l], "{platform:?} {sbox:?} lanes trial {trial} lane {l}");
+                        }
+                        if trial == 0 && sbox == SBox::CryptoPro {
+                            exercised.push(format!("{} (and its {LANES} lanes)", platform.name()));
+                        }
+                    } else if trial == 0 && sbox == SBox::CryptoPro {
+                        exercised.push(platform.name().to_string());
+                    }
+                }
+            }
+        }
+        println!("steps_match_portable: gost94 backends exercised: {}", exercised.join(", "));
+    }
+}
