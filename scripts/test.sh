@@ -42,6 +42,8 @@ SIMDCRYPT_DISABLE=sha cargo test -p simdcrypt --test sha256_kat -- --show-output
     | grep -E 'exercised|refused|test result'
 SIMDCRYPT_DISABLE=gfni cargo test -p simdcrypt --test streebog_kat -- --show-output 2>&1 \
     | grep -E 'exercised|test result'
+SIMDCRYPT_DISABLE=avx512vbmi cargo test -p simdcrypt --test gost94_kat -- --show-output 2>&1 \
+    | grep -E 'exercised|test result'
 SIMDCRYPT_DISABLE=avx512,avx2 cargo test -p simdcrypt --test salsa20_kat -- --show-output 2>&1 \
     | grep -E 'exercised|test result'
 SIMDCRYPT_DISABLE=avx512,avx2,sse4.1 cargo test -p simdcrypt --test highwayhash_kat -- --show-output 2>&1 \

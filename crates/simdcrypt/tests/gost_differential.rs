@@ -185,3 +185,40 @@ fn batches_match_one_at_a_time() {
     );
     assert!(Bits::from_bits(384).unwrap_err().to_string().contains("256 or 512, got 384"));
 }
+
+/// GOST R 34.11-94 batches around the multi-message kernel's lane count (16): equal
+/// lengths at the block edges, ragged lengths, and one long message among short ones (the
+/// last busy lanes finish one at a time), both parameter sets, against RustCrypto.
+#[test]
+fn gost94_batches_around_the_lane_count() {
+    let data = common::random_bytes(0x6B47, 1 << 14);
+    let mut rng = common::rng(0x6B48);
+    let counts = [1usize, 2, 3, 15, 16, 17, 13, 30, 33];
+    for platform in common::supported_backends::<gost94::Platform>("gost94_batches_around_the_lane_count") {
+        for &count in &counts {
+            let mut shapes: Vec<(String, Vec<usize>)> = [0usize, 1, 8, 31, 32, 33, 63, 64, 65, 128, 1000]
+                .iter()
+                .map(|&len| (format!("equal {len}"), vec![len; count]))
+                .collect();
+            shapes.push(("ragged".into(), (0..count).map(|_| rng.random_range(0..1100)).collect()));
+            let mut long = vec![64; count];
+            long[count / 2] = 5000;
+            shapes.push(("one long".into(), long));
+            for (shape, lens) in &shapes {
+                let msgs: Vec<&[u8]> = lens
+                    .iter()
+                    .map(|&len| {
+                        let start = rng.random_range(0..=data.len() - len);
+                        &data[start..start + len]
+                    })
+                    .collect();
+                for sbox in SBox::ALL {
+                    let expected: Vec<u8> = msgs.iter().flat_map(|m| oracle_gost94(sbox, m)).collect();
+                    let mut out = vec![0u8; count * 32];
+                    gost94::hash_many(&msgs, sbox, &mut out, platform, Threads::One).unwrap();
+                    assert_eq!(out, expected, "{} count {count} {shape} {}", platform.name(), sbox.name());
+                }
+            }
+        }
+    }
+}

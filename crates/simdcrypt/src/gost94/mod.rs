@@ -25,11 +25,16 @@
 //! checksum, as the standard and most implementations do; OpenSSL's gost engine hashes
 //! an extra zero block and gives a different digest for it.
 //!
-//! The step function runs the four GOST 28147-89 encryptions of a step side by side
-//! (independent chains for the out-of-order core), with S-box-and-rotation tables built
-//! at compile time for each parameter set.
+//! The portable step function runs the four GOST 28147-89 encryptions of a step side by
+//! side (independent chains for the out-of-order core), with S-box-and-rotation tables
+//! built at compile time for each parameter set. The AVX-512 backend runs them in vector
+//! lanes with byte-shuffle S-boxes, and [`hash_many`] runs sixteen messages at once, one
+//! per lane.
 
 mod algorithm;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+mod batch;
 mod platform;
 mod portable;
 
@@ -110,26 +115,74 @@ impl SBox {
     }
 }
 
-/// Four tables of 256 words: `T[j][b]` is the S-boxes 2j and 2j+1 applied to byte `b` in
-/// byte position `j` of a 32-bit word, rotated left by 11, so that
-/// f(x) = rotl11(S(x)) = T[0][x0] ⊕ T[1][x1] ⊕ T[2][x2] ⊕ T[3][x3].
-pub(crate) type Tables = [[u32; 256]; 4];
+/// The lookup tables of a parameter set.
+///
+/// `words[j][b]` is the S-boxes 2j and 2j+1 applied to byte `b` in byte position `j` of a
+/// 32-bit word, rotated left by 11, so that
+/// f(x) = rotl11(S(x)) = words[0][x0] ⊕ words[1][x1] ⊕ words[2][x2] ⊕ words[3][x3].
+///
+/// `lo` and `hi` are the same S-boxes as 64-byte nibble tables for byte shuffles: entry
+/// `16j + n` is S-box 2j of nibble n (`lo`) or S-box 2j+1 of nibble n shifted into the high
+/// nibble (`hi`), so a shuffle whose index byte is `nibble | 16 * position` looks up both
+/// halves of every byte of a word.
+#[repr(C, align(64))]
+pub(crate) struct Tables {
+    pub(crate) words: [[u32; 256]; 4],
+    pub(crate) lo: [u8; 64],
+    pub(crate) hi: [u8; 64],
+}
 
 const fn make_tables(sbox: SBox) -> Tables {
     let rows = sbox.rows();
-    let mut t = [[0u32; 256]; 4];
+    let mut t = Tables { words: [[0u32; 256]; 4], lo: [0; 64], hi: [0; 64] };
     let mut j = 0;
     while j < 4 {
         let mut b = 0;
         while b < 256 {
             let s = (rows[2 * j + 1][b >> 4] as u32) << 4 | rows[2 * j][b & 15] as u32;
-            t[j][b] = (s << (8 * j)).rotate_left(11);
+            t.words[j][b] = (s << (8 * j)).rotate_left(11);
             b += 1;
+        }
+        let mut n = 0;
+        while n < 16 {
+            t.lo[16 * j + n] = rows[2 * j][n];
+            t.hi[16 * j + n] = rows[2 * j + 1][n] << 4;
+            n += 1;
         }
         j += 1;
     }
     t
 }
+
+/// ψ^n as a linear map on the sixteen 16-bit words: bit j of `rows[i]` says whether input
+/// word j is XORed into output word i. ψ^n is linear, so a step's mixing
+/// ψ^61(H ⊕ ψ(M ⊕ ψ^12(S))) is ψ^61(H ⊕ ψ(M)) ⊕ ψ^74(S), and only the last term waits
+/// for the encryption.
+pub(crate) const fn psi_rows(n: usize) -> [u16; 16] {
+    let mut rows = [0u16; 16];
+    let mut i = 0;
+    while i < 16 {
+        rows[i] = 1 << i;
+        i += 1;
+    }
+    let mut r = 0;
+    while r < n {
+        let top = rows[0] ^ rows[1] ^ rows[2] ^ rows[3] ^ rows[12] ^ rows[15];
+        let mut i = 0;
+        while i < 15 {
+            rows[i] = rows[i + 1];
+            i += 1;
+        }
+        rows[15] = top;
+        r += 1;
+    }
+    rows
+}
+
+/// ψ^61, applied to H ⊕ ψ(M).
+pub(crate) const PSI61: [u16; 16] = psi_rows(61);
+/// ψ^74, applied to the encryption output S.
+pub(crate) const PSI74: [u16; 16] = psi_rows(74);
 
 static TEST_TABLES: Tables = make_tables(SBox::Test);
 static CRYPTOPRO_TABLES: Tables = make_tables(SBox::CryptoPro);
@@ -285,11 +338,7 @@ pub fn hash_many(
 ) -> Result<(), Error> {
     crate::threads::check_out_len(messages.len(), OUT_LEN, out.len())?;
     crate::threads::split_messages(messages, out, OUT_LEN, threads, BLOCK_LEN, &|msgs, o| {
-        for (m, d) in msgs.iter().zip(o.chunks_exact_mut(OUT_LEN)) {
-            let mut h = Gost94::new(sbox);
-            h.platform = platform;
-            d.copy_from_slice(&h.update(m).finalize());
-        }
+        batch::hash_serial(platform, sbox, msgs, o)
     });
     Ok(())
 }

@@ -1,10 +1,13 @@
 //! GOST R 34.11-94 backend selection and the one dispatch point into the kernels.
 
+#[cfg(target_arch = "x86_64")]
+use super::avx512;
+use super::batch::Lanes;
 use super::{portable, State, Tables, BLOCK_LEN};
 use crate::backend::{Checked, DetectCache, Kernels};
 use crate::cpu::Feature;
 
-/// A GOST R 34.11-94 kernel set this CPU can run.
+/// A GOST R 34.11-94 kernel set.
 ///
 /// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
 /// checks this CPU (see [`crate::backend`]).
@@ -16,12 +19,23 @@ pub type Platform = Checked<Kind>;
 pub enum Kind {
     /// Table-driven GOST 28147-89, the four encryptions of a step interleaved; any CPU.
     Portable,
+    /// AVX-512 (F, BW, VL, VBMI): `vpermb` nibble S-boxes, the four encryptions of a step
+    /// in four lanes; batches sixteen messages to a register.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
 }
 
 impl Kernels for Kind {
     const ALGORITHM: &'static str = "gost94";
-    const ALL: &'static [Kind] = &[Kind::Portable];
-    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[];
+    const ALL: &'static [Kind] = &[
+        #[cfg(target_arch = "x86_64")]
+        Kind::Avx512,
+        Kind::Portable,
+    ];
+    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
+        #[cfg(not(target_arch = "x86_64"))]
+        ("avx512", "x86_64"),
+    ];
 
     fn detected() -> &'static DetectCache {
         static DETECTED: DetectCache = DetectCache::new();
@@ -31,12 +45,16 @@ impl Kernels for Kind {
     fn name(self) -> &'static str {
         match self {
             Kind::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 => "avx512",
         }
     }
 
     fn requires(self) -> &'static [Feature] {
         match self {
             Kind::Portable => &[],
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 => &[Feature::Avx512F, Feature::Avx512Bw, Feature::Avx512Vl, Feature::Avx512Vbmi],
         }
     }
 }
@@ -47,6 +65,12 @@ impl Platform {
         assert!(blocks.len().is_multiple_of(BLOCK_LEN), "gost94 compress_blocks takes whole blocks");
         match self.kind() {
             Kind::Portable => portable::compress_blocks(t, state, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 => {
+                // SAFETY: a Platform of this kind exists only once avx512f, avx512bw, avx512vl
+                // and avx512vbmi were found (`requires`).
+                unsafe { avx512::compress_blocks(t, state, blocks) }
+            }
         }
     }
 
@@ -54,6 +78,73 @@ impl Platform {
     pub(crate) fn step(self, t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
         match self.kind() {
             Kind::Portable => portable::step(t, h, m),
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 => {
+                // SAFETY: a Platform of this kind exists only once the kernel's target features
+                // were found (`requires`).
+                unsafe { avx512::step(t, h, m) }
+            }
         }
+    }
+
+    /// One step on [`super::batch::LANES`] independent states at once, or `false` (and
+    /// nothing done) where this backend has no multi-message kernel.
+    pub(crate) fn step_lanes(self, t: &Tables, hs: &mut Lanes, ms: &Lanes) -> bool {
+        let _ = (t, &hs, ms); // unused where only the portable backend exists
+        match self.kind() {
+            Kind::Portable => false,
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 => {
+                // SAFETY: a Platform of this kind exists only once the kernel's target features
+                // were found (`requires`).
+                unsafe { avx512::step_lanes(t, hs, ms) };
+                true
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::batch::LANES;
+    use super::super::SBox;
+    use super::*;
+
+    /// Each backend's one-message step, and its multi-message step where it has one,
+    /// against the portable step on pseudo-random states and blocks.
+    #[test]
+    fn steps_match_portable() {
+        let mut rng = crate::test_rng::XorShift64::new(0x0123_4567_89AB_CDEF);
+        let mut exercised = Vec::new();
+        for platform in Platform::all_supported() {
+            for sbox in SBox::ALL {
+                let t = sbox.tables();
+                for trial in 0..50 {
+                    let h: [[u64; 4]; LANES] = core::array::from_fn(|_| core::array::from_fn(|_| rng.next_u64()));
+                    let m: [[u64; 4]; LANES] = core::array::from_fn(|_| core::array::from_fn(|_| rng.next_u64()));
+                    let expected: Vec<[u64; 4]> = (0..LANES).map(|l| portable::step(t, h[l], m[l])).collect();
+                    for l in 0..LANES {
+                        assert_eq!(platform.step(t, h[l], m[l]), expected[l], "{platform:?} {sbox:?} trial {trial}");
+                    }
+                    let split = |v: &[[u64; 4]; LANES]| -> Lanes {
+                        core::array::from_fn(|k| core::array::from_fn(|l| (v[l][k / 2] >> (32 * (k % 2))) as u32))
+                    };
+                    let mut hs = split(&h);
+                    if platform.step_lanes(t, &mut hs, &split(&m)) {
+                        for l in 0..LANES {
+                            let got: [u64; 4] =
+                                core::array::from_fn(|i| hs[2 * i][l] as u64 | (hs[2 * i + 1][l] as u64) << 32);
+                            assert_eq!(got, expected[l], "{platform:?} {sbox:?} lanes trial {trial} lane {l}");
+                        }
+                        if trial == 0 && sbox == SBox::CryptoPro {
+                            exercised.push(format!("{} (and its {LANES} lanes)", platform.name()));
+                        }
+                    } else if trial == 0 && sbox == SBox::CryptoPro {
+                        exercised.push(platform.name().to_string());
+                    }
+                }
+            }
+        }
+        println!("steps_match_portable: gost94 backends exercised: {}", exercised.join(", "));
     }
 }

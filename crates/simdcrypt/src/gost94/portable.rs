@@ -4,11 +4,11 @@
 use super::{State, Tables, BLOCK_LEN};
 
 /// C_3 of the key generation (the others are zero), as little-endian words.
-const C3: [u64; 4] = [0xff00ff00ff00ff00, 0x00ff00ff00ff00ff, 0xff0000ff00ffff00, 0xff00ffff000000ff];
+pub(crate) const C3: [u64; 4] = [0xff00ff00ff00ff00, 0x00ff00ff00ff00ff, 0xff0000ff00ffff00, 0xff00ffff000000ff];
 
 /// A(Y) = (y1 ⊕ y2) ‖ y4 ‖ y3 ‖ y2 on 64-bit words y1 (least significant) .. y4.
 #[inline(always)]
-fn a(y: [u64; 4]) -> [u64; 4] {
+pub(crate) fn a(y: [u64; 4]) -> [u64; 4] {
     [y[1], y[2], y[3], y[0] ^ y[1]]
 }
 
@@ -25,6 +25,7 @@ fn p(y: [u64; 4]) -> [u32; 8] {
 /// f(x) = S(x) rotated left by 11, from the combined tables.
 #[inline(always)]
 fn f(t: &Tables, x: u32) -> u32 {
+    let t = &t.words;
     t[0][x as u8 as usize] ^ t[1][(x >> 8) as u8 as usize] ^ t[2][(x >> 16) as u8 as usize] ^ t[3][(x >> 24) as usize]
 }
 
@@ -60,30 +61,38 @@ fn psi4(y: [u64; 4]) -> [u64; 4] {
 
 /// ψ once.
 #[inline(always)]
-fn psi(y: [u64; 4]) -> [u64; 4] {
+pub(crate) fn psi(y: [u64; 4]) -> [u64; 4] {
     let x = y[0] ^ y[0] >> 16 ^ y[0] >> 32 ^ y[0] >> 48 ^ y[3] ^ y[3] >> 48;
     [y[0] >> 16 | y[1] << 48, y[1] >> 16 | y[2] << 48, y[2] >> 16 | y[3] << 48, y[3] >> 16 | (x & 0xffff) << 48]
 }
 
-fn xor(a: [u64; 4], b: [u64; 4]) -> [u64; 4] {
+#[inline(always)]
+pub(crate) fn xor(a: [u64; 4], b: [u64; 4]) -> [u64; 4] {
     core::array::from_fn(|i| a[i] ^ b[i])
 }
 
-/// The step function f(H, M).
+/// The key generation's inputs W_j = U_j ⊕ V_j, whose P transforms are the four keys.
 #[inline(always)]
-pub(crate) fn step(t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
-    // Key generation.
+pub(crate) fn key_inputs(h: [u64; 4], m: [u64; 4]) -> [[u64; 4]; 4] {
     let (mut u, mut v) = (h, m);
-    let mut keys = [[0u32; 8]; 4];
-    keys[0] = p(xor(u, v));
-    for (j, key) in keys.iter_mut().enumerate().skip(1) {
+    let mut w = [[0u64; 4]; 4];
+    w[0] = xor(u, v);
+    for (j, wj) in w.iter_mut().enumerate().skip(1) {
         u = a(u);
         if j == 2 {
             u = xor(u, C3);
         }
         v = a(a(v));
-        *key = p(xor(u, v));
+        *wj = xor(u, v);
     }
+    w
+}
+
+/// The step function f(H, M).
+#[inline(always)]
+pub(crate) fn step(t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
+    let w = key_inputs(h, m);
+    let keys = [p(w[0]), p(w[1]), p(w[2]), p(w[3])];
     // Encryption of the four 64-bit words of H.
     let s = encrypt4(t, &keys, h);
     // Mixing: ψ^61(H ⊕ ψ(M ⊕ ψ^12(S))).
