@@ -8,7 +8,7 @@
 use pyo3::exceptions::{PyBufferError, PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PySequence, PyString, PyTuple};
-use simdcrypt::blake3::Batch;
+use simdcrypt::blake3::{Batch, Platform};
 
 use crate::args::{self, BigIndex, ModeArgs, GIL_RELEASE_MIN};
 use crate::buffer::{ExportError, HeldBuffer, HeldBuffers};
@@ -112,8 +112,7 @@ fn hold_rows<'py>(buffer: HeldBuffer<'py>, obj: &Bound<'py, PyAny>) -> PyResult<
     Ok(Messages::Rows { buffer, rows: shape[0], cols: shape[1] })
 }
 
-/// Pins the messages of any accepted `messages` argument (shared with
-/// `highwayhash_many`).
+/// Pins the messages of any accepted `messages` argument.
 pub(crate) fn hold_messages<'py>(messages: &Bound<'py, PyAny>) -> PyResult<Messages<'py>> {
     if let Ok(list) = messages.cast::<PyList>() {
         return Ok(Messages::Items(hold_items(list.iter().map(Ok), list.len())?));
@@ -186,10 +185,21 @@ pub(crate) fn blake3_many<'py>(
     let (out_len, _) = args::output_range(length, BigIndex(0))?;
     let mode = ModeArgs::new(key, derive_key_context)?;
     let threads = args::threads(max_threads)?;
-    let platform = args::platform(backend.as_deref())?;
     let mut batch = Batch::new(mode.mode());
-    batch.set_platform(platform).set_max_threads(threads);
+    batch.set_platform(args::backend::<Platform>(backend.as_deref())?).set_max_threads(threads);
+    hash_batch(py, messages, out_len, |slices, out| batch.hash_into(slices, out_len, out))
+}
 
+/// The body of every `*_many` function: pins the messages (any accepted `messages`
+/// argument), then runs `hash(messages, out)` into a new `bytes` of `out_len` bytes per
+/// message, without the GIL when there is enough work. With no output to write (no
+/// messages, or `out_len` 0) every message is still checked.
+pub(crate) fn hash_batch<'py>(
+    py: Python<'py>,
+    messages: &Bound<'py, PyAny>,
+    out_len: usize,
+    hash: impl Fn(&[&[u8]], &mut [u8]) -> Result<(), simdcrypt::Error> + Send + Sync,
+) -> PyResult<Bound<'py, PyBytes>> {
     let held = hold_messages(messages)?;
     let count = held.len();
     let total_out = count
@@ -197,7 +207,6 @@ pub(crate) fn blake3_many<'py>(
         .filter(|&n| n <= isize::MAX as usize)
         .ok_or_else(|| PyMemoryError::new_err(format!("cannot allocate {count} digests of {out_len} bytes")))?;
     if total_out == 0 {
-        // Nothing to compute (no messages, or length=0): every message was still checked.
         return Ok(PyBytes::new(py, b""));
     }
     let slices = held.slices()?;
@@ -205,10 +214,9 @@ pub(crate) fn blake3_many<'py>(
     // Writing the output is work too: one long digest per message costs as much as input.
     let work = total_in.saturating_add(total_out);
     crate::buffer::new_bytes(py, total_out, |out| {
-        let mut hash = || batch.hash_into(&slices, out_len, out);
         // `out` belongs to a bytes object no other code can see yet, and `held` keeps every
         // message pinned until after the hashing.
-        let result = if work >= GIL_RELEASE_MIN { py.detach(hash) } else { hash() };
+        let result = if work >= GIL_RELEASE_MIN { py.detach(|| hash(&slices, out)) } else { hash(&slices, out) };
         result.map_err(args::value_error)
     })
 }
