@@ -68,8 +68,9 @@ plain_hash_state!(
     simdcrypt::streebog::HmacStreebog512,
 );
 
-/// A hash class: its hasher and constants. [`hash_class!`] implements it.
-pub(crate) trait HashClass: Sized {
+/// A hash class (a frozen pyclass, shareable between threads): its hasher and constants.
+/// [`hash_class!`] implements it.
+pub(crate) trait HashClass: PyClass<Frozen = True> + Sync {
     type State: HashState;
     /// The hash's name as `new()` takes it (unless the object says otherwise), also used
     /// in error messages.
@@ -111,10 +112,7 @@ pub(crate) fn new_object<C: HashClass>(mut state: C::State, data: Option<&Bound<
 pub(crate) fn update<'py, C: HashClass>(
     slf: &Bound<'py, C>,
     data: &Bound<'py, PyAny>,
-) -> PyResult<Option<Bound<'py, C>>>
-where
-    C: PyClass<Frozen = True> + Sync,
-{
+) -> PyResult<Option<Bound<'py, C>>> {
     let state = slf.get().shared();
     let py = data.py();
     buffer::with_bytes(data, |bytes| {
@@ -165,10 +163,7 @@ pub(crate) fn object_name<C: HashClass>(obj: &C, py: Python<'_>) -> PyResult<&'s
 /// `repr()`: `<simdcrypt.CLASS object at 0x..., backend 'B'>`, with `name 'N'` before the
 /// backend where the name `new()` takes differs from the class's (hmac-streebog256,
 /// gost94-test).
-pub(crate) fn repr<C: HashClass>(slf: &Bound<'_, C>) -> PyResult<String>
-where
-    C: PyClass<Frozen = True> + Sync,
-{
+pub(crate) fn repr<C: HashClass>(slf: &Bound<'_, C>) -> PyResult<String> {
     let py = slf.py();
     let class = <C as pyo3::PyTypeInfo>::NAME;
     let (name, backend) =

@@ -27,6 +27,7 @@ mod gost94_class;
 mod hash_class;
 mod highwayhash_class;
 mod merkle;
+mod messages;
 mod salsa20_class;
 mod secretbox;
 mod sha256_batch;
