@@ -1,5 +1,6 @@
 //! Borrowing the bytes of any object that supports the buffer protocol (bytes, bytearray,
-//! memoryview, array.array, mmap, numpy arrays, ...). This is the crate's only unsafe code.
+//! memoryview, array.array, mmap, numpy arrays, ...): most of the crate's unsafe code
+//! (messages.rs reads exact `bytes` directly).
 //!
 //! # Why the FFI is declared here
 //!

@@ -105,10 +105,12 @@ impl Drop for Messages<'_> {
 /// The caller must keep `bytes` alive (a reference, or a tuple holding it) until the
 /// slice is last used.
 unsafe fn pinned_bytes<'py>(bytes: &Bound<'py, PyBytes>) -> &'py [u8] {
-    let (ptr, len): (*mut c_char, ffi::Py_ssize_t) =
-        // SAFETY: `bytes` is a live bytes object (the token shows the GIL is held), for
-        // which neither function can fail.
-        unsafe { (ffi::PyBytes_AsString(bytes.as_ptr()), ffi::PyBytes_Size(bytes.as_ptr())) };
+    let mut ptr: *mut c_char = std::ptr::null_mut();
+    let mut len: ffi::Py_ssize_t = 0;
+    // SAFETY: `bytes` is a live bytes object (the token shows the GIL is held), for which
+    // this cannot fail; both out-pointers are valid.
+    let rc = unsafe { ffi::PyBytes_AsStringAndSize(bytes.as_ptr(), &mut ptr, &mut len) };
+    debug_assert!(rc == 0 && !ptr.is_null() && len >= 0, "PyBytes_AsStringAndSize failed on a bytes object");
     // SAFETY: a bytes object's `len` bytes at `ptr` never change or move while it is
     // alive (it is immutable), and the caller keeps it alive for as long as the slice.
     unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len as usize) }
@@ -169,17 +171,18 @@ impl<'py> Messages<'py> {
     /// Adds item `i`'s slice. An exact `bytes` item is read directly, and the caller must
     /// pin it (push it to `pins`, or hold the tuple it is in); anything else is exported,
     /// and the export (kept in `exports`) pins it.
-    fn add(&mut self, i: usize, item: &Bound<'py, PyAny>) -> PyResult<()> {
+    /// Returns whether it was an exact `bytes` (read without running any Python code).
+    fn add(&mut self, i: usize, item: &Bound<'py, PyAny>) -> PyResult<bool> {
         if let Ok(bytes) = item.cast_exact::<PyBytes>() {
             // SAFETY: the caller pins `bytes` until `self` drops, and `slices` drops first.
             self.slices.push(unsafe { pinned_bytes(bytes) });
-            return Ok(());
+            return Ok(true);
         }
         let held = HeldBuffer::new(item).map_err(|err| item_error(i, item, err))?;
         // SAFETY: the export is kept in `exports` until `self` drops; `slices` drops first.
         self.slices.push(unsafe { pinned_export(&held) });
         self.exports.push(held);
-        Ok(())
+        Ok(false)
     }
 }
 
@@ -238,14 +241,20 @@ fn rows<'py>(buffer: HeldBuffer<'py>, obj: &Bound<'py, PyAny>) -> PyResult<Messa
 /// Pins the messages of any accepted `messages` argument.
 pub(crate) fn hold<'py>(messages: &Bound<'py, PyAny>) -> PyResult<Messages<'py>> {
     if let Ok(list) = messages.cast::<PyList>() {
-        // A list may change while the GIL is released: each item gets a reference. (It
-        // may also change during this loop if an item's buffer export runs Python code;
-        // the iterator reads the length afresh each step.)
-        let mut held = Messages::new(list.len());
-        held.pins.reserve(list.len());
-        for (i, item) in list.iter().enumerate() {
-            held.add(i, &item)?;
+        // A list may change while the GIL is released: each item gets a reference. It may
+        // also change during this loop, but only if Python code runs, which reading a
+        // `bytes` never does: the length is read again after any other item.
+        let mut len = list.len();
+        let mut held = Messages::new(len);
+        held.pins.reserve(len);
+        let mut i = 0;
+        while i < len {
+            let item = list.get_item(i)?;
+            if !held.add(i, &item)? {
+                len = list.len();
+            }
             held.pins.push(item);
+            i += 1;
         }
         return Ok(held);
     }
