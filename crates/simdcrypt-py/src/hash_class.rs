@@ -23,7 +23,7 @@ use crate::buffer;
 use crate::shared_state::SharedState;
 
 /// The longest digest of a fixed-size class (Streebog-512), for a stack buffer.
-const MAX_DIGEST_SIZE: usize = 64;
+pub(crate) const MAX_DIGEST_SIZE: usize = 64;
 
 /// A library hasher as the hash classes use it.
 pub(crate) trait HashState: Clone + Send + 'static {
@@ -213,6 +213,11 @@ macro_rules! hash_class {
         $vis struct $class {
             state: $crate::shared_state::SharedState<$state>,
         }
+
+        const _: () = assert!(
+            $digest_size <= $crate::hash_class::MAX_DIGEST_SIZE,
+            "digest() writes into a stack buffer of MAX_DIGEST_SIZE bytes"
+        );
 
         impl $crate::hash_class::HashClass for $class {
             type State = $state;
