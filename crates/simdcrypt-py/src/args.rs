@@ -6,7 +6,8 @@ use std::io;
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::Borrowed;
-use simdcrypt::blake3::{Mode, Platform, Threads, KEY_LEN};
+use simdcrypt::backend::Backend;
+use simdcrypt::blake3::{Mode, Threads, KEY_LEN};
 
 use crate::buffer;
 
@@ -35,12 +36,14 @@ pub(crate) fn threads(max_threads: isize) -> PyResult<Threads> {
     }
 }
 
-/// `backend=`: a name from `backends()["blake3"]["supported"]` (case-insensitive), or
-/// `None` for the best this CPU supports.
-pub(crate) fn platform(backend: Option<&str>) -> PyResult<Platform> {
-    match backend {
-        Some(name) => Platform::from_name(name).map_err(value_error),
-        None => Ok(Platform::detect()),
+/// `backend=` of every class and function: a name from
+/// `backends()[algorithm]["supported"]` (case-insensitive), or `None` for the best this CPU
+/// supports. A bad name is a ValueError with the library's message, which says whether
+/// the name is unknown or this CPU cannot run it, and lists the names it can.
+pub(crate) fn backend<B: Backend>(name: Option<&str>) -> PyResult<B> {
+    match name {
+        Some(name) => B::from_name(name).map_err(value_error),
+        None => Ok(B::detect()),
     }
 }
 

@@ -1,69 +1,20 @@
 //! `simdcrypt.blake3`: a hashlib-style BLAKE3 object (API-compatible with the `blake3`
-//! package), plus `backend=` to pick the kernels.
+//! package), plus `backend=` to pick the kernels. The methods every hash class shares come
+//! from hash_class.rs; the extendable output (`digest(length, seek=)`), `reset()` and the
+//! keyed modes are BLAKE3's own, here.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use simdcrypt::any::HashOptions;
-use simdcrypt::blake3::{Hasher, OutputReader, BLOCK_LEN, KEY_LEN, OUT_LEN};
+use simdcrypt::blake3::{Hasher, OutputReader, Platform, BLOCK_LEN, KEY_LEN, OUT_LEN};
 
-use crate::args::{self, BigIndex, GIL_RELEASE_MIN};
+use crate::args::{self, BigIndex, ModeArgs, GIL_RELEASE_MIN};
 use crate::buffer;
-use crate::shared_state::SharedState;
+use crate::hash_class::{self, hash_class};
 
 /// Digests up to this long are hex-encoded in Rust; longer ones through `bytes.hex()`,
 /// whose allocation fails with MemoryError rather than aborting.
 const HEX_IN_RUST_MAX: usize = 4096;
-
-/// An incremental BLAKE3 hasher (hash, keyed hash or key derivation mode) with
-/// extendable output, like hashlib's objects.
-///
-/// blake3(data=b"", /, *, key=None, derive_key_context=None, max_threads=1,
-///        usedforsecurity=True, backend=None)
-///
-/// - data: initial input, any C-contiguous buffer (equivalent to calling update()).
-/// - key: a 32-byte key (any bytes-like object) selects the keyed mode.
-/// - derive_key_context: a str selects the key derivation mode; the data is the key
-///   material. key and derive_key_context exclude each other.
-/// - max_threads: how many threads one large update() may use: a positive integer, or
-///   blake3.AUTO to let simdcrypt choose from the input size and the CPU count.
-/// - usedforsecurity: accepted for hashlib compatibility; ignored.
-/// - backend: a kernel set from simdcrypt.backends()["blake3"]["supported"]
-///   (default: the best this CPU supports). The result never depends on it.
-///
-/// One object may be shared between threads: calls are serialized, and inputs of 2 KiB
-/// or more are hashed without holding the GIL.
-#[pyclass(frozen, name = "blake3", module = "simdcrypt")]
-#[derive(Debug)]
-pub(crate) struct Blake3 {
-    state: SharedState<Hasher>,
-}
-
-impl Blake3 {
-    fn absorb(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        let py = data.py();
-        buffer::with_bytes(data, |bytes| {
-            if bytes.len() >= GIL_RELEASE_MIN {
-                // The export stays held until with_bytes returns, so the memory stays put.
-                py.detach(|| {
-                    self.state.lock_blocking().map(|mut h| {
-                        h.update(bytes);
-                    })
-                })
-            } else {
-                self.state.locked(py, |h| {
-                    h.update(bytes);
-                })
-            }
-        })?
-    }
-
-    fn output<'py>(&self, py: Python<'py>, length: BigIndex, seek: BigIndex) -> PyResult<Bound<'py, PyBytes>> {
-        let (len, position) = args::output_range(length, seek)?;
-        let mut reader = self.state.locked(py, |h| h.finalize_xof())?;
-        reader.set_position(position);
-        xof_bytes(py, reader, len)
-    }
-}
 
 /// `len` bytes of extendable output as a new `bytes` (allocated by Python, so an
 /// impossible size is a MemoryError), computed without the GIL when long.
@@ -92,8 +43,33 @@ pub(crate) fn options(
     Ok(HashOptions { key, derive_key_context, backend, threads: args::threads(max_threads)?, ..HashOptions::default() })
 }
 
-#[pymethods]
-impl Blake3 {
+hash_class! {
+    /// An incremental BLAKE3 hasher (hash, keyed hash or key derivation mode) with
+    /// extendable output, like hashlib's objects.
+    ///
+    /// blake3(data=b"", /, *, key=None, derive_key_context=None, max_threads=1,
+    ///        usedforsecurity=True, backend=None)
+    ///
+    /// - data: initial input, any C-contiguous buffer (equivalent to calling update()).
+    /// - key: a 32-byte key (any bytes-like object) selects the keyed mode.
+    /// - derive_key_context: a str selects the key derivation mode; the data is the key
+    ///   material. key and derive_key_context exclude each other.
+    /// - max_threads: how many threads one large update() may use: a positive integer, or
+    ///   blake3.AUTO to let simdcrypt choose from the input size and the CPU count.
+    /// - usedforsecurity: accepted for hashlib compatibility; ignored.
+    /// - backend: a kernel set from simdcrypt.backends()["blake3"]["supported"]
+    ///   (default: the best this CPU supports). The result never depends on it.
+    ///
+    /// One object may be shared between threads: calls are serialized, and inputs of 2 KiB
+    /// or more are hashed without holding the GIL.
+    pub(crate) struct PyBlake3(Hasher) as "blake3" {
+        name: class "blake3",
+        digest: custom,
+        digest_size: OUT_LEN,
+        block_size: BLOCK_LEN,
+        update_returns_self: true,
+    }
+
     #[new]
     #[pyo3(
         signature = (data=None, /, *, key=None, derive_key_context=None, max_threads=1, usedforsecurity=None, backend=None),
@@ -108,44 +84,13 @@ impl Blake3 {
         backend: Option<String>,
     ) -> PyResult<Self> {
         let _ = usedforsecurity;
-        let mut hasher = if key.is_none() && derive_key_context.is_none() && backend.is_none() && max_threads == 1 {
-            // blake3(data), the one-shot call: nothing to check, and the default hasher is
-            // what the options below would build.
-            Hasher::new()
-        } else {
-            let opts = options(key, derive_key_context, max_threads, backend)?;
-            Hasher::from_options(&opts).map_err(args::value_error)?
-        };
-        if let Some(data) = data {
-            // The new object is not shared yet: no lock to take.
-            let py = data.py();
-            buffer::with_bytes(data, |bytes| {
-                if bytes.len() >= GIL_RELEASE_MIN {
-                    py.detach(|| hasher.update(bytes));
-                } else {
-                    hasher.update(bytes);
-                }
-            })?;
+        let mode = ModeArgs::new(key, derive_key_context)?;
+        let mut hasher = Hasher::for_mode(mode.mode());
+        hasher.set_max_threads(args::threads(max_threads)?);
+        if backend.is_some() {
+            hasher.set_platform(args::backend::<Platform>(backend.as_deref())?);
         }
-        Ok(Blake3 { state: SharedState::new("blake3", hasher) })
-    }
-
-    /// The hash's name, "blake3".
-    #[classattr]
-    fn name() -> &'static str {
-        "blake3"
-    }
-
-    /// The default digest length in bytes (32).
-    #[classattr]
-    fn digest_size() -> usize {
-        OUT_LEN
-    }
-
-    /// The compression function's block size in bytes (64).
-    #[classattr]
-    fn block_size() -> usize {
-        BLOCK_LEN
+        hash_class::new_object(hasher, data)
     }
 
     /// The key length in bytes for the keyed mode (32).
@@ -161,19 +106,6 @@ impl Blake3 {
         args::AUTO_THREADS
     }
 
-    /// The name of the backend (kernel set) in use, e.g. "avx2".
-    #[getter]
-    fn backend(&self, py: Python<'_>) -> PyResult<&'static str> {
-        self.state.locked(py, |h| h.platform().name())
-    }
-
-    /// Adds input (any C-contiguous buffer) and returns self.
-    #[pyo3(signature = (data, /), text_signature = "($self, data, /)")]
-    fn update<'py>(slf: &Bound<'py, Self>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-        slf.get().absorb(data)?;
-        Ok(slf.clone())
-    }
-
     /// The digest of the input so far, `length` bytes of the extendable output starting
     /// at byte `seek`. The object can keep being updated.
     #[pyo3(signature = (length=BigIndex(32), *, seek=BigIndex(0)), text_signature = "($self, length=32, *, seek=0)")]
@@ -181,8 +113,7 @@ impl Blake3 {
         if length.0 == OUT_LEN as i128 && seek.0 == 0 {
             // The common call, digest(): one compression straight to the 32 bytes, without
             // an output reader or a zero-filled buffer to fill.
-            let digest = self.state.locked(py, |h| h.finalize())?;
-            return Ok(PyBytes::new(py, &digest));
+            return hash_class::digest(self, py);
         }
         self.output(py, length, seek)
     }
@@ -191,8 +122,7 @@ impl Blake3 {
     #[pyo3(signature = (length=BigIndex(32), *, seek=BigIndex(0)), text_signature = "($self, length=32, *, seek=0)")]
     fn hexdigest<'py>(&self, py: Python<'py>, length: BigIndex, seek: BigIndex) -> PyResult<Bound<'py, PyAny>> {
         if length.0 == OUT_LEN as i128 && seek.0 == 0 {
-            let digest = self.state.locked(py, |h| h.finalize())?;
-            return Ok(PyString::new(py, &simdcrypt::to_hex(&digest)).into_any());
+            return Ok(hash_class::hexdigest(self, py)?.into_any());
         }
         let (len, position) = args::output_range(length, seek)?;
         if len <= HEX_IN_RUST_MAX {
@@ -205,18 +135,20 @@ impl Blake3 {
         self.output(py, length, seek)?.call_method0("hex")
     }
 
-    /// An independent copy of the current state.
-    #[pyo3(text_signature = "($self)")]
-    fn copy(&self, py: Python<'_>) -> PyResult<Self> {
-        let hasher = self.state.locked(py, |h| h.clone())?;
-        Ok(Blake3 { state: SharedState::new("blake3", hasher) })
-    }
-
     /// Forgets all input, keeping the mode, key, backend and thread setting.
     #[pyo3(text_signature = "($self)")]
     fn reset(&self, py: Python<'_>) -> PyResult<()> {
         self.state.locked(py, |h| {
             h.reset();
         })
+    }
+}
+
+impl PyBlake3 {
+    fn output<'py>(&self, py: Python<'py>, length: BigIndex, seek: BigIndex) -> PyResult<Bound<'py, PyBytes>> {
+        let (len, position) = args::output_range(length, seek)?;
+        let mut reader = self.state.locked(py, |h| h.finalize_xof())?;
+        reader.set_position(position);
+        xof_bytes(py, reader, len)
     }
 }

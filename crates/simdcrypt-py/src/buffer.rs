@@ -1,5 +1,6 @@
 //! Borrowing the bytes of any object that supports the buffer protocol (bytes, bytearray,
-//! memoryview, array.array, mmap, numpy arrays, ...). This is the crate's only unsafe code.
+//! memoryview, array.array, mmap, numpy arrays, ...): most of the crate's unsafe code
+//! (messages.rs reads exact `bytes` directly).
 //!
 //! # Why the FFI is declared here
 //!
@@ -22,8 +23,8 @@
 //!
 //! # Holding many exports
 //!
-//! `with_bytes` borrows one object's bytes for the length of a closure. `HeldBuffer` and
-//! `HeldBuffers` keep exports open for as long as the caller holds them (batch hashing
+//! `with_bytes` borrows one object's bytes for the length of a closure. `HeldBuffer`
+//! keeps an export open for as long as the caller holds them (batch hashing
 //! collects every message first, then hashes them all with the GIL released), and expose
 //! the shape for callers that read a 2-D array as rows.
 
@@ -280,67 +281,6 @@ impl<'py> HeldBuffer<'py> {
     /// All the exported bytes, in C order.
     pub(crate) fn bytes(&self) -> &[u8] {
         self.export.bytes()
-    }
-}
-
-/// One held input of [`HeldBuffers`].
-enum Held<'py> {
-    /// An exact `bytes`: immutable, so a reference pins its contents (and costs less than
-    /// a buffer export).
-    Bytes(Bound<'py, PyBytes>),
-    /// Anything else with the buffer protocol.
-    Export(HeldBuffer<'py>),
-}
-
-/// The bytes of many objects (e.g. one per message), each pinned until this drops.
-#[derive(Default)]
-pub(crate) struct HeldBuffers<'py> {
-    items: Vec<Held<'py>>,
-}
-
-impl std::fmt::Debug for HeldBuffers<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HeldBuffers").field("len", &self.items.len()).finish()
-    }
-}
-
-impl<'py> HeldBuffers<'py> {
-    /// Room for `n` objects without reallocating.
-    pub(crate) fn with_capacity(n: usize) -> Self {
-        HeldBuffers { items: Vec::with_capacity(n) }
-    }
-
-    /// Holds the bytes of `obj` (any C-contiguous buffer) after the others. On error, `obj`
-    /// comes back with the reason.
-    pub(crate) fn push(&mut self, obj: Bound<'py, PyAny>) -> Result<(), (Bound<'py, PyAny>, ExportError)> {
-        let held = match obj.cast_into_exact::<PyBytes>() {
-            Ok(bytes) => Held::Bytes(bytes),
-            Err(err) => {
-                let obj = err.into_inner();
-                match HeldBuffer::new(&obj) {
-                    Ok(export) => Held::Export(export),
-                    Err(err) => return Err((obj, err)),
-                }
-            }
-        };
-        self.items.push(held);
-        Ok(())
-    }
-
-    /// The number of objects held.
-    pub(crate) fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    /// The held bytes, in the order they were pushed.
-    pub(crate) fn slices(&self) -> Vec<&[u8]> {
-        self.items
-            .iter()
-            .map(|held| match held {
-                Held::Bytes(b) => b.as_bytes(),
-                Held::Export(e) => e.bytes(),
-            })
-            .collect()
     }
 }
 

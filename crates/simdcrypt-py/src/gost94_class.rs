@@ -1,33 +1,50 @@
-//! `simdcrypt.gost94` (a hashlib-style object) and `gost94_many` (batches).
+//! `simdcrypt.gost94` (a hashlib-style object; the methods come from hash_class.rs) and
+//! `gost94_many` (batches).
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use simdcrypt::gost94::{self, Gost94, Platform, SBox, BLOCK_LEN, OUT_LEN};
 
 use crate::args;
-use crate::gost_common::{absorb_new, hash_object_methods, platform};
-use crate::shared_state::SharedState;
+use crate::hash_class::{self, hash_class, HashState};
 
-/// An incremental GOST R 34.11-94 hasher with hashlib's interface.
-///
-/// gost94(data=b"", /, *, sbox="cryptopro", backend=None)
-///
-/// - sbox: "cryptopro" (RFC 4357, the default; RHash's GOST94-CRYPTOPRO) or "test" (the
-///   standard's example parameters; RHash's GOST94).
-///
-/// digest() returns the byte string of RHash, Nettle and RustCrypto; RFC 5831 prints the
-/// same bytes reversed.
-#[pyclass(frozen, name = "gost94", module = "simdcrypt")]
-#[derive(Debug)]
-pub(crate) struct PyGost94 {
-    state: SharedState<Gost94>,
+impl HashState for Gost94 {
+    fn absorb(&mut self, data: &[u8]) {
+        self.update(data);
+    }
+    fn finish(&self, out: &mut [u8]) {
+        out.copy_from_slice(&self.finalize());
+    }
+    fn backend_name(&self) -> &'static str {
+        self.platform().name()
+    }
+    /// The parameter set decides the name `new()` takes.
+    fn object_name(&self) -> Option<&'static str> {
+        Some(match self.sbox() {
+            SBox::CryptoPro => "gost94",
+            SBox::Test => "gost94-test",
+        })
+    }
 }
 
-hash_object_methods! {
-    PyGost94,
-    "gost94",
-    OUT_LEN,
-    BLOCK_LEN,
+hash_class! {
+    /// An incremental GOST R 34.11-94 hasher with hashlib's interface.
+    ///
+    /// gost94(data=b"", /, *, sbox="cryptopro", backend=None)
+    ///
+    /// - sbox: "cryptopro" (RFC 4357, the default; RHash's GOST94-CRYPTOPRO) or "test" (the
+    ///   standard's example parameters; RHash's GOST94).
+    ///
+    /// digest() returns the byte string of RHash, Nettle and RustCrypto; RFC 5831 prints the
+    /// same bytes reversed.
+    pub(crate) struct PyGost94(Gost94) as "gost94" {
+        name: object "gost94",
+        digest: fixed,
+        digest_size: OUT_LEN,
+        block_size: BLOCK_LEN,
+        update_returns_self: false,
+    }
+
     #[new]
     #[pyo3(
         signature = (data=None, /, *, sbox="cryptopro", backend=None),
@@ -36,9 +53,8 @@ hash_object_methods! {
     fn py_new(data: Option<&Bound<'_, PyAny>>, sbox: &str, backend: Option<String>) -> PyResult<Self> {
         let sbox = SBox::from_name(sbox).map_err(args::value_error)?;
         let mut h = Gost94::new(sbox);
-        h.set_platform(platform::<Platform>(backend.as_deref())?);
-        absorb_new(&mut h, data)?;
-        Ok(PyGost94 { state: SharedState::new("gost94", h) })
+        h.set_platform(args::backend::<Platform>(backend.as_deref())?);
+        hash_class::new_object(h, data)
     }
 
     /// The S-box parameter set, "cryptopro" or "test".
@@ -67,6 +83,6 @@ pub(crate) fn gost94_many<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let sbox = SBox::from_name(sbox).map_err(args::value_error)?;
     let threads = args::threads(max_threads)?;
-    let p = platform::<Platform>(backend.as_deref())?;
-    crate::gost_common::hash_many(py, messages, OUT_LEN, |m, out| gost94::hash_many(m, sbox, out, p, threads))
+    let p = args::backend::<Platform>(backend.as_deref())?;
+    crate::batch::hash_batch(py, messages, OUT_LEN, |m, out| gost94::hash_many(m, sbox, out, p, threads))
 }

@@ -2,18 +2,17 @@
 //! for HighwayHash (a 32-byte key is required), with checkpoints (`export()` /
 //! `restore()`), and `simdcrypt.highwayhash_many` for batches.
 //!
-//! The three classes differ only in the result size, so one macro writes them around the
-//! shared functions below; `highwayhash64` adds `intdigest()`.
+//! The three classes differ only in the result size, so one macro writes them (on
+//! hash_class.rs's common methods); `highwayhash64` adds `intdigest()`.
 
-use pyo3::exceptions::{PyMemoryError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::PyBytes;
 use simdcrypt::highwayhash::{self, HighwayHasher, Platform, Size, KEY_LEN, PACKET_LEN};
 
-use crate::args::{self, GIL_RELEASE_MIN};
-use crate::batch::hold_messages;
+use crate::args;
 use crate::buffer;
-use crate::shared_state::SharedState;
+use crate::hash_class::{self, hash_class, HashState};
 
 /// `key=`: any C-contiguous buffer of exactly 32 bytes.
 fn key_arg(key: &Bound<'_, PyAny>, what: &str) -> PyResult<[u8; KEY_LEN]> {
@@ -21,151 +20,66 @@ fn key_arg(key: &Bound<'_, PyAny>, what: &str) -> PyResult<[u8; KEY_LEN]> {
         .map_err(|got| PyValueError::new_err(format!("{what} key must be {KEY_LEN} bytes, got {got}")))
 }
 
-/// `backend=`: a name from `backends()["highwayhash"]["supported"]`, or the best.
-fn platform_arg(backend: Option<&str>) -> PyResult<Platform> {
-    match backend {
-        Some(name) => Platform::from_name(name).map_err(args::value_error),
-        None => Ok(Platform::detect()),
+/// A HighwayHash state and the result size of its class.
+#[derive(Clone, Debug)]
+pub(crate) struct HighwayState {
+    hasher: HighwayHasher,
+    size: Size,
+}
+
+impl HashState for HighwayState {
+    fn absorb(&mut self, data: &[u8]) {
+        self.hasher.update(data);
+    }
+    fn finish(&self, out: &mut [u8]) {
+        self.hasher.finalize_into(self.size, out);
+    }
+    fn backend_name(&self) -> &'static str {
+        self.hasher.platform().name()
     }
 }
 
-fn new_state(
-    size: Size,
-    data: Option<&Bound<'_, PyAny>>,
-    key: &Bound<'_, PyAny>,
-    backend: Option<String>,
-) -> PyResult<SharedState<HighwayHasher>> {
+/// The state `highwayhash<bits>(key=key, backend=backend)` starts from.
+fn new_state(size: Size, key: &Bound<'_, PyAny>, backend: Option<String>) -> PyResult<HighwayState> {
     let key = key_arg(key, size.name())?;
     let mut hasher = HighwayHasher::new(&key);
-    hasher.set_platform(platform_arg(backend.as_deref())?);
-    if let Some(data) = data {
-        let py = data.py();
-        buffer::with_bytes(data, |bytes| {
-            if bytes.len() >= GIL_RELEASE_MIN {
-                py.detach(|| hasher.update(bytes));
-            } else {
-                hasher.update(bytes);
-            }
-        })?;
-    }
-    Ok(SharedState::new(size.name(), hasher))
+    hasher.set_platform(args::backend::<Platform>(backend.as_deref())?);
+    Ok(HighwayState { hasher, size })
 }
 
-fn update(state: &SharedState<HighwayHasher>, data: &Bound<'_, PyAny>) -> PyResult<()> {
-    let py = data.py();
-    buffer::with_bytes(data, |bytes| {
-        if bytes.len() >= GIL_RELEASE_MIN {
-            // The export stays held until with_bytes returns, so the memory stays put.
-            py.detach(|| {
-                state.lock_blocking().map(|mut h| {
-                    h.update(bytes);
-                })
-            })
-        } else {
-            state.locked(py, |h| {
-                h.update(bytes);
-            })
-        }
-    })?
-}
-
-fn digest<'py>(py: Python<'py>, state: &SharedState<HighwayHasher>, size: Size) -> PyResult<Bound<'py, PyBytes>> {
-    let mut out = [0u8; 32];
-    let out = &mut out[..size.len()];
-    state.locked(py, |h| h.finalize_into(size, out))?;
-    Ok(PyBytes::new(py, out))
-}
-
-fn hexdigest<'py>(py: Python<'py>, state: &SharedState<HighwayHasher>, size: Size) -> PyResult<Bound<'py, PyString>> {
-    let d = digest(py, state, size)?;
-    Ok(PyString::new(py, &simdcrypt::to_hex(d.as_bytes())))
-}
-
-fn export<'py>(py: Python<'py>, state: &SharedState<HighwayHasher>, size: Size) -> PyResult<Bound<'py, PyBytes>> {
-    let blob = state.locked(py, |h| h.export(size))?;
-    Ok(PyBytes::new(py, &blob))
-}
-
-fn restore(size: Size, blob: &Bound<'_, PyAny>, key: &Bound<'_, PyAny>) -> PyResult<SharedState<HighwayHasher>> {
+/// The state a checkpoint of `export()` holds.
+fn restore(size: Size, blob: &Bound<'_, PyAny>, key: &Bound<'_, PyAny>) -> PyResult<HighwayState> {
     let key = key_arg(key, size.name())?;
     let hasher = buffer::with_bytes(blob, |b| HighwayHasher::restore(b, &key, size))?.map_err(args::value_error)?;
-    Ok(SharedState::new(size.name(), hasher))
+    Ok(HighwayState { hasher, size })
 }
 
-/// Writes one class per result size. Each holds its hasher behind a [`SharedState`].
+/// Writes one class per result size: the common methods come from [`hash_class!`],
+/// checkpoints (`export()`, `restore()`) are HighwayHash's own.
 macro_rules! highwayhash_class {
     ($rust:ident, $py:literal, $size:expr, $bytes:literal, { $($extra:item)* }) => {
-        #[doc = concat!("HighwayHash with a ", $bytes, "-byte result, with hashlib's interface.\n\n",
-            $py, "(data=b\"\", /, *, key, backend=None)\n\n",
-            "- data: initial input, any C-contiguous buffer (equivalent to calling update()).\n",
-            "- key: the 32-byte key (any C-contiguous buffer), required.\n",
-            "- backend: a kernel set from simdcrypt.backends()[\"highwayhash\"][\"supported\"]\n",
-            "  (default: the best this CPU supports). The result never depends on it.\n\n",
-            "digest() writes each 64-bit word little-endian, in order (minio/highwayhash's byte\n",
-            "form). export() and restore() save and resume an unfinished hash. One object may be\n",
-            "shared between threads; inputs of 2 KiB or more are hashed without the GIL.")]
-        #[pyclass(frozen, name = $py, module = "simdcrypt")]
-        #[derive(Debug)]
-        pub(crate) struct $rust {
-            state: SharedState<HighwayHasher>,
-        }
+        hash_class! {
+            #[doc = concat!("HighwayHash with a ", $bytes, "-byte result, with hashlib's interface.\n\n",
+                $py, "(data=b\"\", /, *, key, backend=None)\n\n",
+                "- data: initial input, any C-contiguous buffer (equivalent to calling update()).\n",
+                "- key: the 32-byte key (any C-contiguous buffer), required.\n",
+                "- backend: a kernel set from simdcrypt.backends()[\"highwayhash\"][\"supported\"]\n",
+                "  (default: the best this CPU supports). The result never depends on it.\n\n",
+                "digest() writes each 64-bit word little-endian, in order (minio/highwayhash's byte\n",
+                "form). export() and restore() save and resume an unfinished hash. One object may be\n",
+                "shared between threads; inputs of 2 KiB or more are hashed without the GIL.")]
+            pub(crate) struct $rust(HighwayState) as $py {
+                name: class $py,
+                digest: fixed,
+                digest_size: $size.len(),
+                block_size: PACKET_LEN,
+                update_returns_self: false,
+            }
 
-        #[pymethods]
-        impl $rust {
             #[new]
             #[pyo3(signature = (data=None, /, *, key, backend=None), text_signature = "(data=b'', /, *, key, backend=None)")]
             fn py_new(data: Option<&Bound<'_, PyAny>>, key: &Bound<'_, PyAny>, backend: Option<String>) -> PyResult<Self> {
-                Ok($rust { state: new_state($size, data, key, backend)? })
-            }
-
-            #[doc = concat!("The hash's name, \"", $py, "\".")]
-            #[classattr]
-            fn name() -> &'static str {
-                $size.name()
-            }
-
-            #[doc = concat!("The digest length in bytes (", $bytes, ").")]
-            #[classattr]
-            fn digest_size() -> usize {
-                $size.len()
-            }
-
-            /// The packet size of the rounds in bytes (32).
-            #[classattr]
-            fn block_size() -> usize {
-                PACKET_LEN
-            }
-
-            /// The name of the backend (kernel set) in use, e.g. "avx2".
-            #[getter]
-            fn backend(&self, py: Python<'_>) -> PyResult<&'static str> {
-                self.state.locked(py, |h| h.platform().name())
-            }
-
-            /// Adds input (any C-contiguous buffer). Returns None, as hashlib's objects do.
-            #[pyo3(signature = (data, /), text_signature = "($self, data, /)")]
-            fn update(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
-                update(&self.state, data)
-            }
-
-            /// The digest of the input so far (each u64 word little-endian, in order). The
-            /// object can keep being updated.
-            #[pyo3(text_signature = "($self)")]
-            fn digest<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-                digest(py, &self.state, $size)
-            }
-
-            /// Like digest(), as a string of hexadecimal digits.
-            #[pyo3(text_signature = "($self)")]
-            fn hexdigest<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
-                hexdigest(py, &self.state, $size)
-            }
-
-            /// An independent copy of the current state.
-            #[pyo3(text_signature = "($self)")]
-            fn copy(&self, py: Python<'_>) -> PyResult<Self> {
-                let hasher = self.state.locked(py, |h| h.clone())?;
-                Ok($rust { state: SharedState::new($size.name(), hasher) })
+                hash_class::new_object(new_state($size, key, backend)?, data)
             }
 
             /// The unfinished state as a checkpoint (bytes in simdcrypt's versioned format,
@@ -173,7 +87,8 @@ macro_rules! highwayhash_class {
             /// as the key: keep it as secret.
             #[pyo3(text_signature = "($self)")]
             fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-                export(py, &self.state, $size)
+                let blob = self.state.locked(py, |h| h.hasher.export(h.size))?;
+                Ok(PyBytes::new(py, &blob))
             }
 
             /// Resumes a hash from a checkpoint made by export() of the same class and key.
@@ -186,7 +101,7 @@ macro_rules! highwayhash_class {
                 blob: &Bound<'_, PyAny>,
                 key: &Bound<'_, PyAny>,
             ) -> PyResult<Self> {
-                Ok($rust { state: restore($size, blob, key)? })
+                hash_class::new_object(restore($size, blob, key)?, None)
             }
 
             $($extra)*
@@ -194,15 +109,15 @@ macro_rules! highwayhash_class {
     };
 }
 
-highwayhash_class!(HighwayHash64, "highwayhash64", Size::Bits64, "8", {
+highwayhash_class!(PyHighwayHash64, "highwayhash64", Size::Bits64, "8", {
     /// The 64-bit result as an int (the u64 the reference returns).
     #[pyo3(text_signature = "($self)")]
     fn intdigest(&self, py: Python<'_>) -> PyResult<u64> {
-        self.state.locked(py, |h| h.finalize64())
+        self.state.locked(py, |h| h.hasher.finalize64())
     }
 });
-highwayhash_class!(HighwayHash128, "highwayhash128", Size::Bits128, "16", {});
-highwayhash_class!(HighwayHash256, "highwayhash256", Size::Bits256, "32", {});
+highwayhash_class!(PyHighwayHash128, "highwayhash128", Size::Bits128, "16", {});
+highwayhash_class!(PyHighwayHash256, "highwayhash256", Size::Bits256, "32", {});
 
 /// Hashes many independent messages with one key and returns their results,
 /// concatenated: `len(messages) * bits // 8` bytes, result `i` being
@@ -235,23 +150,8 @@ pub(crate) fn highwayhash_many<'py>(
         .ok_or_else(|| PyValueError::new_err(format!("bits must be 64, 128 or 256, got {bits}")))?;
     let key = key_arg(key, "highwayhash")?;
     let threads = args::threads(max_threads)?;
-    let platform = platform_arg(backend.as_deref())?;
-    let held = hold_messages(messages)?;
-    let count = held.len();
-    let total_out = count
-        .checked_mul(size.len())
-        .filter(|&n| n <= isize::MAX as usize)
-        .ok_or_else(|| PyMemoryError::new_err(format!("cannot allocate {count} results of {} bytes", size.len())))?;
-    if total_out == 0 {
-        return Ok(PyBytes::new(py, b""));
-    }
-    let slices = held.slices()?;
-    let work = slices.iter().map(|m| m.len()).fold(total_out, usize::saturating_add);
-    crate::buffer::new_bytes(py, total_out, |out| {
-        let mut hash = || highwayhash::hash_many_with(platform, threads, &key, &slices, size, out);
-        // `out` belongs to a bytes object no other code can see yet, and `held` keeps every
-        // message pinned until after the hashing.
-        let result = if work >= GIL_RELEASE_MIN { py.detach(hash) } else { hash() };
-        result.map_err(args::value_error)
+    let platform = args::backend::<Platform>(backend.as_deref())?;
+    crate::batch::hash_batch(py, messages, size.len(), |m, out| {
+        highwayhash::hash_many_with(platform, threads, &key, m, size, out)
     })
 }

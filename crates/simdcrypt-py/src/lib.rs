@@ -24,9 +24,10 @@ mod batch;
 mod blake3_class;
 mod buffer;
 mod gost94_class;
-mod gost_common;
+mod hash_class;
 mod highwayhash_class;
 mod merkle;
+mod messages;
 mod salsa20_class;
 mod secretbox;
 mod sha256_batch;
@@ -34,10 +35,6 @@ mod sha256_class;
 mod shared_state;
 mod streebog_class;
 mod subtree;
-
-use blake3_class::Blake3;
-use highwayhash_class::{HighwayHash128, HighwayHash256, HighwayHash64};
-use sha256_class::Sha256;
 
 /// `{algorithm: {"selected": backend, "supported": [backends, best first]}}` for this CPU.
 #[pyfunction]
@@ -117,11 +114,11 @@ fn hash_file<'py>(
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ALGORITHMS", PyTuple::new(m.py(), simdcrypt::ALGORITHMS.iter())?)?;
-    m.add_class::<Blake3>()?;
-    m.add_class::<Sha256>()?;
-    m.add_class::<HighwayHash64>()?;
-    m.add_class::<HighwayHash128>()?;
-    m.add_class::<HighwayHash256>()?;
+    m.add_class::<blake3_class::PyBlake3>()?;
+    m.add_class::<sha256_class::PySha256>()?;
+    m.add_class::<highwayhash_class::PyHighwayHash64>()?;
+    m.add_class::<highwayhash_class::PyHighwayHash128>()?;
+    m.add_class::<highwayhash_class::PyHighwayHash256>()?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(hash_file, m)?)?;
     m.add_function(wrap_pyfunction!(batch::blake3_many, m)?)?;
@@ -137,8 +134,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<gost94_class::PyGost94>()?;
     m.add_function(wrap_pyfunction!(streebog_class::streebog_many, m)?)?;
     m.add_function(wrap_pyfunction!(gost94_class::gost94_many, m)?)?;
-    m.add_class::<salsa20_class::Salsa20>()?;
-    m.add_class::<salsa20_class::XSalsa20>()?;
+    m.add_class::<salsa20_class::PySalsa20>()?;
+    m.add_class::<salsa20_class::PyXSalsa20>()?;
     m.add_function(wrap_pyfunction!(secretbox::secretbox_seal, m)?)?;
     m.add_function(wrap_pyfunction!(secretbox::secretbox_open, m)?)?;
     m.add("AuthenticationError", m.py().get_type::<secretbox::AuthenticationError>())?;

@@ -48,9 +48,9 @@ impl CipherCore {
         }
         cipher.seek(counter * 64).map_err(args::value_error)?;
         cipher.set_max_threads(args::threads(max_threads)?);
-        if let Some(name) = backend {
+        if backend.is_some() {
             // from_name checks that this CPU can run it, so set_platform cannot panic.
-            cipher.set_platform(Platform::from_name(name).map_err(args::value_error)?);
+            cipher.set_platform(args::backend::<Platform>(backend)?);
         }
         Ok(CipherCore { state: SharedState::new(name, cipher) })
     }
@@ -124,7 +124,7 @@ impl CipherCore {
 }
 
 macro_rules! cipher_methods {
-    ($class:ident) => {
+    ($class:ident, $py:literal) => {
         #[pymethods]
         impl $class {
             #[new]
@@ -142,7 +142,7 @@ macro_rules! cipher_methods {
             ) -> PyResult<Self> {
                 let rounds = Rounds::from_count(rounds).map_err(args::value_error)?;
                 let cipher = Self::cipher(&copy_bytes(key)?, &copy_bytes(nonce)?, rounds)?;
-                let core = CipherCore::new(stringify!($class), cipher, counter, max_threads, backend.as_deref())?;
+                let core = CipherCore::new($py, cipher, counter, max_threads, backend.as_deref())?;
                 Ok($class { core })
             }
 
@@ -211,17 +211,17 @@ macro_rules! cipher_methods {
 /// are processed without the GIL.
 #[pyclass(frozen, name = "Salsa20", module = "simdcrypt")]
 #[derive(Debug)]
-pub(crate) struct Salsa20 {
+pub(crate) struct PySalsa20 {
     core: CipherCore,
 }
 
-impl Salsa20 {
+impl PySalsa20 {
     fn cipher(key: &[u8], nonce: &[u8], rounds: Rounds) -> PyResult<Cipher> {
         Cipher::with_options(key, nonce, rounds).map_err(args::value_error)
     }
 }
 
-cipher_methods!(Salsa20);
+cipher_methods!(PySalsa20, "Salsa20");
 
 /// XSalsa20: Salsa20 with a 24-byte nonce (random nonces are safe) and a 32-byte key.
 ///
@@ -230,11 +230,11 @@ cipher_methods!(Salsa20);
 /// Options as for Salsa20.
 #[pyclass(frozen, name = "XSalsa20", module = "simdcrypt")]
 #[derive(Debug)]
-pub(crate) struct XSalsa20 {
+pub(crate) struct PyXSalsa20 {
     core: CipherCore,
 }
 
-impl XSalsa20 {
+impl PyXSalsa20 {
     fn cipher(key: &[u8], nonce: &[u8], rounds: Rounds) -> PyResult<Cipher> {
         let key: [u8; salsa20::KEY_LEN] = key
             .try_into()
@@ -252,4 +252,4 @@ impl XSalsa20 {
     }
 }
 
-cipher_methods!(XSalsa20);
+cipher_methods!(PyXSalsa20, "XSalsa20");

@@ -13,10 +13,7 @@ use crate::buffer;
 /// functions, which hash with the same kernels).
 pub(crate) fn block_batch(max_threads: isize, backend: Option<String>) -> PyResult<BlockBatch> {
     let threads = args::threads(max_threads)?;
-    let platform = match backend {
-        Some(name) => BatchPlatform::from_name(&name).map_err(args::value_error)?,
-        None => BatchPlatform::detect(),
-    };
+    let platform = args::backend::<BatchPlatform>(backend.as_deref())?;
     let mut batch = BlockBatch::new();
     batch.set_platform(platform).set_max_threads(threads);
     Ok(batch)

@@ -16,108 +16,95 @@ use simdcrypt::streebog::{
 
 use crate::args;
 use crate::buffer;
-use crate::gost_common::{absorb_new, hash_object_methods, platform};
-use crate::shared_state::SharedState;
+use crate::hash_class::{self, hash_class};
 
-/// An incremental Streebog-256 (GOST R 34.11-2012) hasher with hashlib's interface.
-///
-/// streebog256(data=b"", /, *, backend=None)
-///
-/// digest() returns the byte string of OpenSSL, RHash, Nettle and RustCrypto; the
-/// standard prints the same bytes reversed. Safe to share between threads.
-#[pyclass(frozen, name = "streebog256", module = "simdcrypt")]
-#[derive(Debug)]
-pub(crate) struct PyStreebog256 {
-    state: SharedState<Streebog256>,
-}
+hash_class! {
+    /// An incremental Streebog-256 (GOST R 34.11-2012) hasher with hashlib's interface.
+    ///
+    /// streebog256(data=b"", /, *, backend=None)
+    ///
+    /// digest() returns the byte string of OpenSSL, RHash, Nettle and RustCrypto; the
+    /// standard prints the same bytes reversed. Safe to share between threads.
+    pub(crate) struct PyStreebog256(Streebog256) as "streebog256" {
+        name: class "streebog256",
+        digest: fixed,
+        digest_size: 32,
+        block_size: BLOCK_LEN,
+        update_returns_self: false,
+    }
 
-hash_object_methods! {
-    PyStreebog256,
-    "streebog256",
-    32,
-    BLOCK_LEN,
     #[new]
     #[pyo3(signature = (data=None, /, *, backend=None), text_signature = "(data=b'', /, *, backend=None)")]
     fn py_new(data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
         let mut h = Streebog256::new();
-        h.set_platform(platform::<Platform>(backend.as_deref())?);
-        absorb_new(&mut h, data)?;
-        Ok(PyStreebog256 { state: SharedState::new("streebog256", h) })
+        h.set_platform(args::backend::<Platform>(backend.as_deref())?);
+        hash_class::new_object(h, data)
     }
 }
 
-/// An incremental Streebog-512 (GOST R 34.11-2012) hasher with hashlib's interface.
-///
-/// streebog512(data=b"", /, *, backend=None)
-#[pyclass(frozen, name = "streebog512", module = "simdcrypt")]
-#[derive(Debug)]
-pub(crate) struct PyStreebog512 {
-    state: SharedState<Streebog512>,
-}
+hash_class! {
+    /// An incremental Streebog-512 (GOST R 34.11-2012) hasher with hashlib's interface.
+    ///
+    /// streebog512(data=b"", /, *, backend=None)
+    pub(crate) struct PyStreebog512(Streebog512) as "streebog512" {
+        name: class "streebog512",
+        digest: fixed,
+        digest_size: 64,
+        block_size: BLOCK_LEN,
+        update_returns_self: false,
+    }
 
-hash_object_methods! {
-    PyStreebog512,
-    "streebog512",
-    64,
-    BLOCK_LEN,
     #[new]
     #[pyo3(signature = (data=None, /, *, backend=None), text_signature = "(data=b'', /, *, backend=None)")]
     fn py_new(data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
         let mut h = Streebog512::new();
-        h.set_platform(platform::<Platform>(backend.as_deref())?);
-        absorb_new(&mut h, data)?;
-        Ok(PyStreebog512 { state: SharedState::new("streebog512", h) })
+        h.set_platform(args::backend::<Platform>(backend.as_deref())?);
+        hash_class::new_object(h, data)
     }
 }
 
-/// HMAC-Streebog-256 (RFC 7836) with hmac.HMAC's interface.
-///
-/// hmac_streebog256(key, data=b"", /, *, backend=None): key is any bytes-like object
-/// (longer than 64 bytes: hashed first, as HMAC specifies).
-#[pyclass(frozen, name = "hmac_streebog256", module = "simdcrypt")]
-#[derive(Debug)]
-pub(crate) struct PyHmacStreebog256 {
-    state: SharedState<HmacStreebog256>,
-}
+hash_class! {
+    /// HMAC-Streebog-256 (RFC 7836) with hmac.HMAC's interface.
+    ///
+    /// hmac_streebog256(key, data=b"", /, *, backend=None): key is any bytes-like object
+    /// (longer than 64 bytes: hashed first, as HMAC specifies).
+    pub(crate) struct PyHmacStreebog256(HmacStreebog256) as "hmac_streebog256" {
+        name: class "hmac-streebog256",
+        digest: fixed,
+        digest_size: 32,
+        block_size: BLOCK_LEN,
+        update_returns_self: false,
+    }
 
-hash_object_methods! {
-    PyHmacStreebog256,
-    "hmac-streebog256",
-    32,
-    BLOCK_LEN,
     #[new]
     #[pyo3(signature = (key, data=None, /, *, backend=None), text_signature = "(key, data=b'', /, *, backend=None)")]
     fn py_new(key: &Bound<'_, PyAny>, data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
-        let p = platform::<Platform>(backend.as_deref())?;
+        let p = args::backend::<Platform>(backend.as_deref())?;
         let mut h = buffer::with_bytes(key, HmacStreebog256::new)?;
         h.set_platform(p);
-        absorb_new(&mut h, data)?;
-        Ok(PyHmacStreebog256 { state: SharedState::new("hmac-streebog256", h) })
+        hash_class::new_object(h, data)
     }
 }
 
-/// HMAC-Streebog-512 (RFC 7836) with hmac.HMAC's interface.
-///
-/// hmac_streebog512(key, data=b"", /, *, backend=None)
-#[pyclass(frozen, name = "hmac_streebog512", module = "simdcrypt")]
-#[derive(Debug)]
-pub(crate) struct PyHmacStreebog512 {
-    state: SharedState<HmacStreebog512>,
-}
+hash_class! {
+    /// HMAC-Streebog-512 (RFC 7836) with hmac.HMAC's interface.
+    ///
+    /// hmac_streebog512(key, data=b"", /, *, backend=None)
+    pub(crate) struct PyHmacStreebog512(HmacStreebog512) as "hmac_streebog512" {
+        name: class "hmac-streebog512",
+        digest: fixed,
+        digest_size: 64,
+        block_size: BLOCK_LEN,
+        update_returns_self: false,
+    }
 
-hash_object_methods! {
-    PyHmacStreebog512,
-    "hmac-streebog512",
-    64,
-    BLOCK_LEN,
     #[new]
     #[pyo3(signature = (key, data=None, /, *, backend=None), text_signature = "(key, data=b'', /, *, backend=None)")]
     fn py_new(key: &Bound<'_, PyAny>, data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
-        let p = platform::<Platform>(backend.as_deref())?;
+        let p = args::backend::<Platform>(backend.as_deref())?;
         let mut h = buffer::with_bytes(key, HmacStreebog512::new)?;
         h.set_platform(p);
-        absorb_new(&mut h, data)?;
-        Ok(PyHmacStreebog512 { state: SharedState::new("hmac-streebog512", h) })
+        hash_class::new_object(h, data)
     }
 }
 
@@ -149,6 +136,6 @@ pub(crate) fn streebog_many<'py>(
         .and_then(|b| Bits::from_bits(b).ok())
         .ok_or_else(|| PyValueError::new_err(format!("streebog bits must be 256 or 512, got {bits}")))?;
     let threads = args::threads(max_threads)?;
-    let p = platform::<Platform>(backend.as_deref())?;
-    crate::gost_common::hash_many(py, messages, bits.out_len(), |m, out| streebog::hash_many(m, bits, out, p, threads))
+    let p = args::backend::<Platform>(backend.as_deref())?;
+    crate::batch::hash_batch(py, messages, bits.out_len(), |m, out| streebog::hash_many(m, bits, out, p, threads))
 }

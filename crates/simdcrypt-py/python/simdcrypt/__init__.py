@@ -13,6 +13,8 @@ The hash objects follow hashlib's interface::
 ``simdcrypt.hash_file(path)`` hashes a file without holding the GIL, and
 ``simdcrypt.backends()`` says which kernels this CPU can run (any of them may be
 forced with ``backend=``; every backend gives the same result).
+``simdcrypt.algorithms_available`` holds the names ``new()`` accepts, and
+``simdcrypt.__version__`` the package's version.
 
 BLAKE3 also has functions for many messages and for inputs hashed in pieces::
 
@@ -76,7 +78,8 @@ HighwayHash (64, 128 or 256 bits, a 32-byte key) with checkpoints and batches::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Literal, Union, overload
+# Private names only: `dir(simdcrypt)` lists the API (``__all__``) and nothing else.
+import typing as _typing
 
 from ._native import ALGORITHMS as _ALGORITHMS
 from ._native import (
@@ -109,8 +112,13 @@ from ._native import (
     streebog_many,
 )
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
+    from typing import Any, Callable, Literal, Union
+
     from typing_extensions import Buffer
+
+    # (Union, not |: the package supports Python 3.9.)
+    _Hash = Union[blake3, sha256, highwayhash64, highwayhash128, highwayhash256, streebog256, streebog512, gost94]
 
 __all__ = [
     "AuthenticationError",
@@ -144,16 +152,12 @@ __all__ = [
     "streebog_many",
 ]
 
-# One constructor per algorithm of the native library; a name missing here is left out
-# of algorithms_available (and the test suite flags it).
-# (Union, not |: the package supports Python 3.9, where classes cannot be or-ed at run time.)
-_Hash = Union[blake3, sha256, highwayhash64, highwayhash128, highwayhash256, streebog256, streebog512, gost94]
-
-
 def _gost94_test(data: Buffer = b"", **kwargs: Any) -> gost94:
     return gost94(data, sbox="test", **kwargs)
 
 
+# One constructor per algorithm of the native library; a name missing here is left out
+# of algorithms_available (and the test suite flags it).
 _CONSTRUCTORS: dict[str, Callable[..., _Hash]] = {
     "blake3": blake3,
     "sha256": sha256,
@@ -176,23 +180,23 @@ all sizes or parameter sets of one algorithm; and ``"salsa20"``, the kernels of 
 ``Salsa20``/``XSalsa20`` ciphers.)"""
 
 
-@overload
+@_typing.overload
 def new(name: Literal["blake3"], data: Buffer = b"", **kwargs: Any) -> blake3: ...
-@overload
+@_typing.overload
 def new(name: Literal["sha256"], data: Buffer = b"", **kwargs: Any) -> sha256: ...
-@overload
+@_typing.overload
 def new(name: Literal["highwayhash64"], data: Buffer = b"", **kwargs: Any) -> highwayhash64: ...
-@overload
+@_typing.overload
 def new(name: Literal["highwayhash128"], data: Buffer = b"", **kwargs: Any) -> highwayhash128: ...
-@overload
+@_typing.overload
 def new(name: Literal["highwayhash256"], data: Buffer = b"", **kwargs: Any) -> highwayhash256: ...
-@overload
+@_typing.overload
 def new(name: Literal["streebog256"], data: Buffer = b"", **kwargs: Any) -> streebog256: ...
-@overload
+@_typing.overload
 def new(name: Literal["streebog512"], data: Buffer = b"", **kwargs: Any) -> streebog512: ...
-@overload
+@_typing.overload
 def new(name: Literal["gost94", "gost94-test"], data: Buffer = b"", **kwargs: Any) -> gost94: ...
-@overload
+@_typing.overload
 def new(name: str, data: Buffer = b"", **kwargs: Any) -> _Hash: ...
 
 
@@ -211,3 +215,7 @@ def new(name: str, data: Buffer = b"", **kwargs: Any) -> _Hash:
         available = ", ".join(sorted(algorithms_available))
         raise ValueError(f"unsupported hash type {name!r}; available: {available}")
     return constructor(data, **kwargs)
+
+
+# `from __future__ import annotations` binds the name `annotations`; it is no API.
+del annotations

@@ -113,12 +113,11 @@ class sha256:
 class streebog256:
     """An incremental Streebog-256 (GOST R 34.11-2012) hasher with hashlib's interface."""
 
+    name: ClassVar[str]
     digest_size: ClassVar[int]
     block_size: ClassVar[int]
 
     def __new__(cls, data: Buffer = b"", /, *, backend: str | None = None) -> Self: ...
-    @property
-    def name(self) -> str: ...
     @property
     def backend(self) -> str: ...
     def update(self, data: Buffer, /) -> None: ...
@@ -130,12 +129,11 @@ class streebog256:
 class streebog512:
     """An incremental Streebog-512 (GOST R 34.11-2012) hasher with hashlib's interface."""
 
+    name: ClassVar[str]
     digest_size: ClassVar[int]
     block_size: ClassVar[int]
 
     def __new__(cls, data: Buffer = b"", /, *, backend: str | None = None) -> Self: ...
-    @property
-    def name(self) -> str: ...
     @property
     def backend(self) -> str: ...
     def update(self, data: Buffer, /) -> None: ...
@@ -147,12 +145,11 @@ class streebog512:
 class hmac_streebog256:
     """HMAC-Streebog-256 (RFC 7836) with hmac.HMAC's interface."""
 
+    name: ClassVar[str]
     digest_size: ClassVar[int]
     block_size: ClassVar[int]
 
     def __new__(cls, key: Buffer, data: Buffer = b"", /, *, backend: str | None = None) -> Self: ...
-    @property
-    def name(self) -> str: ...
     @property
     def backend(self) -> str: ...
     def update(self, data: Buffer, /) -> None: ...
@@ -164,12 +161,11 @@ class hmac_streebog256:
 class hmac_streebog512:
     """HMAC-Streebog-512 (RFC 7836) with hmac.HMAC's interface."""
 
+    name: ClassVar[str]
     digest_size: ClassVar[int]
     block_size: ClassVar[int]
 
     def __new__(cls, key: Buffer, data: Buffer = b"", /, *, backend: str | None = None) -> Self: ...
-    @property
-    def name(self) -> str: ...
     @property
     def backend(self) -> str: ...
     def update(self, data: Buffer, /) -> None: ...
