@@ -121,6 +121,11 @@ impl HashArgs {
             (simdcrypt::Error::InvalidLength { .. }, Some(path)) => {
                 Failure::Fatal(format!("key file {}: {e}", path.display()))
             }
+            // A backend this build or CPU does not have is a usage error, like an unknown
+            // option: the command line asked for something that cannot run here.
+            (simdcrypt::Error::UnknownBackend { .. } | simdcrypt::Error::UnsupportedBackend { .. }, _) => {
+                Failure::Usage(e.to_string())
+            }
             _ => Failure::Fatal(e.to_string()),
         })
     }

@@ -33,9 +33,10 @@ const EXIT_STATUS_HELP: &str = "\
 Exit status:
   0  success
   1  a file could not be read, a checksum did not match, a manifest had no valid
-     lines, an option value was rejected at run time (key file, backend, length),
+     lines, an option value was rejected at run time (key file, length),
      or standard output was closed early
-  2  command-line usage error (unknown option, invalid value, conflicting options)";
+  2  command-line usage error (unknown option, invalid value, conflicting options,
+     a backend this CPU or build does not have)";
 
 /// Shown at the end of `simdcrypt keygen --help`.
 const KEYGEN_EXIT_STATUS_HELP: &str = "\
@@ -141,6 +142,9 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(problem) = simdcrypt::cpu::disable_list_problem() {
+        output::warn(format_args!("warning: {problem}"));
+    }
     let mut out = Out::new();
     let result = match &cli.command {
         Command::Sum(args) => sum::run(args, &mut out),

@@ -408,7 +408,7 @@ fn unknown_backend_algorithm_and_bad_values() {
     let dir = TempDir::new("unknown");
     dir.file("a", b"aaa");
     let o = run(simdcrypt(dir.path()).args(["sum", "--backend", "no-such-backend", "a"]));
-    assert_eq!(code(&o), 1);
+    assert_eq!(code(&o), 2);
     assert!(o.stdout.is_empty());
     let err = stderr(&o);
     assert!(err.starts_with("simdcrypt: "), "{err}");

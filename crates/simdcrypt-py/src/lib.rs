@@ -113,6 +113,12 @@ fn hash_file<'py>(
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    if let Some(problem) = simdcrypt::cpu::disable_list_problem() {
+        // A typo in SIMDCRYPT_DISABLE would otherwise test the wrong fallback silently.
+        let message = std::ffi::CString::new(problem).unwrap_or_default();
+        let category = m.py().get_type::<pyo3::exceptions::PyRuntimeWarning>();
+        PyErr::warn(m.py(), &category, &message, 1)?;
+    }
     m.add("ALGORITHMS", PyTuple::new(m.py(), simdcrypt::ALGORITHMS.iter())?)?;
     m.add_class::<blake3_class::PyBlake3>()?;
     m.add_class::<sha256_class::PySha256>()?;

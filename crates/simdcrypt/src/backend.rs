@@ -122,7 +122,7 @@ impl<K: Kernels> Checked<K> {
             return Err(Error::UnsupportedBackend {
                 algorithm: K::ALGORITHM,
                 requested: other.to_string(),
-                reason: format!("it is a {arch} backend and this is {}", std::env::consts::ARCH),
+                reason: format!("it is built for {arch} only, and this machine is {}", std::env::consts::ARCH),
                 supported: supported(),
             });
         }
