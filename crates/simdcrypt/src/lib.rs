@@ -30,6 +30,7 @@
 pub mod any;
 pub mod backend;
 pub mod blake3;
+mod block_buffer;
 pub mod cpu;
 mod error;
 pub mod gost94;

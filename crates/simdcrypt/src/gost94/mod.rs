@@ -41,6 +41,7 @@ mod portable;
 pub use algorithm::{ALGORITHM_CRYPTOPRO, ALGORITHM_TEST};
 pub use platform::{Kind, Platform};
 
+use crate::block_buffer::BlockBuffer;
 use crate::threads::Threads;
 use crate::Error;
 
@@ -236,9 +237,8 @@ pub(crate) fn finish(platform: Platform, sbox: SBox, state: &State, rest: &[u8],
 #[derive(Clone, Debug)]
 pub struct Gost94 {
     state: State,
-    buf: [u8; BLOCK_LEN],
-    buf_len: usize,
-    len: u64,
+    /// The bytes of a block not yet complete, and the input length.
+    buf: BlockBuffer<BLOCK_LEN>,
     sbox: SBox,
     platform: Platform,
 }
@@ -254,9 +254,7 @@ impl Gost94 {
     pub fn new(sbox: SBox) -> Self {
         Gost94 {
             state: State { h: [0; 4], sigma: [0; 4] },
-            buf: [0; BLOCK_LEN],
-            buf_len: 0,
-            len: 0,
+            buf: BlockBuffer::new(),
             sbox,
             platform: Platform::detect(),
         }
@@ -281,44 +279,26 @@ impl Gost94 {
     /// Forgets all input, keeping the parameters and backend.
     pub fn reset(&mut self) -> &mut Self {
         self.state = State { h: [0; 4], sigma: [0; 4] };
-        self.buf_len = 0;
-        self.len = 0;
+        self.buf.reset();
         self
     }
 
     /// Adds input.
-    pub fn update(&mut self, mut input: &[u8]) -> &mut Self {
+    pub fn update(&mut self, input: &[u8]) -> &mut Self {
         let t = self.sbox.tables();
-        self.len = self.len.wrapping_add(input.len() as u64);
-        if self.buf_len > 0 {
-            let take = (BLOCK_LEN - self.buf_len).min(input.len());
-            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&input[..take]);
-            self.buf_len += take;
-            input = &input[take..];
-            if self.buf_len < BLOCK_LEN {
-                return self;
-            }
-            self.platform.compress_blocks(t, &mut self.state, &self.buf);
-            self.buf_len = 0;
-        }
-        let whole = input.len() - input.len() % BLOCK_LEN;
-        if whole > 0 {
-            self.platform.compress_blocks(t, &mut self.state, &input[..whole]);
-        }
-        let rest = &input[whole..];
-        self.buf[..rest.len()].copy_from_slice(rest);
-        self.buf_len = rest.len();
+        let (state, platform) = (&mut self.state, self.platform);
+        self.buf.update(input, |blocks| platform.compress_blocks(t, state, blocks));
         self
     }
 
     /// The digest of the input so far; the hasher can keep being updated.
     pub fn finalize(&self) -> [u8; OUT_LEN] {
-        finish(self.platform, self.sbox, &self.state, &self.buf[..self.buf_len], self.len)
+        finish(self.platform, self.sbox, &self.state, self.buf.pending(), self.buf.total())
     }
 
     /// The number of input bytes so far (modulo 2^64).
     pub fn count(&self) -> u64 {
-        self.len
+        self.buf.total()
     }
 }
 

@@ -21,6 +21,7 @@
 //! much as the key (the state is the key mixed with the input so far): keep it as secret.
 
 use super::{HighwayHasher, Platform, Size, State, KEY_LEN, PACKET_LEN};
+use crate::block_buffer::BlockBuffer;
 use crate::Error;
 
 /// The length of a version-1 checkpoint, in bytes.
@@ -52,14 +53,15 @@ impl HighwayHasher {
         b[..4].copy_from_slice(MAGIC);
         b[4..6].copy_from_slice(&VERSION.to_le_bytes());
         b[NAME_AT..NAME_AT + size.name().len()].copy_from_slice(size.name().as_bytes());
-        b[BUFFERED_AT] = self.buf_len as u8;
-        b[COUNT_AT..COUNT_AT + 8].copy_from_slice(&self.len.to_le_bytes());
+        let pending = self.buf.pending();
+        b[BUFFERED_AT] = pending.len() as u8;
+        b[COUNT_AT..COUNT_AT + 8].copy_from_slice(&self.buf.total().to_le_bytes());
         let s = &self.state;
         let words = s.v0.iter().chain(&s.v1).chain(&s.mul0).chain(&s.mul1);
         for (chunk, w) in b[STATE_AT..BUF_AT].chunks_exact_mut(8).zip(words) {
             chunk.copy_from_slice(&w.to_le_bytes());
         }
-        b[BUF_AT..BUF_AT + self.buf_len].copy_from_slice(&self.buf[..self.buf_len]);
+        b[BUF_AT..BUF_AT + pending.len()].copy_from_slice(pending);
         let sum = checksum(&self.key, &b[..SUM_AT]);
         b[SUM_AT..].copy_from_slice(&sum.to_le_bytes());
         b
@@ -114,16 +116,9 @@ impl HighwayHasher {
             mul0: core::array::from_fn(|i| word(8 + i)),
             mul1: core::array::from_fn(|i| word(12 + i)),
         };
-        let mut buf = [0u8; PACKET_LEN];
-        buf[..buf_len].copy_from_slice(&blob[BUF_AT..BUF_AT + buf_len]);
-        Ok(HighwayHasher {
-            state,
-            buf,
-            buf_len,
-            len: u64::from_le_bytes(blob[COUNT_AT..COUNT_AT + 8].try_into().unwrap()),
-            key: *key,
-            platform: Platform::detect(),
-        })
+        let total = u64::from_le_bytes(blob[COUNT_AT..COUNT_AT + 8].try_into().unwrap());
+        let buf = BlockBuffer::from_parts(&blob[BUF_AT..BUF_AT + buf_len], total).expect("checked: under a packet");
+        Ok(HighwayHasher { state, buf, key: *key, platform: Platform::detect() })
     }
 }
 

@@ -45,6 +45,8 @@ pub use batch::{hash_many, hash_many_with};
 pub use checkpoint::CHECKPOINT_LEN;
 pub use platform::{Kind, Platform};
 
+use crate::block_buffer::BlockBuffer;
+
 /// Key length in bytes.
 pub const KEY_LEN: usize = 32;
 /// The unit of input the rounds consume, in bytes.
@@ -216,12 +218,9 @@ pub fn key_words(key: &[u8; KEY_LEN]) -> [u64; 4] {
 #[derive(Clone)]
 pub struct HighwayHasher {
     state: State,
-    /// Bytes of a packet not yet complete; the first `buf_len` are valid.
-    buf: [u8; PACKET_LEN],
-    buf_len: usize,
-    /// Input length so far (modulo 2^64); informational, the algorithm needs only its
-    /// value modulo 32.
-    len: u64,
+    /// Bytes of a packet not yet complete, and the input length (modulo 2^64;
+    /// informational, the algorithm needs only its value modulo 32).
+    buf: BlockBuffer<PACKET_LEN>,
     /// The key, for checkpoints' checksum.
     key: [u8; KEY_LEN],
     platform: Platform,
@@ -231,7 +230,7 @@ impl std::fmt::Debug for HighwayHasher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HighwayHasher")
             .field("platform", &self.platform)
-            .field("count", &self.len)
+            .field("count", &self.buf.total())
             .finish_non_exhaustive()
     }
 }
@@ -240,7 +239,7 @@ impl HighwayHasher {
     /// A hasher with this key, using the best backend this CPU supports.
     pub fn new(key: &[u8; KEY_LEN]) -> Self {
         let platform = Platform::detect();
-        HighwayHasher { state: platform.new_state(key), buf: [0; PACKET_LEN], buf_len: 0, len: 0, key: *key, platform }
+        HighwayHasher { state: platform.new_state(key), buf: BlockBuffer::new(), key: *key, platform }
     }
 
     /// A hasher with the key given as four u64 words (the reference's `HHKey`).
@@ -265,36 +264,19 @@ impl HighwayHasher {
 
     /// The number of input bytes so far (modulo 2^64).
     pub fn count(&self) -> u64 {
-        self.len
+        self.buf.total()
     }
 
     /// Adds input.
-    pub fn update(&mut self, mut input: &[u8]) -> &mut Self {
-        self.len = self.len.wrapping_add(input.len() as u64);
-        if self.buf_len > 0 {
-            let take = (PACKET_LEN - self.buf_len).min(input.len());
-            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&input[..take]);
-            self.buf_len += take;
-            input = &input[take..];
-            if self.buf_len < PACKET_LEN {
-                return self;
-            }
-            self.platform.update_packets(&mut self.state, &self.buf);
-            self.buf_len = 0;
-        }
-        let whole = input.len() - input.len() % PACKET_LEN;
-        if whole > 0 {
-            self.platform.update_packets(&mut self.state, &input[..whole]);
-        }
-        let rest = &input[whole..];
-        self.buf[..rest.len()].copy_from_slice(rest);
-        self.buf_len = rest.len();
+    pub fn update(&mut self, input: &[u8]) -> &mut Self {
+        let (state, platform) = (&mut self.state, self.platform);
+        self.buf.update(input, |packets| platform.update_packets(state, packets));
         self
     }
 
     fn finished(&self, size: Size) -> State {
         let mut state = self.state;
-        self.platform.finish(&mut state, &self.buf[..self.buf_len], size.rounds());
+        self.platform.finish(&mut state, self.buf.pending(), size.rounds());
         state
     }
 

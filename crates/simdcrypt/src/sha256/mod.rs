@@ -67,6 +67,7 @@ mod portable;
 #[cfg(target_arch = "x86_64")]
 mod shani;
 
+use crate::block_buffer::BlockBuffer;
 pub use algorithm::ALGORITHM;
 pub use batch::{hash_blocks, BatchKind, BatchPlatform, BlockBatch, SHANI_REMAINDER_MAX};
 pub use merkle::{merkle_layers, merkle_root, zero_hash, MERKLE_MAX_DEPTH};
@@ -96,11 +97,8 @@ const K: [u32; 64] = [
 #[derive(Clone, Debug)]
 pub struct Sha256 {
     state: [u32; 8],
-    /// The bytes of a block not yet complete; the first `buf_len` are valid.
-    buf: [u8; BLOCK_LEN],
-    buf_len: usize,
-    /// Message length so far, in bytes (the padding records it in bits, modulo 2^64).
-    len: u64,
+    /// The bytes of a block not yet complete, and the input length.
+    buf: BlockBuffer<BLOCK_LEN>,
     platform: Platform,
 }
 
@@ -113,7 +111,7 @@ impl Default for Sha256 {
 impl Sha256 {
     /// A hasher using the best backend this CPU supports.
     pub fn new() -> Self {
-        Sha256 { state: IV, buf: [0; BLOCK_LEN], buf_len: 0, len: 0, platform: Platform::detect() }
+        Sha256 { state: IV, buf: BlockBuffer::new(), platform: Platform::detect() }
     }
 
     /// Chooses the kernels (the default is [`Platform::detect`]). The result never depends
@@ -132,32 +130,14 @@ impl Sha256 {
     /// Forgets all input, keeping the backend.
     pub fn reset(&mut self) -> &mut Self {
         self.state = IV;
-        self.buf_len = 0;
-        self.len = 0;
+        self.buf.reset();
         self
     }
 
     /// Adds input.
-    pub fn update(&mut self, mut input: &[u8]) -> &mut Self {
-        self.len = self.len.wrapping_add(input.len() as u64);
-        if self.buf_len > 0 {
-            let take = (BLOCK_LEN - self.buf_len).min(input.len());
-            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&input[..take]);
-            self.buf_len += take;
-            input = &input[take..];
-            if self.buf_len < BLOCK_LEN {
-                return self;
-            }
-            self.platform.compress_blocks(&mut self.state, &self.buf);
-            self.buf_len = 0;
-        }
-        let whole = input.len() - input.len() % BLOCK_LEN;
-        if whole > 0 {
-            self.platform.compress_blocks(&mut self.state, &input[..whole]);
-        }
-        let rest = &input[whole..];
-        self.buf[..rest.len()].copy_from_slice(rest);
-        self.buf_len = rest.len();
+    pub fn update(&mut self, input: &[u8]) -> &mut Self {
+        let (state, platform) = (&mut self.state, self.platform);
+        self.buf.update(input, |blocks| platform.compress_blocks(state, blocks));
         self
     }
 
@@ -166,10 +146,11 @@ impl Sha256 {
         // Padding: 0x80, zeros, then the length in bits as a big-endian u64, filling one
         // block, or two when fewer than 9 bytes are left after the message.
         let mut tail = [0u8; 2 * BLOCK_LEN];
-        tail[..self.buf_len].copy_from_slice(&self.buf[..self.buf_len]);
-        tail[self.buf_len] = 0x80;
-        let tail_len = if self.buf_len + 9 <= BLOCK_LEN { BLOCK_LEN } else { 2 * BLOCK_LEN };
-        tail[tail_len - 8..tail_len].copy_from_slice(&self.len.wrapping_mul(8).to_be_bytes());
+        let pending = self.buf.pending();
+        tail[..pending.len()].copy_from_slice(pending);
+        tail[pending.len()] = 0x80;
+        let tail_len = if pending.len() + 9 <= BLOCK_LEN { BLOCK_LEN } else { 2 * BLOCK_LEN };
+        tail[tail_len - 8..tail_len].copy_from_slice(&self.buf.total().wrapping_mul(8).to_be_bytes());
         let mut state = self.state;
         self.platform.compress_blocks(&mut state, &tail[..tail_len]);
         let mut out = [0u8; OUT_LEN];
@@ -181,7 +162,7 @@ impl Sha256 {
 
     /// The number of input bytes so far (modulo 2^64).
     pub fn count(&self) -> u64 {
-        self.len
+        self.buf.total()
     }
 }
 

@@ -46,6 +46,8 @@ pub use algorithm::{ALGORITHM_256, ALGORITHM_512};
 pub use batch::{hash_many, Bits};
 pub use platform::{Kind, Platform};
 
+use crate::block_buffer::BlockBuffer;
+
 /// Block size of the compression function in bytes (also HMAC's block size).
 pub const BLOCK_LEN: usize = 64;
 
@@ -147,10 +149,8 @@ pub(crate) fn digest_bytes<const N: usize>(h: &[u64; 8]) -> [u8; N] {
 #[derive(Clone, Debug)]
 pub struct Streebog<const N: usize> {
     state: State,
-    /// The bytes of a block not yet complete; the first `buf_len` are valid.
-    buf: [u8; BLOCK_LEN],
-    buf_len: usize,
-    len: u64,
+    /// The bytes of a block not yet complete, and the input length.
+    buf: BlockBuffer<BLOCK_LEN>,
     platform: Platform,
 }
 
@@ -190,7 +190,7 @@ impl<const N: usize> Streebog<N> {
     pub const OUT_LEN: usize = N;
 
     fn with_state() -> Self {
-        Streebog { state: State::new(N), buf: [0; BLOCK_LEN], buf_len: 0, len: 0, platform: Platform::detect() }
+        Streebog { state: State::new(N), buf: BlockBuffer::new(), platform: Platform::detect() }
     }
 
     /// Chooses the kernels (the default is [`Platform::detect`]). The result never depends
@@ -208,43 +208,25 @@ impl<const N: usize> Streebog<N> {
     /// Forgets all input, keeping the backend.
     pub fn reset(&mut self) -> &mut Self {
         self.state = State::new(N);
-        self.buf_len = 0;
-        self.len = 0;
+        self.buf.reset();
         self
     }
 
     /// Adds input. Whole blocks are compressed straight from `input`.
-    pub fn update(&mut self, mut input: &[u8]) -> &mut Self {
-        self.len = self.len.wrapping_add(input.len() as u64);
-        if self.buf_len > 0 {
-            let take = (BLOCK_LEN - self.buf_len).min(input.len());
-            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&input[..take]);
-            self.buf_len += take;
-            input = &input[take..];
-            if self.buf_len < BLOCK_LEN {
-                return self;
-            }
-            self.platform.compress_blocks(&mut self.state, &self.buf);
-            self.buf_len = 0;
-        }
-        let whole = input.len() - input.len() % BLOCK_LEN;
-        if whole > 0 {
-            self.platform.compress_blocks(&mut self.state, &input[..whole]);
-        }
-        let rest = &input[whole..];
-        self.buf[..rest.len()].copy_from_slice(rest);
-        self.buf_len = rest.len();
+    pub fn update(&mut self, input: &[u8]) -> &mut Self {
+        let (state, platform) = (&mut self.state, self.platform);
+        self.buf.update(input, |blocks| platform.compress_blocks(state, blocks));
         self
     }
 
     /// The digest of the input so far. The hasher can keep being updated.
     pub fn finalize(&self) -> [u8; N] {
-        digest_bytes(&finish(self.platform, &self.state, &self.buf[..self.buf_len]))
+        digest_bytes(&finish(self.platform, &self.state, self.buf.pending()))
     }
 
     /// The number of input bytes so far (modulo 2^64).
     pub fn count(&self) -> u64 {
-        self.len
+        self.buf.total()
     }
 }
 
