@@ -123,6 +123,13 @@ impl AnyHasher {
     }
 }
 
+/// Hashes many independent messages with the algorithm called `algorithm`: `out` holds one
+/// digest per message (`out.len() / messages.len()` bytes each; any length for BLAKE3).
+/// The same shape for every algorithm; each uses its batch kernels where it has them.
+pub fn hash_many(algorithm: &str, opts: &HashOptions, messages: &[&[u8]], out: &mut [u8]) -> Result<(), Error> {
+    (registry::find(algorithm)?.hash_many)(opts, messages, out)
+}
+
 /// How [`hash_file`] gets at a file's bytes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum FileAccess {

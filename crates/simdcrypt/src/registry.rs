@@ -64,6 +64,49 @@ pub struct Algorithm {
     pub backends: fn() -> BackendReport,
     /// A hasher with these options. Options it does not take are an error, never ignored.
     pub new: fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>,
+    /// Hashes many independent messages with these options (its batch kernels where it
+    /// has them, else one message after another), writing `messages.len()` digests of
+    /// `out.len() / messages.len()` bytes each: the one shape of "hash many messages",
+    /// behind [`crate::any::hash_many`].
+    pub hash_many: BatchFn,
+}
+
+/// [`Algorithm::hash_many`]: options, messages, and the output (one digest per message).
+pub type BatchFn = fn(&HashOptions, &[&[u8]], &mut [u8]) -> Result<(), Error>;
+
+/// The digest length `out` asks for (its length over the message count), checked against
+/// what the algorithm produces: any length for an extendable-output function.
+pub(crate) fn batch_digest_len(algorithm: &Algorithm, count: usize, out_len: usize) -> Result<usize, Error> {
+    let per = if count == 0 { algorithm.digest_len } else { out_len / count };
+    if count.checked_mul(per) != Some(out_len) || (!algorithm.xof && per != algorithm.digest_len) {
+        let each = if algorithm.xof { "N".to_string() } else { algorithm.digest_len.to_string() };
+        return Err(Error::InvalidArgument(format!(
+            "{} output buffer must be {count} messages x {each} bytes, got {out_len} bytes",
+            algorithm.name
+        )));
+    }
+    Ok(per)
+}
+
+/// [`Algorithm::hash_many`] for a hash with no batch kernels: a hasher per message, the
+/// messages split between threads by size.
+pub(crate) fn hash_many_sequential(
+    algorithm: &Algorithm,
+    opts: &HashOptions,
+    messages: &[&[u8]],
+    out: &mut [u8],
+) -> Result<(), Error> {
+    let per = batch_digest_len(algorithm, messages.len(), out.len())?;
+    let template = (algorithm.new)(opts)?;
+    crate::threads::split_messages(messages, out, per, opts.threads, algorithm.block_len, &|msgs, o| {
+        let mut h = template.clone();
+        for (m, d) in msgs.iter().zip(o.chunks_exact_mut(per)) {
+            h.reset();
+            h.update(m);
+            h.finalize_into(d);
+        }
+    });
+    Ok(())
 }
 
 impl Algorithm {
@@ -191,6 +234,33 @@ mod tests {
                 let keyed = HashOptions { key: Some(vec![0; 32]), ..Default::default() };
                 assert!((a.new)(&keyed).is_err(), "{} with a key", a.name);
             }
+        }
+    }
+
+    /// `hash_many`, the one batch shape, equals hashing each message alone, for every
+    /// algorithm, on counts around every lane width and ragged lengths.
+    #[test]
+    fn hash_many_equals_one_at_a_time() {
+        let data: Vec<u8> = (0..5000u32).map(|i| (i * 31 + 7) as u8).collect();
+        for a in REGISTRY {
+            let opts = match a.key {
+                KeyUse::Required(len) => HashOptions { key: Some(vec![9; len]), ..Default::default() },
+                _ => HashOptions::default(),
+            };
+            for count in [0usize, 1, 3, 15, 16, 17, 33] {
+                let messages: Vec<&[u8]> = (0..count).map(|i| &data[..(i * 97) % 1500 + (i % 3) * 64]).collect();
+                let mut out = vec![0u8; count * a.digest_len];
+                (a.hash_many)(&opts, &messages, &mut out).unwrap();
+                for (m, d) in messages.iter().zip(out.chunks_exact(a.digest_len)) {
+                    let mut h = (a.new)(&opts).unwrap();
+                    h.update(m);
+                    let mut expected = vec![0u8; a.digest_len];
+                    h.finalize_into(&mut expected);
+                    assert_eq!(d, expected, "{} count {count} len {}", a.name, m.len());
+                }
+            }
+            let err = (a.hash_many)(&opts, &[b"x", b"y"], &mut [0u8; 3]).unwrap_err().to_string();
+            assert!(err.contains("output buffer"), "{}: {err}", a.name);
         }
     }
 }

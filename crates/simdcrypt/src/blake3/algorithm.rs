@@ -1,6 +1,6 @@
 //! BLAKE3's entry in the registry and its [`StreamingHash`] implementation.
 
-use super::{Hasher, Platform, BLOCK_LEN, KEY_LEN, OUT_LEN};
+use super::{Batch, Hasher, Mode, Platform, BLOCK_LEN, KEY_LEN, OUT_LEN};
 use crate::any::HashOptions;
 use crate::backend::BackendReport;
 use crate::registry::{Algorithm, KeyUse, ReferenceTool};
@@ -24,7 +24,23 @@ pub static ALGORITHM: Algorithm = Algorithm {
     backend_family: "blake3",
     backends: BackendReport::of::<super::Kind>,
     new: |opts| Ok(Box::new(Hasher::from_options(opts)?)),
+    hash_many,
 };
+
+fn hash_many(opts: &HashOptions, messages: &[&[u8]], out: &mut [u8]) -> Result<(), Error> {
+    ALGORITHM.check_options(opts)?;
+    let per = crate::registry::batch_digest_len(&ALGORITHM, messages.len(), out.len())?;
+    let mode = match (&opts.key, &opts.derive_key_context) {
+        (Some(key), _) => Mode::KeyedHash(key.as_slice().try_into().expect("length checked")),
+        (None, Some(context)) => Mode::DeriveKey(context),
+        (None, None) => Mode::Hash,
+    };
+    let mut batch = Batch::new(mode);
+    if let Some(name) = &opts.backend {
+        batch.set_platform(Platform::from_name(name)?);
+    }
+    batch.set_max_threads(opts.threads).hash_into(messages, per, out)
+}
 
 impl Hasher {
     /// A hasher in the mode the options ask for (keyed with `key`, key derivation with

@@ -4,13 +4,13 @@
 use super::{Gost94, Platform, SBox, BLOCK_LEN, OUT_LEN};
 use crate::any::HashOptions;
 use crate::backend::BackendReport;
-use crate::registry::{Algorithm, KeyUse, ReferenceTool};
+use crate::registry::{Algorithm, BatchFn, KeyUse, ReferenceTool};
 use crate::streaming::StreamingHash;
 use crate::Error;
 
 type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
 
-const fn gost94(name: &'static str, bsd_label: &'static str, new: NewFn) -> Algorithm {
+const fn gost94(name: &'static str, bsd_label: &'static str, new: NewFn, hash_many: BatchFn) -> Algorithm {
     Algorithm {
         name,
         aliases: &[],
@@ -26,15 +26,35 @@ const fn gost94(name: &'static str, bsd_label: &'static str, new: NewFn) -> Algo
         backend_family: "gost94",
         backends: BackendReport::of::<super::Kind>,
         new,
+        hash_many,
     }
 }
 
 /// GOST R 34.11-94 with the CryptoPro parameter set (RFC 4357), RHash's `GOST94-CRYPTOPRO`.
-pub static ALGORITHM_CRYPTOPRO: Algorithm =
-    gost94("gost94", "GOST94-CRYPTOPRO", |opts| Ok(Box::new(Gost94::from_options(SBox::CryptoPro, opts)?)));
+pub static ALGORITHM_CRYPTOPRO: Algorithm = gost94(
+    "gost94",
+    "GOST94-CRYPTOPRO",
+    |opts| Ok(Box::new(Gost94::from_options(SBox::CryptoPro, opts)?)),
+    |opts, messages, out| hash_many(SBox::CryptoPro, opts, messages, out),
+);
 /// GOST R 34.11-94 with the standard's test parameter set, RHash's `GOST94`.
-pub static ALGORITHM_TEST: Algorithm =
-    gost94("gost94-test", "GOST94", |opts| Ok(Box::new(Gost94::from_options(SBox::Test, opts)?)));
+pub static ALGORITHM_TEST: Algorithm = gost94(
+    "gost94-test",
+    "GOST94",
+    |opts| Ok(Box::new(Gost94::from_options(SBox::Test, opts)?)),
+    |opts, messages, out| hash_many(SBox::Test, opts, messages, out),
+);
+
+fn hash_many(sbox: SBox, opts: &HashOptions, messages: &[&[u8]], out: &mut [u8]) -> Result<(), Error> {
+    let algorithm = match sbox {
+        SBox::CryptoPro => &ALGORITHM_CRYPTOPRO,
+        SBox::Test => &ALGORITHM_TEST,
+    };
+    algorithm.check_options(opts)?;
+    crate::registry::batch_digest_len(algorithm, messages.len(), out.len())?;
+    let platform = opts.backend.as_deref().map(Platform::from_name).transpose()?.unwrap_or_else(Platform::detect);
+    super::hash_many(messages, sbox, out, platform, opts.threads)
+}
 
 impl Gost94 {
     /// A hasher with this parameter set on the options' backend; a key or context is an

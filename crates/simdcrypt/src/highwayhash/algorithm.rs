@@ -4,13 +4,13 @@
 use super::{HighwayHasher, Platform, Size, KEY_LEN, PACKET_LEN};
 use crate::any::HashOptions;
 use crate::backend::BackendReport;
-use crate::registry::{Algorithm, KeyUse, ReferenceTool};
+use crate::registry::{Algorithm, BatchFn, KeyUse, ReferenceTool};
 use crate::streaming::StreamingHash;
 use crate::Error;
 
 type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
 
-const fn highwayhash(size: Size, bsd_label: &'static str, new: NewFn) -> Algorithm {
+const fn highwayhash(size: Size, bsd_label: &'static str, new: NewFn, hash_many: BatchFn) -> Algorithm {
     Algorithm {
         name: size.name(),
         aliases: &[],
@@ -26,6 +26,7 @@ const fn highwayhash(size: Size, bsd_label: &'static str, new: NewFn) -> Algorit
         backend_family: "highwayhash",
         backends: BackendReport::of::<super::Kind>,
         new,
+        hash_many,
     }
 }
 
@@ -43,11 +44,31 @@ fn sized(size: Size, opts: &HashOptions) -> Result<Box<dyn StreamingHash>, Error
 }
 
 /// HighwayHash with a 64-bit result (needs a 32-byte key).
-pub static ALGORITHM_64: Algorithm = highwayhash(Size::Bits64, "HIGHWAYHASH64", |o| sized(Size::Bits64, o));
+pub static ALGORITHM_64: Algorithm = highwayhash(
+    Size::Bits64,
+    "HIGHWAYHASH64",
+    |o| sized(Size::Bits64, o),
+    |o, m, out| hash_many(Size::Bits64, o, m, out),
+);
 /// HighwayHash with a 128-bit result (needs a 32-byte key).
-pub static ALGORITHM_128: Algorithm = highwayhash(Size::Bits128, "HIGHWAYHASH128", |o| sized(Size::Bits128, o));
+pub static ALGORITHM_128: Algorithm = highwayhash(
+    Size::Bits128,
+    "HIGHWAYHASH128",
+    |o| sized(Size::Bits128, o),
+    |o, m, out| hash_many(Size::Bits128, o, m, out),
+);
 /// HighwayHash with a 256-bit result (needs a 32-byte key).
-pub static ALGORITHM_256: Algorithm = highwayhash(Size::Bits256, "HIGHWAYHASH256", |o| sized(Size::Bits256, o));
+pub static ALGORITHM_256: Algorithm = highwayhash(
+    Size::Bits256,
+    "HIGHWAYHASH256",
+    |o| sized(Size::Bits256, o),
+    |o, m, out| hash_many(Size::Bits256, o, m, out),
+);
+
+fn hash_many(size: Size, opts: &HashOptions, messages: &[&[u8]], out: &mut [u8]) -> Result<(), Error> {
+    let hasher = HighwayHasher::from_options(size, opts)?;
+    super::hash_many_with(hasher.platform, opts.threads, &hasher.key, messages, size, out)
+}
 
 impl HighwayHasher {
     /// A hasher with the options' key (required, 32 bytes) on their backend; `size` only

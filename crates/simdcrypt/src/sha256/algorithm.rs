@@ -24,6 +24,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     backend_family: "sha256",
     backends: BackendReport::of::<super::Kind>,
     new: |opts| Ok(Box::new(Sha256::from_options(opts)?)),
+    hash_many: |opts, messages, out| crate::registry::hash_many_sequential(&ALGORITHM, opts, messages, out),
 };
 
 impl Sha256 {

@@ -1,13 +1,19 @@
 //! Streebog's two entries in the registry and its [`StreamingHash`] implementation.
 
-use super::{Platform, Streebog, BLOCK_LEN};
+use super::{Bits, Platform, Streebog, BLOCK_LEN};
 use crate::any::HashOptions;
 use crate::backend::BackendReport;
-use crate::registry::{Algorithm, KeyUse, ReferenceTool};
+use crate::registry::{Algorithm, BatchFn, KeyUse, ReferenceTool};
 use crate::streaming::StreamingHash;
 use crate::Error;
 
-const fn streebog(name: &'static str, bsd_label: &'static str, digest_len: usize, new: NewFn) -> Algorithm {
+const fn streebog(
+    name: &'static str,
+    bsd_label: &'static str,
+    digest_len: usize,
+    new: NewFn,
+    hash_many: BatchFn,
+) -> Algorithm {
     Algorithm {
         name,
         aliases: &[],
@@ -23,17 +29,41 @@ const fn streebog(name: &'static str, bsd_label: &'static str, digest_len: usize
         backend_family: "streebog",
         backends: BackendReport::of::<super::Kind>,
         new,
+        hash_many,
     }
 }
 
 type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
 
 /// Streebog-256 (GOST R 34.11-2012), labelled as RHash labels it.
-pub static ALGORITHM_256: Algorithm =
-    streebog("streebog256", "GOST12-256", 32, |opts| Ok(Box::new(Streebog::<32>::from_options(opts)?)));
+pub static ALGORITHM_256: Algorithm = streebog(
+    "streebog256",
+    "GOST12-256",
+    32,
+    |opts| Ok(Box::new(Streebog::<32>::from_options(opts)?)),
+    |opts, messages, out| hash_many(&ALGORITHM_256, Bits::B256, opts, messages, out),
+);
 /// Streebog-512 (GOST R 34.11-2012), labelled as RHash labels it.
-pub static ALGORITHM_512: Algorithm =
-    streebog("streebog512", "GOST12-512", 64, |opts| Ok(Box::new(Streebog::<64>::from_options(opts)?)));
+pub static ALGORITHM_512: Algorithm = streebog(
+    "streebog512",
+    "GOST12-512",
+    64,
+    |opts| Ok(Box::new(Streebog::<64>::from_options(opts)?)),
+    |opts, messages, out| hash_many(&ALGORITHM_512, Bits::B512, opts, messages, out),
+);
+
+fn hash_many(
+    algorithm: &Algorithm,
+    bits: Bits,
+    opts: &HashOptions,
+    messages: &[&[u8]],
+    out: &mut [u8],
+) -> Result<(), Error> {
+    algorithm.check_options(opts)?;
+    crate::registry::batch_digest_len(algorithm, messages.len(), out.len())?;
+    let platform = opts.backend.as_deref().map(Platform::from_name).transpose()?.unwrap_or_else(Platform::detect);
+    super::hash_many(messages, bits, out, platform, opts.threads)
+}
 
 impl<const N: usize> Streebog<N> {
     /// A hasher on the options' backend; a key or context is an error (HMAC is separate).
