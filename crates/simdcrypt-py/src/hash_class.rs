@@ -143,6 +143,15 @@ pub(crate) fn hexdigest<'py, C: HashClass>(obj: &C, py: Python<'py>) -> PyResult
     with_digest(obj, py, |d| PyString::new(py, &simdcrypt::to_hex(d)))
 }
 
+/// `verify(expected)`: whether `expected` equals `digest()`, compared in constant time (for
+/// MACs: keyed BLAKE3, HMAC-Streebog, HighwayHash), so a wrong tag takes as long to reject
+/// whatever prefix of it matched.
+pub(crate) fn verify<C: HashClass>(obj: &C, expected: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = expected.py();
+    let matches = with_digest(obj, py, |d| buffer::with_bytes(expected, |e| simdcrypt::mac::constant_time_eq(d, e)))?;
+    matches
+}
+
 /// `copy()`: an independent object with the same state.
 pub(crate) fn copy<C: HashClass>(obj: &C, py: Python<'_>) -> PyResult<C> {
     let state = obj.shared().locked(py, |h| h.clone())?;
@@ -307,6 +316,13 @@ macro_rules! hash_class {
                 data: &Bound<'py, PyAny>,
             ) -> PyResult<Option<Bound<'py, Self>>> {
                 $crate::hash_class::update(slf, data)
+            }
+
+            /// Whether `expected` (any C-contiguous buffer) equals digest(), compared in
+            /// constant time: check received MAC values with this, not `==`.
+            #[pyo3(signature = (expected, /), text_signature = "($self, expected, /)")]
+            fn verify(&self, expected: &Bound<'_, PyAny>) -> PyResult<bool> {
+                $crate::hash_class::verify(self, expected)
             }
 
             /// An independent copy of the current state.

@@ -17,6 +17,13 @@ use subtle::ConstantTimeEq;
 
 use crate::{blake3, highwayhash, streebog};
 
+/// Whether `a` and `b` are equal, compared in constant time for equal lengths (a length
+/// mismatch returns `false` at once: lengths are not secret). For checking MAC values
+/// received from elsewhere, where `==` on slices would leak how many bytes matched.
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && bool::from(a.ct_eq(b))
+}
+
 /// An `N`-byte MAC tag. `==` and [`Tag::verify`] compare in constant time; `Debug` prints
 /// hex.
 #[derive(Clone, Copy)]
