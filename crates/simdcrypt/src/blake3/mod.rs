@@ -87,6 +87,7 @@ mod platform;
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod sse41;
+pub mod bao;
 pub mod subtree;
 
 pub use batch::Batch;
