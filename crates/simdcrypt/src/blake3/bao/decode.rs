@@ -274,7 +274,7 @@ impl<R: Read, O: Read> Decoder<R, O> {
 
     /// Writes all verified content to `out`; returns how many bytes. On an error, what was
     /// written before it is verified content.
-    pub fn copy_to(&mut self, out: &mut impl io::Write) -> Result<u64, Error> {
+    pub fn copy_to(&mut self, out: &mut (impl io::Write + ?Sized)) -> Result<u64, Error> {
         let mut total = 0;
         while let Some(piece) = self.next_verified()? {
             out.write_all(piece)?;
