@@ -376,7 +376,7 @@ impl BaoReader {
 
     /// read(size=-1) -> bytes: up to size verified bytes (all that remain if negative);
     /// b"" at the end.
-    #[pyo3(signature = (size=-1, /))]
+    #[pyo3(signature = (size=-1, /), text_signature = "(self, size=-1, /)")]
     fn read<'py>(&self, py: Python<'py>, size: isize) -> PyResult<Bound<'py, PyBytes>> {
         self.with(|decoder| {
             let mut out = Vec::new();
