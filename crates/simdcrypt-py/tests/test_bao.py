@@ -190,3 +190,10 @@ def test_mutated_encodings_never_decode_wrong() -> None:
             assert simdcrypt.bao_decode_slice(root, piece, start, count) == data[start : start + count]
         except simdcrypt.AuthenticationError:
             pass
+
+
+def test_readme_example_runs() -> None:
+    readme = (Path(__file__).parents[3] / "README.md").read_text()
+    section = readme.split("## Bao: verified streaming", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md", "exec"), {})
