@@ -95,8 +95,14 @@ fn interleaved(mib: usize, rounds: usize) {
         ("encode-outboard simdcrypt 2 threads", Box::new(|| drop(black_box(two_threads().encode_outboard(&data))))),
         ("hash simdcrypt 1 thread", Box::new(|| drop(black_box(simdcrypt::blake3::hash(&data))))),
         ("encode-outboard bao crate", Box::new(|| drop(black_box(bao_crate::encode::outboard(&data))))),
-        ("decode simdcrypt in memory 1 thread", Box::new(|| drop(black_box(one_thread().decode(&root, &encoded).unwrap())))),
-        ("decode simdcrypt in memory 2 threads", Box::new(|| drop(black_box(two_threads().decode(&root, &encoded).unwrap())))),
+        (
+            "decode simdcrypt in memory 1 thread",
+            Box::new(|| drop(black_box(one_thread().decode(&root, &encoded).unwrap()))),
+        ),
+        (
+            "decode simdcrypt in memory 2 threads",
+            Box::new(|| drop(black_box(two_threads().decode(&root, &encoded).unwrap()))),
+        ),
         ("decode simdcrypt streaming", Box::new(|| drop(black_box(stream_decode(&encoded, &root))))),
         ("decode bao crate", Box::new(|| drop(black_box(crate_decode(&encoded, &root))))),
     ];

@@ -72,13 +72,7 @@ enum BaoCommand {
         outboard: Option<PathBuf>,
     },
     /// Verify a slice against HASH and write its bytes
-    DecodeSlice {
-        hash: String,
-        start: u64,
-        count: u64,
-        input: Option<PathBuf>,
-        output: Option<PathBuf>,
-    },
+    DecodeSlice { hash: String, start: u64, count: u64, input: Option<PathBuf>, output: Option<PathBuf> },
     /// Check a whole file against HASH and its outboard; list every damaged byte range
     ///
     /// Exit status 1 if anything is damaged (in the file or in the outboard).
@@ -133,7 +127,10 @@ fn bao_failure(what: &str, e: bao::Error) -> Failure {
 }
 
 /// Runs `produce` on OUTPUT: a temporary file renamed into place on success, or stdout.
-fn write_output(output: Option<&Path>, produce: impl FnOnce(&mut dyn Write) -> Result<(), Failure>) -> Result<(), Failure> {
+fn write_output(
+    output: Option<&Path>,
+    produce: impl FnOnce(&mut dyn Write) -> Result<(), Failure>,
+) -> Result<(), Failure> {
     match stdin_or(output) {
         Some(path) => {
             let mut tmp = TempOutput::create(path)?;
@@ -207,7 +204,9 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
                     None => Decoder::new(input_reader, root).with_options(options).copy_to(w),
                 };
                 result.map(drop).map_err(|e| match e {
-                    bao::Error::Io(e) if stdin_or(output.as_deref()).is_none() && e.kind() == io::ErrorKind::BrokenPipe => {
+                    bao::Error::Io(e)
+                        if stdin_or(output.as_deref()).is_none() && e.kind() == io::ErrorKind::BrokenPipe =>
+                    {
                         Failure::Stdout(e)
                     }
                     e => bao_failure(&format!("cannot decode {name}"), e),

@@ -34,21 +34,32 @@ fn encode_decode_slice_match_the_bao_crate() {
         dir.file("crate.enc", &crate_encoded);
         ok(run(simdcrypt(dir.path()).args(["bao", "decode", &hash, "crate.enc", "out"])));
         assert!(fs::read(dir.path().join("out")).unwrap() == input);
-        assert!(ok_bytes(run_with_stdin(simdcrypt(dir.path()).args(["bao", "decode", &hash]), &crate_encoded)) == input);
-        assert!(ok_bytes(run(simdcrypt(dir.path()).args(["bao", "decode", &hash, "in.bin", "--outboard", "ob"]))) == input);
+        assert!(
+            ok_bytes(run_with_stdin(simdcrypt(dir.path()).args(["bao", "decode", &hash]), &crate_encoded)) == input
+        );
+        assert!(
+            ok_bytes(run(simdcrypt(dir.path()).args(["bao", "decode", &hash, "in.bin", "--outboard", "ob"]))) == input
+        );
 
         // Slices, and decode with --start/--count.
         let (start, count) = (len as u64 / 3, 5000u64);
         let mut crate_slice = Vec::new();
-        bao::encode::SliceExtractor::new(Cursor::new(&crate_encoded), start, count).read_to_end(&mut crate_slice).unwrap();
+        bao::encode::SliceExtractor::new(Cursor::new(&crate_encoded), start, count)
+            .read_to_end(&mut crate_slice)
+            .unwrap();
         let (s, c) = (start.to_string(), count.to_string());
         assert!(ok_bytes(run(simdcrypt(dir.path()).args(["bao", "slice", &s, &c, "enc"]))) == crate_slice);
-        assert!(ok_bytes(run(simdcrypt(dir.path()).args(["bao", "slice", &s, &c, "in.bin", "--outboard", "ob"]))) == crate_slice);
+        assert!(
+            ok_bytes(run(simdcrypt(dir.path()).args(["bao", "slice", &s, &c, "in.bin", "--outboard", "ob"])))
+                == crate_slice
+        );
         dir.file("slice", &crate_slice);
         let want = &input[start as usize..(start + count).min(len as u64) as usize];
         let got = ok_bytes(run(simdcrypt(dir.path()).args(["bao", "decode-slice", &hash, &s, &c, "slice"])));
         assert!(got == want);
-        let got = ok_bytes(run(simdcrypt(dir.path()).args(["bao", "decode", &hash, "enc", "-", "--start", &s, "--count", &c])));
+        let got = ok_bytes(run(
+            simdcrypt(dir.path()).args(["bao", "decode", &hash, "enc", "-", "--start", &s, "--count", &c])
+        ));
         assert!(got == want);
         let mut theirs = Vec::new();
         bao::decode::SliceDecoder::new(&crate_slice[..], &crate_hash, start, count).read_to_end(&mut theirs).unwrap();
@@ -101,7 +112,10 @@ fn scrub_lists_every_damaged_range() {
     dir.file("f", &input);
     ok(run(simdcrypt(dir.path()).args(["bao", "encode", "f", "--outboard", "f.ob"])));
     let hash = hex(blake3::hash(&input).as_bytes());
-    assert_eq!(ok(run(simdcrypt(dir.path()).args(["bao", "scrub", &hash, "f", "--outboard", "f.ob"]))), "f: OK (200000 bytes)\n");
+    assert_eq!(
+        ok(run(simdcrypt(dir.path()).args(["bao", "scrub", &hash, "f", "--outboard", "f.ob"]))),
+        "f: OK (200000 bytes)\n"
+    );
     input[10] ^= 1;
     input[150_000] ^= 1;
     input[150_001] ^= 1;
@@ -115,6 +129,18 @@ fn scrub_lists_every_damaged_range() {
     // Chunk groups: one 16 KiB leaf each.
     ok(run(simdcrypt(dir.path()).args(["bao", "--chunk-group-log", "4", "encode", "f", "--outboard", "g.ob"])));
     let hash = hex(blake3::hash(&input).as_bytes());
-    assert_eq!(ok(run(simdcrypt(dir.path()).args(["bao", "scrub", &hash, "f", "--outboard", "g.ob", "--chunk-group-log", "4"]))), "f: OK (200000 bytes)\n");
+    assert_eq!(
+        ok(run(simdcrypt(dir.path()).args([
+            "bao",
+            "scrub",
+            &hash,
+            "f",
+            "--outboard",
+            "g.ob",
+            "--chunk-group-log",
+            "4"
+        ]))),
+        "f: OK (200000 bytes)\n"
+    );
     assert_eq!(fs::metadata(dir.path().join("g.ob")).unwrap().len(), 8 + 12 * 64);
 }

@@ -40,7 +40,8 @@ fn options(chunk_group_log: u8, max_threads: isize) -> PyResult<Options> {
 }
 
 fn root_hash(root: &Bound<'_, PyAny>) -> PyResult<bao::Hash> {
-    buffer::array::<32>(root)?.map_err(|got| PyValueError::new_err(format!("root must be 32 bytes (a BLAKE3 hash), got {got}")))
+    buffer::array::<32>(root)?
+        .map_err(|got| PyValueError::new_err(format!("root must be 32 bytes (a BLAKE3 hash), got {got}")))
 }
 
 fn u64_arg(what: &str, value: args::BigIndex) -> PyResult<u64> {
@@ -49,10 +50,7 @@ fn u64_arg(what: &str, value: args::BigIndex) -> PyResult<u64> {
 
 /// Calls `f` with the bytes of `obj`: a buffer as it is, a path read into memory (without
 /// the GIL). `f` runs without the GIL.
-fn with_data<R: Send>(
-    obj: &Bound<'_, PyAny>,
-    f: impl FnOnce(&[u8]) -> Result<R, bao::Error> + Send,
-) -> PyResult<R> {
+fn with_data<R: Send>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> Result<R, bao::Error> + Send) -> PyResult<R> {
     let py = obj.py();
     if is_path(obj) {
         let (path, fspath) = crate::fs_path(obj)?;
@@ -91,7 +89,8 @@ pub(crate) fn bao_encode<'py>(
     let options = options(chunk_group_log, max_threads)?;
     let encode = |bytes: &[u8]| -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let len = bytes.len() as u64;
-        let out_len = if outboard { Some(options.get_format().outboard_len(len)) } else { options.get_format().encoded_len(len) };
+        let out_len =
+            if outboard { Some(options.get_format().outboard_len(len)) } else { options.get_format().encoded_len(len) };
         let out_len = out_len
             .and_then(|n| usize::try_from(n).ok())
             .ok_or_else(|| pyo3::exceptions::PyMemoryError::new_err("the encoding is too large"))?;
@@ -154,7 +153,10 @@ pub(crate) fn bao_decode<'py>(
                 let out = py
                     .detach(|| {
                         let mut out = Vec::new();
-                        Decoder::new_outboard(reader, &ob_bytes[..], root).with_options(options).copy_to(&mut out).map(|_| out)
+                        Decoder::new_outboard(reader, &ob_bytes[..], root)
+                            .with_options(options)
+                            .copy_to(&mut out)
+                            .map(|_| out)
                     })
                     .map_err(|e| to_py(py, e, Some(&fspath)))?;
                 return Ok(PyBytes::new(py, &out));

@@ -255,7 +255,8 @@ fn scrub_reports_exactly_the_damaged_ranges() {
     // Damage under a damaged parent cannot be narrowed: the parent's whole subtree.
     let nodes = nodes(len as u64, CHUNK as u64);
     let parents: Vec<_> = nodes.iter().filter(|n| n.1 == 64 && n.3 - n.2 > CHUNK as u64).collect();
-    let (index, parent) = parents.iter().enumerate().find(|(_, p)| p.2 <= 5000 && 5000 < p.3 && p.3 - p.2 == 8192).unwrap();
+    let (index, parent) =
+        parents.iter().enumerate().find(|(_, p)| p.2 <= 5000 && 5000 < p.3 && p.3 - p.2 == 8192).unwrap();
     let mut bad_ob = ob.clone();
     bad_ob[8 + index * 64] ^= 1;
     let mut bad = data.clone();

@@ -80,6 +80,7 @@ mod rows;
 pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512;
+pub mod bao;
 mod batch;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod neon;
@@ -87,7 +88,6 @@ mod platform;
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod sse41;
-pub mod bao;
 pub mod subtree;
 
 pub use batch::Batch;

@@ -94,7 +94,13 @@ pub(super) fn check_lengths(options: &Options, len: u64, data_len: u64, outboard
 /// Walks the subtree `node` node by node in pre-order, as a streaming decoder reads it,
 /// and fails at the first node that does not match the chaining value its parent gives.
 /// `parents` is advanced past the subtree's parents.
-pub(super) fn locate(tree: &Tree, node: Node, data: &[u8], parents: &mut &[u8], expected: &CvBytes) -> Result<(), Error> {
+pub(super) fn locate(
+    tree: &Tree,
+    node: Node,
+    data: &[u8],
+    parents: &mut &[u8],
+    expected: &CvBytes,
+) -> Result<(), Error> {
     if node.len <= tree.leaf_len {
         return if tree.leaf_cv(data, node.start, node.root) == *expected { Ok(()) } else { Err(node.mismatch(tree)) };
     }

@@ -1,7 +1,9 @@
 //! The encoder: the combined and outboard encodings of content in memory.
 
 use super::{left_len, Hash, Options, Tree, HEADER_LEN, PARENT_LEN};
-use crate::blake3::{compress_chunks_parallel, compress_parents_parallel, join, with_pool, CvBytes, CHUNK_LEN, IV, OUT_LEN};
+use crate::blake3::{
+    compress_chunks_parallel, compress_parents_parallel, join, with_pool, CvBytes, CHUNK_LEN, IV, OUT_LEN,
+};
 
 /// Subtrees of a power-of-two number of chunks up to this many are hashed in one go: every
 /// chunk in one kernel call, then each level of parents in one call (the way the plain hash
@@ -111,7 +113,8 @@ fn encode_perfect(tree: &Tree, data: &[u8], start: u64, combined: bool, out: &mu
     let mut cvs = [0u8; 2 * BATCH_CHUNKS * OUT_LEN];
     let mut offsets = [0usize; BATCH_CHUNKS.trailing_zeros() as usize + 1];
     let counter = start / CHUNK_LEN as u64;
-    let n = compress_chunks_parallel::<BATCH_CHUNKS>(data, &IV, counter, 0, tree.platform, &mut cvs[..chunks * OUT_LEN]);
+    let n =
+        compress_chunks_parallel::<BATCH_CHUNKS>(data, &IV, counter, 0, tree.platform, &mut cvs[..chunks * OUT_LEN]);
     debug_assert_eq!(n, chunks);
     let mut count = chunks;
     for level in 1..height as usize {
