@@ -46,22 +46,23 @@ pub struct CryptArgs {
     force: bool,
 }
 
-fn is_dash(p: &Path) -> bool {
+pub(crate) fn is_dash(p: &Path) -> bool {
     p.as_os_str() == "-"
 }
 
-fn fatal(what: &str, path: &Path, e: &io::Error) -> Failure {
+pub(crate) fn fatal(what: &str, path: &Path, e: &io::Error) -> Failure {
     Failure::Fatal(format!("{what} {}: {}", path.display(), io_error_text(e)))
 }
 
-/// A new file next to `target`, removed on drop unless `commit` renamed it over `target`.
-struct TempOutput {
+/// A new file next to `target`, removed on drop unless `commit` renamed it over `target`
+/// (shared with `bao`).
+pub(crate) struct TempOutput {
     path: PathBuf,
     file: Option<BufWriter<File>>,
 }
 
 impl TempOutput {
-    fn create(target: &Path) -> Result<TempOutput, Failure> {
+    pub(crate) fn create(target: &Path) -> Result<TempOutput, Failure> {
         let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
@@ -84,12 +85,12 @@ impl TempOutput {
         Err(Failure::Fatal(format!("cannot create a temporary file in {}", dir.display())))
     }
 
-    fn writer(&mut self) -> &mut BufWriter<File> {
+    pub(crate) fn writer(&mut self) -> &mut BufWriter<File> {
         self.file.as_mut().expect("open until commit")
     }
 
     /// Flushes, syncs to disk and renames over `target`.
-    fn commit(mut self, target: &Path) -> Result<(), Failure> {
+    pub(crate) fn commit(mut self, target: &Path) -> Result<(), Failure> {
         let file = self.file.take().expect("open until commit");
         let file = file.into_inner().map_err(|e| fatal("cannot write", target, e.error()))?;
         file.sync_all().map_err(|e| fatal("cannot write", target, &e))?;

@@ -5,6 +5,7 @@
 //! subcommand lives in its own module.
 
 mod backends;
+mod bao;
 mod bench;
 mod check;
 mod crypt;
@@ -138,6 +139,13 @@ enum Command {
     /// once it has authenticated; a truncation is detected at the end.
     #[command(after_help = CRYPT_EXIT_STATUS_HELP)]
     Decrypt(crypt::CryptArgs),
+
+    /// Verified streaming (Bao): hash, encode, decode, slice, decode-slice, scrub
+    ///
+    /// The `bao` command's arguments and formats (docs/bao.md); `scrub` checks a stored
+    /// file against its hash and outboard and lists every damaged byte range.
+    #[command(after_help = EXIT_STATUS_HELP)]
+    Bao(bao::BaoArgs),
 }
 
 fn main() -> ExitCode {
@@ -154,6 +162,7 @@ fn main() -> ExitCode {
         Command::Keygen(args) => crypt::keygen(args),
         Command::Encrypt(args) => crypt::run(args, crypt::Direction::Encrypt),
         Command::Decrypt(args) => crypt::run(args, crypt::Direction::Decrypt),
+        Command::Bao(args) => bao::run(args, &mut out),
     };
     // Flush before any final message so that stdout and stderr stay in order.
     let flushed = out.finish();

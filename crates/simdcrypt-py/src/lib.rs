@@ -20,6 +20,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use simdcrypt::any::{self, AnyHasher};
 
 mod args;
+mod bao;
 mod batch;
 mod blake3_class;
 mod buffer;
@@ -146,5 +147,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(secretbox::secretbox_open, m)?)?;
     m.add("AuthenticationError", m.py().get_type::<secretbox::AuthenticationError>())?;
     m.add_function(wrap_pyfunction!(highwayhash_class::highwayhash_many, m)?)?;
+    bao::register(m)?;
     Ok(())
 }

@@ -168,3 +168,13 @@ hh256_back: simdcrypt.highwayhash256 = simdcrypt.highwayhash256.restore(hh256.ex
 hh_many: bytes = simdcrypt.highwayhash_many([b"a", bytearray(b"b")], key=hh_key, bits=128, max_threads=2, backend=None)
 hh_file: bytes = simdcrypt.hash_file(__file__, "highwayhash256", key=hh_key)
 assert hh_back.digest() == hh_bytes and len(hh_many) == 32 and len(hh_file) == 32 and len(hh128.digest()) == 16
+
+# Bao verified streaming.
+bao_root, bao_encoded = simdcrypt.bao_encode(b"data", outboard=False, max_threads=1)
+bao_plain: bytes = simdcrypt.bao_decode(bao_root, bao_encoded)
+bao_proof: bytes = simdcrypt.bao_slice(bao_encoded, 0, 2)
+bao_part: bytes = simdcrypt.bao_decode_slice(bao_root, bao_proof, 0, 2, chunk_group_log=0)
+bao_report: simdcrypt.BaoScrubReport = simdcrypt.bao_scrub(bao_root, b"data", simdcrypt.bao_encode(b"data", outboard=True)[1])
+bao_ranges: list[tuple[int, int]] = bao_report.damaged
+with simdcrypt.BaoReader(bao_root, bao_encoded) as bao_reader:
+    bao_read: bytes = bao_reader.read(2)

@@ -74,6 +74,16 @@ HighwayHash (64, 128 or 256 bits, a 32-byte key) with checkpoints and batches::
     True
     >>> simdcrypt.highwayhash_many([b"", b"x"], key=key)[:8].hex()
     '536ec222de567a90'
+
+Bao verified streaming over BLAKE3's tree (the ``bao`` crate's formats)::
+
+    >>> data = bytes(range(256)) * 40
+    >>> root, encoded = simdcrypt.bao_encode(data)
+    >>> simdcrypt.bao_decode(root, encoded) == data
+    True
+    >>> proof = simdcrypt.bao_slice(encoded, 5000, 100)
+    >>> simdcrypt.bao_decode_slice(root, proof, 5000, 100) == data[5000:5100]
+    True
 """
 
 from __future__ import annotations
@@ -85,9 +95,16 @@ from ._native import ALGORITHMS as _ALGORITHMS
 from ._native import (
     __version__,
     AuthenticationError,
+    BaoReader,
+    BaoScrubReport,
     Salsa20,
     XSalsa20,
     backends,
+    bao_decode,
+    bao_decode_slice,
+    bao_encode,
+    bao_scrub,
+    bao_slice,
     blake3,
     blake3_many,
     blake3_merge,
@@ -122,11 +139,18 @@ if _typing.TYPE_CHECKING:
 
 __all__ = [
     "AuthenticationError",
+    "BaoReader",
+    "BaoScrubReport",
     "Salsa20",
     "XSalsa20",
     "__version__",
     "algorithms_available",
     "backends",
+    "bao_decode",
+    "bao_decode_slice",
+    "bao_encode",
+    "bao_scrub",
+    "bao_slice",
     "blake3",
     "blake3_many",
     "blake3_merge",

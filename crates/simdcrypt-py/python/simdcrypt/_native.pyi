@@ -11,9 +11,16 @@ __all__ = [
     "ALGORITHMS",
     "AuthenticationError",
     "Salsa20",
+    "BaoReader",
+    "BaoScrubReport",
     "XSalsa20",
     "__version__",
     "backends",
+    "bao_decode",
+    "bao_decode_slice",
+    "bao_encode",
+    "bao_scrub",
+    "bao_slice",
     "blake3",
     "blake3_many",
     "blake3_merge",
@@ -383,3 +390,75 @@ def highwayhash_many(
     max_threads: int = 1,
     backend: str | None = None,
 ) -> bytes: ...
+
+# Bao verified streaming (src/bao.rs): data and encodings are buffers or file paths.
+_BaoInput = Buffer | str | PathLike[str]
+
+@type_check_only
+class _BinaryReadable(Protocol):
+    def read(self, n: int, /) -> bytes: ...
+
+def bao_encode(
+    data: _BaoInput, /, *, outboard: bool = False, chunk_group_log: int = 0, max_threads: int = 1
+) -> tuple[bytes, bytes]: ...
+def bao_decode(
+    root: Buffer,
+    encoded: _BaoInput,
+    /,
+    *,
+    outboard: _BaoInput | None = None,
+    chunk_group_log: int = 0,
+    max_threads: int = 1,
+) -> bytes: ...
+def bao_slice(
+    encoded: _BaoInput,
+    start: int,
+    count: int,
+    /,
+    *,
+    outboard: _BaoInput | None = None,
+    chunk_group_log: int = 0,
+) -> bytes: ...
+def bao_decode_slice(
+    root: Buffer, slice: _BaoInput, start: int, count: int, /, *, chunk_group_log: int = 0
+) -> bytes: ...
+def bao_scrub(
+    root: Buffer,
+    data: _BaoInput,
+    outboard: _BaoInput,
+    /,
+    *,
+    chunk_group_log: int = 0,
+    max_threads: int = 1,
+) -> BaoScrubReport: ...
+@final
+class BaoScrubReport:
+    @property
+    def length(self) -> int: ...
+    @property
+    def data_length(self) -> int: ...
+    @property
+    def damaged(self) -> list[tuple[int, int]]: ...
+    @property
+    def outboard_damaged(self) -> list[tuple[int, int]]: ...
+    @property
+    def ok(self) -> bool: ...
+
+@final
+class BaoReader:
+    def __new__(
+        cls,
+        root: Buffer,
+        source: _BaoInput | _BinaryReadable,
+        /,
+        *,
+        outboard: _BaoInput | _BinaryReadable | None = None,
+        chunk_group_log: int = 0,
+    ) -> Self: ...
+    def read(self, size: int = -1, /) -> bytes: ...
+    def readable(self) -> bool: ...
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *_args: object) -> bool: ...

@@ -34,6 +34,7 @@ mod algorithm;
 pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512;
+pub mod bao;
 mod batch;
 mod job;
 #[cfg(target_arch = "aarch64")]

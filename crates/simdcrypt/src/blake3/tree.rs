@@ -197,7 +197,7 @@ std::thread_local! {
 /// Bytes aligned to a cache line: the lane-form kernels load and store whole 64-byte
 /// vectors, which would otherwise straddle two lines.
 #[repr(C, align(64))]
-pub(super) struct CacheLines<const N: usize>([u8; N]);
+pub(super) struct CacheLines<const N: usize>(pub(super) [u8; N]);
 
 /// Compresses the `n` chaining values at the front of `level` into parents a level at a
 /// time (up to `CAP` parents per level, in one kernel call), until at most `max_out` are

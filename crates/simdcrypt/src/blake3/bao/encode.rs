@@ -1,0 +1,235 @@
+//! The encoder: the combined and outboard encodings of content in memory.
+
+use super::{left_len, Hash, Options, Tree, HEADER_LEN, PARENT_LEN};
+use crate::blake3::{
+    chunks_job, compress_chunks_parallel, compress_parents_parallel, fill_prefix, join, with_pool, CacheLines, CvBytes,
+    LaneLevels, CHUNK_LEN, IV, OUT_LEN, PARENT,
+};
+use core::mem::MaybeUninit;
+
+/// Subtrees of a power-of-two number of chunks up to this many are hashed in one go: every
+/// chunk in one kernel call, then each level of parents in one call (the way the plain hash
+/// hashes them), and their nodes are then copied into pre-order.
+const BATCH_CHUNKS: usize = 128;
+
+/// With threads, subtrees from this size on are split between them (a batch is 128 KiB, so
+/// each piece offered is at least one batch).
+const PAR_GRAIN: u64 = 256 * 1024;
+
+/// The `bao` crate's combined encoding of `data` on one thread: (root hash, encoding).
+pub fn encode(data: &[u8]) -> (Hash, Vec<u8>) {
+    Options::default().encode(data)
+}
+
+/// The `bao` crate's outboard encoding of `data` on one thread: (root hash, outboard).
+pub fn encode_outboard(data: &[u8]) -> (Hash, Vec<u8>) {
+    Options::default().encode_outboard(data)
+}
+
+impl Options {
+    /// The combined encoding of `data`: (root hash, encoding).
+    ///
+    /// # Panics
+    ///
+    /// If the encoding would not fit in memory's address space.
+    pub fn encode(&self, data: &[u8]) -> (Hash, Vec<u8>) {
+        let len = self.format.encoded_len(data.len() as u64).expect("the encoding's length fits a u64");
+        let mut out = vec![0u8; usize::try_from(len).expect("the encoding fits in memory")];
+        let root = self.encode_into(data, &mut out, true);
+        (root, out)
+    }
+
+    /// The outboard encoding of `data`: (root hash, outboard).
+    pub fn encode_outboard(&self, data: &[u8]) -> (Hash, Vec<u8>) {
+        let len = self.format.outboard_len(data.len() as u64);
+        let mut out = vec![0u8; usize::try_from(len).expect("the outboard fits in memory")];
+        let root = self.encode_into(data, &mut out, false);
+        (root, out)
+    }
+
+    /// Writes the combined (`combined`) or outboard encoding of `data` into `out`, which
+    /// must be exactly [`super::Format::encoded_len`] or [`super::Format::outboard_len`]
+    /// bytes long, and returns the root hash.
+    ///
+    /// # Panics
+    ///
+    /// If `out` has another length.
+    pub fn encode_into(&self, data: &[u8], out: &mut [u8], combined: bool) -> Hash {
+        let len = data.len() as u64;
+        let expected = if combined { self.format.encoded_len(len) } else { Some(self.format.outboard_len(len)) };
+        assert_eq!(Some(out.len() as u64), expected, "bao encode_into: output length");
+        out[..HEADER_LEN].copy_from_slice(&len.to_le_bytes());
+        let pool_size = self.threads.pool_size(data.len());
+        let tree = self.tree(pool_size);
+        with_pool(pool_size, || encode_node(&tree, data, 0, true, combined, &mut out[HEADER_LEN..]))
+    }
+}
+
+/// The length of a subtree's combined encoding, or of its parents alone.
+fn node_out_len(tree: &Tree, len: u64, combined: bool) -> usize {
+    (tree.parents_len(len) + if combined { len } else { 0 }) as usize
+}
+
+/// Encodes the subtree `data`, which starts `start` bytes into the content, into `out`
+/// (its combined encoding with `combined`, else its parents), and returns its chaining
+/// value (with `root`, the root hash).
+pub(super) fn encode_node(tree: &Tree, data: &[u8], start: u64, root: bool, combined: bool, out: &mut [u8]) -> CvBytes {
+    let len = data.len() as u64;
+    debug_assert_eq!(out.len(), node_out_len(tree, len, combined));
+    if len <= tree.leaf_len {
+        if combined {
+            out.copy_from_slice(data);
+        }
+        return tree.leaf_cv(data, start, root);
+    }
+    let chunks = len / CHUNK_LEN as u64;
+    if len.is_multiple_of(CHUNK_LEN as u64) && chunks.is_power_of_two() && chunks <= BATCH_CHUNKS as u64 {
+        let top = encode_perfect(tree, data, start, combined, out);
+        return tree.parent_cv(&top, root);
+    }
+    let left = left_len(len);
+    let (left_data, right_data) = data.split_at(left as usize);
+    let (parent, rest) = out.split_at_mut(PARENT_LEN);
+    let (left_out, right_out) = rest.split_at_mut(node_out_len(tree, left, combined));
+    let (left_cv, right_cv) = join(
+        tree.par && len >= PAR_GRAIN,
+        || encode_node(tree, left_data, start, false, combined, left_out),
+        || encode_node(tree, right_data, start + left, false, combined, right_out),
+    );
+    parent[..OUT_LEN].copy_from_slice(&left_cv);
+    parent[OUT_LEN..].copy_from_slice(&right_cv);
+    tree.parent_cv(&(&*parent).try_into().expect("64 bytes"), root)
+}
+
+/// Encodes a subtree of 2^m chunks (more than one leaf, at most `BATCH_CHUNKS` chunks) and
+/// returns its top parent node. The chunks are hashed in one kernel call and each level of
+/// parents in one more; a parent's 64 bytes are its two children side by side in the level
+/// below, so writing pre-order is copying.
+fn encode_perfect(tree: &Tree, data: &[u8], start: u64, combined: bool, out: &mut [u8]) -> [u8; PARENT_LEN] {
+    let chunks = data.len() / CHUNK_LEN;
+    let height = chunks.trailing_zeros();
+    let group_log = (tree.leaf_len / CHUNK_LEN as u64).trailing_zeros();
+    debug_assert!(height > group_log && chunks <= BATCH_CHUNKS);
+    // Level l (0: chunks) holds chunks >> l chaining values from offsets[l]; levels up to
+    // height - 1 are computed, the top node is the two values of the last.
+    let mut cvs = [0u8; 2 * BATCH_CHUNKS * OUT_LEN];
+    let mut offsets = [0usize; BATCH_CHUNKS.trailing_zeros() as usize + 1];
+    let counter = start / CHUNK_LEN as u64;
+    let (mut level, mut count) = match tree.platform.lane_levels() {
+        Some(lanes) if chunks.is_multiple_of(2 * lanes.group()) => {
+            levels_in_lanes(lanes, data, counter, height, &mut cvs, &mut offsets)
+        }
+        _ => {
+            let n = compress_chunks_parallel::<BATCH_CHUNKS>(
+                data,
+                &IV,
+                counter,
+                0,
+                tree.platform,
+                &mut cvs[..chunks * OUT_LEN],
+            );
+            debug_assert_eq!(n, chunks);
+            (1, chunks)
+        }
+    };
+    // The levels left (or all of them), from the rows of the one below.
+    while level < height as usize {
+        let (below, above) = cvs.split_at_mut(offsets[level - 1] + count * OUT_LEN);
+        offsets[level] = below.len();
+        let made = compress_parents_parallel::<{ BATCH_CHUNKS / 2 }>(
+            &below[offsets[level - 1]..],
+            &IV,
+            0,
+            tree.platform,
+            &mut above[..count / 2 * OUT_LEN],
+        );
+        debug_assert_eq!(made, count / 2);
+        count /= 2;
+        level += 1;
+    }
+    let levels = Levels { cvs: &cvs, offsets: &offsets, group_log, leaf_len: tree.leaf_len as usize, data, combined };
+    levels.place(height, out);
+    out[..PARENT_LEN].try_into().expect("64 bytes")
+}
+
+/// The lowest levels of a perfect subtree with the lane-form kernels (as the plain hash
+/// hashes them): the chunks, then each level of parents while it pairs up by whole groups,
+/// each level kept in lane form for the next and a copy of it rewritten in rows into
+/// `cvs` (at `offsets[level]`). Returns the next level to compute and how many chaining
+/// values the last one written has. Through `hash_many` and per-level parent calls the
+/// outboard cost more than the plain hash, whose levels stay in lanes.
+fn levels_in_lanes(
+    lanes: LaneLevels,
+    data: &[u8],
+    counter: u64,
+    height: u32,
+    cvs: &mut [u8],
+    offsets: &mut [usize],
+) -> (usize, usize) {
+    let mut slots = [const { MaybeUninit::<&[u8]>::uninit() }; BATCH_CHUNKS];
+    let chunks = fill_prefix(&mut slots, data.chunks_exact(CHUNK_LEN));
+    let mut count = chunks.len();
+    let mut lane = CacheLines([0u8; BATCH_CHUNKS * OUT_LEN]);
+    let mut next = CacheLines([0u8; BATCH_CHUNKS / 2 * OUT_LEN]);
+    lanes.hash_many(&chunks_job(chunks, &IV, counter, 0), &mut lane.0[..count * OUT_LEN]);
+    let mut level = 0;
+    loop {
+        let bytes = count * OUT_LEN;
+        let rows = &mut cvs[offsets[level]..][..bytes];
+        rows.copy_from_slice(&lane.0[..bytes]);
+        lanes.to_rows(rows);
+        let groups = count / lanes.group();
+        if level + 1 == height as usize || groups < 2 || !groups.is_multiple_of(2) {
+            return (level + 1, count);
+        }
+        lanes.parents(&lane.0[..bytes], &IV, PARENT, &mut next.0[..bytes / 2]);
+        lane.0[..bytes / 2].copy_from_slice(&next.0[..bytes / 2]);
+        count /= 2;
+        offsets[level + 1] = offsets[level] + bytes;
+        level += 1;
+    }
+}
+
+/// The levels of a perfect subtree, to be written out in pre-order.
+struct Levels<'a> {
+    cvs: &'a [u8],
+    offsets: &'a [usize],
+    group_log: u32,
+    leaf_len: usize,
+    data: &'a [u8],
+    combined: bool,
+}
+
+impl Levels<'_> {
+    /// The bytes of the encoding of a subtree whose top is at `level`.
+    fn encoded_len(&self, level: u32) -> usize {
+        let leaves = 1usize << (level - self.group_log);
+        (leaves - 1) * PARENT_LEN + if self.combined { leaves * self.leaf_len } else { 0 }
+    }
+
+    /// Writes the subtree whose top is the one node of level `height` into `out`, a level at
+    /// a time: each node's position follows from its parent's (the left child right after
+    /// it, the right child after the left child's subtree). A recursive walk cost 5% of
+    /// an outboard's time.
+    fn place(&self, height: u32, out: &mut [u8]) {
+        let (mut a, mut b) = ([0usize; BATCH_CHUNKS], [0usize; BATCH_CHUNKS]);
+        let (mut positions, mut next) = (&mut a, &mut b);
+        let mut nodes = 1;
+        for level in (self.group_log + 1..=height).rev() {
+            let below = self.offsets[level as usize - 1];
+            let child_len = self.encoded_len(level - 1);
+            for (i, &at) in positions[..nodes].iter().enumerate() {
+                out[at..at + PARENT_LEN].copy_from_slice(&self.cvs[below + 2 * i * OUT_LEN..][..PARENT_LEN]);
+                next[2 * i] = at + PARENT_LEN;
+                next[2 * i + 1] = at + PARENT_LEN + child_len;
+            }
+            core::mem::swap(&mut positions, &mut next); // the references, not the arrays
+            nodes *= 2;
+        }
+        if self.combined {
+            for (leaf, &at) in self.data.chunks_exact(self.leaf_len).zip(&positions[..nodes]) {
+                out[at..at + self.leaf_len].copy_from_slice(leaf);
+            }
+        }
+    }
+}
