@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::builder::PossibleValuesParser;
 use clap::Args;
 use simdcrypt::any::{hash_file_with, AnyHasher, FileAccess, HashOptions};
+use simdcrypt::registry;
 use simdcrypt::threads::Threads;
 
 use crate::output::{io_error_text, Failure};
@@ -21,6 +22,34 @@ pub const MAX_OUTPUT_LEN: u64 = 1 << 30;
 /// The parser for `-a ALGO`: any name in `simdcrypt::ALGORITHMS`, in any case.
 pub fn algorithm_parser() -> PossibleValuesParser {
     PossibleValuesParser::new(simdcrypt::ALGORITHMS.iter().copied())
+}
+
+/// The parser for `sum -a ALGO[,ALGO...]`: one or more names or aliases from the registry,
+/// in any case, separated by commas.
+pub fn algorithm_list_parser(s: &str) -> Result<String, String> {
+    for name in s.split(',') {
+        if registry::find(name.trim()).is_err() {
+            return Err(format!(
+                "unknown algorithm {name:?}; expected one or more of {}, separated by commas",
+                simdcrypt::ALGORITHMS.join(", ")
+            ));
+        }
+    }
+    Ok(s.to_string())
+}
+
+/// The algorithms of an `-a` list checked by [`algorithm_list_parser`], canonical names,
+/// each once, in the order given.
+pub fn algorithm_list(s: &str) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for name in s.split(',') {
+        if let Ok(a) = registry::find(name.trim()) {
+            if !names.contains(&a.name) {
+                names.push(a.name);
+            }
+        }
+    }
+    names
 }
 
 /// Options that choose how inputs are hashed, shared by `sum` and `check`.
@@ -145,5 +174,146 @@ pub fn hash_input(path: &Path, hasher: &AnyHasher, len: Option<usize>, no_mmap: 
     } else {
         let access = if no_mmap { FileAccess::Read } else { FileAccess::Auto };
         hash_file_with(path, hasher, len, access)
+    }
+}
+
+/// The digests of one input under several algorithms, and its size in bytes.
+#[derive(Debug)]
+pub struct Digests {
+    /// One digest per hasher, in the hashers' order.
+    pub digests: Vec<Vec<u8>>,
+    /// How many bytes were hashed.
+    pub size: u64,
+}
+
+/// Inputs at least this large are read by one thread while the hashers work on the
+/// previous block, each hasher on its own thread, when there are several hashers.
+const PIPELINE_MIN_LEN: u64 = 8 << 20;
+
+/// How much is read at a time for several hashers.
+const BLOCK_LEN: usize = 4 << 20;
+
+/// `len` bytes of digest (the default length for `None`) under every hasher, reading the
+/// input (a file, or stdin for `-`) once.
+pub fn hash_all(path: &Path, hashers: &[AnyHasher], len: Option<usize>, no_mmap: bool) -> io::Result<Digests> {
+    if let [hasher] = hashers {
+        if !is_stdin(path) {
+            // One algorithm: the library's path (memory-mapped and split among threads
+            // when large). The size is the file's before hashing.
+            let size = fs::metadata(path)?.len();
+            return Ok(Digests { digests: vec![hash_input(path, hasher, len, no_mmap)?], size });
+        }
+    }
+    let mut hs: Vec<AnyHasher> = hashers.to_vec();
+    let size = if is_stdin(path) {
+        feed_sequential(&mut hs, io::stdin().lock())?
+    } else {
+        let file = fs::File::open(path)?;
+        let meta = file.metadata()?;
+        if hs.len() > 1 && meta.is_file() && meta.len() >= PIPELINE_MIN_LEN {
+            feed_pipelined(&mut hs, file)?
+        } else {
+            feed_sequential(&mut hs, file)?
+        }
+    };
+    let digests = hs
+        .iter()
+        .map(|h| h.finalize(len).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e)))
+        .collect::<io::Result<_>>()?;
+    Ok(Digests { digests, size })
+}
+
+/// Reads until `buf` is full or the input ends; returns how much was read.
+fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+fn feed_sequential(hashers: &mut [AnyHasher], mut reader: impl Read) -> io::Result<u64> {
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut total = 0;
+    loop {
+        let n = read_full(&mut reader, &mut buf)?;
+        if n == 0 {
+            return Ok(total);
+        }
+        for h in hashers.iter_mut() {
+            h.update(&buf[..n]);
+        }
+        total += n as u64;
+    }
+}
+
+/// Each hasher on its own thread over the same block while this thread reads the next
+/// one: the time is about that of the slowest hasher alone, given the cores.
+fn feed_pipelined(hashers: &mut [AnyHasher], mut reader: impl Read) -> io::Result<u64> {
+    let mut current = vec![0u8; BLOCK_LEN];
+    let mut next = vec![0u8; BLOCK_LEN];
+    let mut n = read_full(&mut reader, &mut current)?;
+    let mut total = 0;
+    while n > 0 {
+        let block = &current[..n];
+        let next_n = std::thread::scope(|s| {
+            for h in hashers.iter_mut() {
+                s.spawn(move || {
+                    h.update(block);
+                });
+            }
+            read_full(&mut reader, &mut next)
+        })?;
+        total += n as u64;
+        n = next_n;
+        std::mem::swap(&mut current, &mut next);
+    }
+    Ok(total)
+}
+
+/// `--progress` / `--no-progress`, shared by `sum` and `check`.
+#[derive(Args, Debug, Clone)]
+pub struct ProgressArgs {
+    /// Draw a progress bar on standard error (files, bytes, rate, ETA) from the start, when
+    /// standard error is a terminal; by default it appears when stderr is a terminal and
+    /// the work lasts more than about a second. Never drawn on a pipe or file.
+    #[arg(long, conflicts_with = "no_progress")]
+    pub progress: bool,
+
+    /// Never draw a progress bar
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+impl ProgressArgs {
+    /// The mode the flags ask for.
+    pub fn mode(&self) -> crate::progress::Mode {
+        crate::progress::Mode::from_flags(self.progress, self.no_progress)
+    }
+}
+
+/// How directories are walked (`sum -r`, `sum --tree`, and `check` for tree lines).
+#[derive(Args, Debug, Clone)]
+pub struct WalkArgs {
+    /// Follow symbolic links while walking directories (loops are detected and reported);
+    /// by default links are skipped (-r) or recorded as links (--tree)
+    #[arg(long)]
+    pub follow_symlinks: bool,
+
+    /// Skip entries whose path relative to the walked directory, or whose name, matches
+    /// GLOB (a directory is skipped with everything under it); may be repeated
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+}
+
+impl WalkArgs {
+    /// The walker's options; a bad glob is a usage error.
+    pub fn options(&self) -> Result<crate::walk::WalkOptions, Failure> {
+        crate::walk::WalkOptions::new(self.follow_symlinks, &self.exclude)
     }
 }

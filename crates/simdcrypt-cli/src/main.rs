@@ -11,7 +11,11 @@ mod crypt;
 mod escape;
 mod hashing;
 mod output;
+mod parallel;
+mod progress;
 mod sum;
+mod tree;
+mod walk;
 
 use std::process::ExitCode;
 

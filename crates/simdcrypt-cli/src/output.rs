@@ -44,7 +44,9 @@ impl Failure {
 /// Writes `simdcrypt: MESSAGE` to stderr. Errors writing stderr are ignored: there is
 /// nowhere left to report them.
 pub fn warn(msg: fmt::Arguments<'_>) {
-    let _ = writeln!(io::stderr().lock(), "{PROG}: {msg}");
+    crate::progress::suspend(|| {
+        let _ = writeln!(io::stderr().lock(), "{PROG}: {msg}");
+    });
 }
 
 /// An I/O error's text without Rust's ` (os error N)` suffix, as coreutils prints it:
@@ -80,9 +82,16 @@ impl Out {
 
     /// Writes one complete output record (normally a line, newline included).
     pub fn record(&mut self, text: &str) -> Result<(), Failure> {
-        self.writer.write_all(text.as_bytes()).map_err(Failure::Stdout)?;
+        self.record_bytes(text.as_bytes())
+    }
+
+    /// [`Out::record`] for bytes that need not be text (`sum --raw`).
+    pub fn record_bytes(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        self.writer.write_all(bytes).map_err(Failure::Stdout)?;
         if self.interactive {
-            self.writer.flush().map_err(Failure::Stdout)?;
+            // A progress bar on the same terminal is lifted while the line appears.
+            let writer = &mut self.writer;
+            crate::progress::suspend(|| writer.flush()).map_err(Failure::Stdout)?;
         }
         Ok(())
     }
