@@ -47,7 +47,7 @@ static ACTIVE: Mutex<Option<ProgressBar>> = Mutex::new(None);
 pub struct Progress {
     /// `None` when nothing will ever be drawn.
     bar: Option<ProgressBar>,
-    total_files: u64,
+    total_files: AtomicU64,
     files: AtomicU64,
     start: Instant,
     shown: AtomicBool,
@@ -68,7 +68,7 @@ impl Progress {
         });
         let progress = Progress {
             bar,
-            total_files,
+            total_files: AtomicU64::new(total_files),
             files: AtomicU64::new(0),
             start: Instant::now(),
             shown: AtomicBool::new(false),
@@ -88,11 +88,24 @@ impl Progress {
         }
     }
 
+    /// Whether the bar may be drawn at all (else sizes need not be measured).
+    pub fn drawable(&self) -> bool {
+        self.bar.is_some()
+    }
+
+    /// More work found after the start: `files` files of `bytes` bytes.
+    pub fn add_work(&self, files: u64, bytes: u64) {
+        let Some(bar) = &self.bar else { return };
+        let total = self.total_files.fetch_add(files, Ordering::Relaxed) + files;
+        bar.set_message(format!("{}/{total} files", self.files.load(Ordering::Relaxed)));
+        bar.inc_length(bytes);
+    }
+
     /// One more file done, of `bytes` bytes.
     pub fn inc(&self, bytes: u64) {
         let Some(bar) = &self.bar else { return };
         let files = self.files.fetch_add(1, Ordering::Relaxed) + 1;
-        bar.set_message(format!("{files}/{} files", self.total_files));
+        bar.set_message(format!("{files}/{} files", self.total_files.load(Ordering::Relaxed)));
         bar.inc(bytes);
         if self.start.elapsed() >= AUTO_DELAY {
             self.show();
