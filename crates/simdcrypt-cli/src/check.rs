@@ -274,7 +274,14 @@ impl<'a> Checker<'a> {
             return Ok(Plan::Misformatted(number));
         };
         let stdin_conflict = stdin_is_manifest && hashing::is_stdin(&path);
-        Ok(Plan::Verify(Verify { path, hasher, len, hex: entry.hex.to_vec(), gnu: entry.label.is_none(), stdin_conflict }))
+        Ok(Plan::Verify(Verify {
+            path,
+            hasher,
+            len,
+            hex: entry.hex.to_vec(),
+            gnu: entry.label.is_none(),
+            stdin_conflict,
+        }))
     }
 
     /// Hashes a batch's files in parallel and reports them in the manifest's order.
@@ -370,9 +377,9 @@ impl<'a> Checker<'a> {
         }
         let default = self.default_algorithm();
         let len = hex.len() / 2;
-        let candidates = registry::REGISTRY.iter().filter(|a| {
-            !a.is_named(default) && a.digest_len == len && !matches!(a.key, registry::KeyUse::Required(_))
-        });
+        let candidates = registry::REGISTRY
+            .iter()
+            .filter(|a| !a.is_named(default) && a.digest_len == len && !matches!(a.key, registry::KeyUse::Required(_)));
         for algorithm in candidates {
             let Ok(hasher) = AnyHasher::new(algorithm.name, &HashOptions::default()) else { continue };
             let Ok(digest) = hashing::hash_input(path, &hasher, Some(len), self.args.hash.no_mmap) else { continue };
@@ -408,7 +415,13 @@ fn planned_bytes(plans: &[Plan]) -> u64 {
 }
 
 /// The digest of one line's file or tree as printed, and the bytes hashed.
-fn compute(v: &Verify, built: &[AnyHasher], args: &CheckArgs, walk: &WalkOptions, pool: &Pool) -> io::Result<(Vec<u8>, u64)> {
+fn compute(
+    v: &Verify,
+    built: &[AnyHasher],
+    args: &CheckArgs,
+    walk: &WalkOptions,
+    pool: &Pool,
+) -> io::Result<(Vec<u8>, u64)> {
     if v.stdin_conflict {
         return Err(io::Error::other("standard input is the manifest being read"));
     }
@@ -419,7 +432,8 @@ fn compute(v: &Verify, built: &[AnyHasher], args: &CheckArgs, walk: &WalkOptions
                 Ok(d) => Ok((d.to_vec(), 0)),
                 Err(errors) => {
                     let n = errors.len();
-                    let (path, e) = errors.into_iter().next().unwrap_or_else(|| (v.path.clone(), io::Error::other("?")));
+                    let (path, e) =
+                        errors.into_iter().next().unwrap_or_else(|| (v.path.clone(), io::Error::other("?")));
                     let more = if n > 1 { format!(" (and {} more)", n - 1) } else { String::new() };
                     let text = format!("{}: {}{more}", path.to_string_lossy(), io_error_text(&e));
                     // The directory itself is named by the caller's message.
