@@ -8,6 +8,7 @@ mod backends;
 mod bench;
 mod check;
 mod crypt;
+mod dropin;
 mod escape;
 mod hashing;
 mod output;
@@ -144,7 +145,23 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut args = std::env::args_os();
+    let argv0 = args.next().unwrap_or_default();
+    let cli = match dropin::detect(&argv0) {
+        // Invoked as b3sum or sha256sum: behave as that tool.
+        Some(tool) => {
+            output::set_program_name(tool.name);
+            match Cli::try_parse_from(dropin::rewrite(tool, args)) {
+                Ok(cli) => cli,
+                Err(e) => {
+                    let _ = e.print();
+                    let usage = e.use_stderr();
+                    return ExitCode::from(if usage && tool.is_coreutils() { 1 } else { e.exit_code() as u8 });
+                }
+            }
+        }
+        None => Cli::parse(),
+    };
     let mut out = Out::new();
     let result = match &cli.command {
         Command::Sum(args) => sum::run(args, &mut out),

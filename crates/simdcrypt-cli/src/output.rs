@@ -5,8 +5,17 @@ use std::fmt;
 use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};
 use std::process::ExitCode;
 
-/// The program name used in messages.
-pub const PROG: &str = "simdcrypt";
+/// The program name used in messages: `simdcrypt`, or the tool it imitates (`b3sum`).
+static PROG: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Sets the program name for messages; only the first call counts.
+pub fn set_program_name(name: &'static str) {
+    let _ = PROG.set(name);
+}
+
+fn program_name() -> &'static str {
+    PROG.get().copied().unwrap_or("simdcrypt")
+}
 
 /// Why a subcommand stopped before finishing its work.
 #[derive(Debug)]
@@ -41,11 +50,11 @@ impl Failure {
     }
 }
 
-/// Writes `simdcrypt: MESSAGE` to stderr. Errors writing stderr are ignored: there is
+/// Writes `simdcrypt: MESSAGE` (or the imitated tool's name) to stderr. Errors writing stderr are ignored: there is
 /// nowhere left to report them.
 pub fn warn(msg: fmt::Arguments<'_>) {
     crate::progress::suspend(|| {
-        let _ = writeln!(io::stderr().lock(), "{PROG}: {msg}");
+        let _ = writeln!(io::stderr().lock(), "{}: {msg}", program_name());
     });
 }
 

@@ -451,3 +451,34 @@ fn drop_in_options() {
     assert!(err.contains("try `check -a sha256`"), "{err}");
     assert!(err.contains(": 2: improperly formatted checksum line"), "{err}");
 }
+
+#[test]
+fn invoked_as_b3sum_or_sha256sum() {
+    let dir = TempDir::new("argv0");
+    let content = data(3000, 4);
+    dir.file("f", &content);
+    for tool in ["b3sum", "sha256sum"] {
+        symlink(env!("CARGO_BIN_EXE_simdcrypt"), dir.path().join(tool)).unwrap();
+    }
+    let tool = |name: &str| {
+        let mut cmd = Command::new(dir.path().join(name));
+        cmd.current_dir(dir.path());
+        cmd
+    };
+    let b3 = blake3::hash(&content).to_hex().to_string();
+    let sha = hex(&sha2::Sha256::digest(&content));
+    assert_eq!(ok(run(tool("b3sum").arg("f"))), format!("{b3}  f\n"));
+    assert_eq!(ok(run(tool("b3sum").args(["--no-names", "f"]))), format!("{b3}\n"));
+    assert_eq!(ok(run(tool("sha256sum").args(["-b", "f"]))), format!("{sha}  f\n"));
+    assert_eq!(ok(run(tool("sha256sum").args(["--tag", "f"]))), format!("SHA256 (f) = {sha}\n"));
+    dir.file("b3.sums", format!("{b3}  f\n").as_bytes());
+    dir.file("sha.sums", format!("{sha}  f\n").as_bytes());
+    assert_eq!(ok(run(tool("b3sum").args(["-c", "b3.sums"]))), "f: OK\n");
+    assert_eq!(ok(run(tool("sha256sum").args(["--check", "sha.sums"]))), "f: OK\n");
+    let o = run(tool("sha256sum").arg("gone"));
+    assert_eq!((code(&o), stderr(&o).as_str()), (1, "sha256sum: gone: No such file or directory\n"));
+    let o = run(tool("b3sum").arg("gone"));
+    assert_eq!((code(&o), stderr(&o).as_str()), (1, "b3sum: gone: No such file or directory\n"));
+    // coreutils exits with status 1 on a usage error.
+    assert_eq!(code(&run(tool("sha256sum").arg("--no-such-option"))), 1);
+}
