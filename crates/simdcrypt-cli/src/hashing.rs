@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::builder::PossibleValuesParser;
 use clap::Args;
-use simdcrypt::any::{hash_file_with, AnyHasher, FileAccess, HashOptions};
+use simdcrypt::any::{hash_file_with, AnyHasher, FileAccess, HashOptions, MMAP_MIN_LEN};
 use simdcrypt::registry;
 use simdcrypt::threads::Threads;
 
@@ -73,10 +73,12 @@ pub struct HashArgs {
     #[arg(long, value_name = "CONTEXT")]
     pub derive_key: Option<String>,
 
-    /// Threads one large input may use: a number >= 1, or auto
+    /// Threads: several files are hashed at once, and a large input is split among them;
+    /// a number >= 1, or auto (one per CPU)
     ///
-    /// With more than one thread, regular files of 16 MiB and more are memory-mapped (a
-    /// 64 MiB window at a time, so memory use stays bounded) unless --no-mmap is given.
+    /// The output order does not depend on it. With more than one thread, regular files of
+    /// 16 MiB and more are memory-mapped (a 64 MiB window at a time, so memory use stays
+    /// bounded) unless --no-mmap is given.
     #[arg(short = 'j', long, visible_alias = "num-threads", value_name = "N|auto", default_value = "1", value_parser = parse_threads)]
     pub threads: Threads,
 
@@ -196,20 +198,21 @@ const BLOCK_LEN: usize = 4 << 20;
 /// `len` bytes of digest (the default length for `None`) under every hasher, reading the
 /// input (a file, or stdin for `-`) once.
 pub fn hash_all(path: &Path, hashers: &[AnyHasher], len: Option<usize>, no_mmap: bool) -> io::Result<Digests> {
-    if let [hasher] = hashers {
-        if !is_stdin(path) {
-            // One algorithm: the library's path (memory-mapped and split among threads
-            // when large). The size is the file's before hashing.
-            let size = fs::metadata(path)?.len();
-            return Ok(Digests { digests: vec![hash_input(path, hasher, len, no_mmap)?], size });
-        }
-    }
     let mut hs: Vec<AnyHasher> = hashers.to_vec();
     let size = if is_stdin(path) {
         feed_sequential(&mut hs, io::stdin().lock())?
     } else {
         let file = fs::File::open(path)?;
         let meta = file.metadata()?;
+        let threads = hashers.iter().any(|h| h.threads() != Threads::One);
+        if let [hasher] = hashers {
+            if threads && !no_mmap && meta.is_file() && meta.len() >= MMAP_MIN_LEN {
+                // One large input that threads may share: the library's path, which maps
+                // it a window at a time.
+                let digest = hash_input(path, hasher, len, no_mmap)?;
+                return Ok(Digests { digests: vec![digest], size: meta.len() });
+            }
+        }
         if hs.len() > 1 && meta.is_file() && meta.len() >= PIPELINE_MIN_LEN {
             feed_pipelined(&mut hs, file)?
         } else {
@@ -237,19 +240,33 @@ fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(filled)
 }
 
+/// How much [`feed_sequential`] reads at a time: large enough for threads to share one
+/// update (the library splits inputs of 256 KiB and more).
+const READ_LEN: usize = 1 << 20;
+
+thread_local! {
+    /// Each thread's read buffer, kept between files: thousands of small files would
+    /// otherwise cost an allocation (and its page faults) each.
+    static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 fn feed_sequential(hashers: &mut [AnyHasher], mut reader: impl Read) -> io::Result<u64> {
-    let mut buf = vec![0u8; 256 * 1024];
-    let mut total = 0;
-    loop {
-        let n = read_full(&mut reader, &mut buf)?;
-        if n == 0 {
-            return Ok(total);
+    READ_BUF.with_borrow_mut(|buf| {
+        if buf.len() < READ_LEN {
+            buf.resize(READ_LEN, 0);
         }
-        for h in hashers.iter_mut() {
-            h.update(&buf[..n]);
+        let mut total = 0;
+        loop {
+            let n = read_full(&mut reader, buf)?;
+            if n == 0 {
+                return Ok(total);
+            }
+            for h in hashers.iter_mut() {
+                h.update(&buf[..n]);
+            }
+            total += n as u64;
         }
-        total += n as u64;
-    }
+    })
 }
 
 /// Each hasher on its own thread over the same block while this thread reads the next
