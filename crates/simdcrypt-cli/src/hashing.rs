@@ -193,7 +193,7 @@ pub struct Digests {
 const PIPELINE_MIN_LEN: u64 = 8 << 20;
 
 /// How much is read at a time for several hashers.
-const BLOCK_LEN: usize = 4 << 20;
+const BLOCK_LEN: usize = 8 << 20;
 
 /// `len` bytes of digest (the default length for `None`) under every hasher, reading the
 /// input (a file, or stdin for `-`) once.

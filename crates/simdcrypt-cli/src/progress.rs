@@ -8,7 +8,7 @@
 
 use std::io::{self, IsTerminal};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -50,7 +50,15 @@ pub struct Progress {
     total_files: AtomicU64,
     files: AtomicU64,
     start: Instant,
+    /// Whether the bar was drawn / finished; shared with the thread that draws it after
+    /// [`AUTO_DELAY`] when no file completes in that time (one large file).
+    state: Arc<Shared>,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
     shown: AtomicBool,
+    finished: AtomicBool,
 }
 
 impl Progress {
@@ -71,21 +79,21 @@ impl Progress {
             total_files: AtomicU64::new(total_files),
             files: AtomicU64::new(0),
             start: Instant::now(),
-            shown: AtomicBool::new(false),
+            state: Arc::default(),
         };
-        if mode == Mode::Always {
-            progress.show();
+        match (&progress.bar, mode) {
+            (Some(bar), Mode::Always) => show(bar, &progress.state),
+            (Some(bar), Mode::Auto) => {
+                let (bar, state) = (bar.clone(), progress.state.clone());
+                // Detached: it sleeps once, and does nothing if the work is over by then.
+                std::thread::spawn(move || {
+                    std::thread::sleep(AUTO_DELAY);
+                    show(&bar, &state);
+                });
+            }
+            _ => {}
         }
         progress
-    }
-
-    fn show(&self) {
-        if let Some(bar) = &self.bar {
-            if !self.shown.swap(true, Ordering::Relaxed) {
-                bar.set_draw_target(ProgressDrawTarget::stderr());
-                *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());
-            }
-        }
     }
 
     /// Whether the bar may be drawn at all (else sizes need not be measured).
@@ -107,16 +115,18 @@ impl Progress {
         let files = self.files.fetch_add(1, Ordering::Relaxed) + 1;
         bar.set_message(format!("{files}/{} files", self.total_files.load(Ordering::Relaxed)));
         bar.inc(bytes);
-        if self.start.elapsed() >= AUTO_DELAY {
-            self.show();
+        if self.start.elapsed() >= AUTO_DELAY && !self.state.shown.load(Ordering::Relaxed) {
+            show(bar, &self.state);
         }
     }
 
     /// Removes the bar from the terminal.
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
+            let mut active = ACTIVE.lock().unwrap_or_else(|e| e.into_inner());
+            self.state.finished.store(true, Ordering::Relaxed);
             bar.finish_and_clear();
-            *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            *active = None;
         }
     }
 }
@@ -125,6 +135,19 @@ impl Drop for Progress {
     fn drop(&mut self) {
         self.finish();
     }
+}
+
+/// Starts drawing `bar`, unless it is drawn already or finished. The [`ACTIVE`] lock
+/// orders this against [`Progress::finish`], so a finished bar is never drawn again.
+fn show(bar: &ProgressBar, state: &Shared) {
+    let mut active = ACTIVE.lock().unwrap_or_else(|e| e.into_inner());
+    if state.finished.load(Ordering::Relaxed) || state.shown.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    bar.set_draw_target(ProgressDrawTarget::stderr());
+    // Rate and ETA move even while one large file is being hashed.
+    bar.enable_steady_tick(Duration::from_millis(250));
+    *active = Some(bar.clone());
 }
 
 /// Runs `f` (which writes to the terminal) with the bar, if one is drawn, out of the way.

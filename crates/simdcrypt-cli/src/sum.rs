@@ -156,7 +156,7 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
     } else {
         Style::Gnu
     };
-    let mut all_ok = true;
+    let mut failures = 0u64;
     let hashers = &hashers;
     let no_mmap = args.hash.no_mmap;
     pool.ordered(
@@ -188,7 +188,7 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
                 }
                 Err(e) => {
                     progress.inc(0);
-                    all_ok = false;
+                    failures += 1;
                     let text = io_error_text(&e);
                     if args.json {
                         out.record(&json_error(path, &text))?;
@@ -200,7 +200,11 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
         },
     )?;
     progress.finish();
-    Ok(all_ok)
+    if args.recursive && failures > 0 {
+        let what = if failures == 1 { "entry" } else { "entries" };
+        out.warn(format_args!("WARNING: {failures} {what} could not be read"))?;
+    }
+    Ok(failures == 0)
 }
 
 /// The total size of the files to hash, for the progress bar (unreadable ones count 0).

@@ -224,6 +224,7 @@ fn unreadable_entries_are_reported_and_the_walk_goes_on() {
     let err = stderr(&o);
     assert!(err.contains("simdcrypt: t/closed: Permission denied\n"), "{err}");
     assert!(err.contains("simdcrypt: t/secret: Permission denied\n"), "{err}");
+    assert!(err.ends_with("simdcrypt: WARNING: 2 entries could not be read\n"), "{err}");
     assert!(stdout(&o).ends_with("  t/zz-open\n"), "{}", stdout(&o));
     fs::set_permissions(t.join("closed"), fs::Permissions::from_mode(0o755)).unwrap();
 }
