@@ -251,22 +251,31 @@ thread_local! {
 }
 
 fn feed_sequential(hashers: &mut [AnyHasher], mut reader: impl Read) -> io::Result<u64> {
-    READ_BUF.with_borrow_mut(|buf| {
-        if buf.len() < READ_LEN {
-            buf.resize(READ_LEN, 0);
+    // Taken out of the thread-local for the duration: while an update waits on a join,
+    // this thread may steal another file's task, which then finds the slot empty and
+    // allocates its own buffer.
+    let mut buf = READ_BUF.with_borrow_mut(std::mem::take);
+    if buf.len() < READ_LEN {
+        buf.resize(READ_LEN, 0);
+    }
+    let mut total = 0;
+    let result = loop {
+        let n = match read_full(&mut reader, &mut buf) {
+            Ok(0) => break Ok(total),
+            Ok(n) => n,
+            Err(e) => break Err(e),
+        };
+        for h in hashers.iter_mut() {
+            h.update(&buf[..n]);
         }
-        let mut total = 0;
-        loop {
-            let n = read_full(&mut reader, buf)?;
-            if n == 0 {
-                return Ok(total);
-            }
-            for h in hashers.iter_mut() {
-                h.update(&buf[..n]);
-            }
-            total += n as u64;
+        total += n as u64;
+    };
+    READ_BUF.with_borrow_mut(|slot| {
+        if slot.is_empty() {
+            *slot = buf;
         }
-    })
+    });
+    result
 }
 
 /// Each hasher on its own thread over the same block while this thread reads the next

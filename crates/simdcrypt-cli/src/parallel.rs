@@ -1,11 +1,15 @@
 //! Hashing many inputs at once: one rayon pool for the whole command, work stealing
 //! between files and inside large ones, results handed back in input order.
 //!
-//! Inputs are taken in windows of a bounded size: the window's inputs are hashed in
-//! parallel (at most one open file per thread), their results collected, then handed to
-//! the caller in order before the next window starts. Memory therefore stays bounded by
-//! the window, however many inputs there are, and the output order never depends on
-//! which thread finished first.
+//! Each input is a task in the pool (at most one open file per thread); results come back
+//! through a reorder buffer and are handed to the caller in input order. At most a window
+//! of inputs beyond the oldest one not yet handed over is started, so memory stays bounded
+//! however many inputs there are, a slow file does not stop the other threads (they go
+//! on with later files, up to the window), and the output order never depends on which
+//! thread finished first.
+
+use std::collections::BTreeMap;
+use std::sync::mpsc::{channel, Sender};
 
 use rayon::prelude::*;
 use simdcrypt::threads::Threads;
@@ -54,21 +58,62 @@ impl Pool {
             return Ok(());
         };
         let window = WINDOW_PER_THREAD * pool.current_num_threads();
-        for chunk in items.chunks(window) {
-            let results: Vec<R> = pool.install(|| chunk.par_iter().map(&work).collect());
-            for (item, result) in chunk.iter().zip(results) {
-                sink(item, result)?;
+        if rayon::current_thread_index().is_some() {
+            // Called from one of the pool's own tasks (a tree line being checked): waiting
+            // for results here would idle this thread, so use joins, window by window.
+            for chunk in items.chunks(window) {
+                let results: Vec<R> = pool.install(|| chunk.par_iter().map(&work).collect());
+                for (item, result) in chunk.iter().zip(results) {
+                    sink(item, result)?;
+                }
             }
+            return Ok(());
         }
-        Ok(())
+        let (tx, rx) = channel::<(usize, Option<R>)>();
+        let work = &work;
+        pool.in_place_scope_fifo(|scope| {
+            let mut pending = BTreeMap::new();
+            let (mut started, mut done) = (0, 0);
+            while done < items.len() {
+                while started < items.len() && started < done + window {
+                    let reply = Reply { tx: tx.clone(), index: started, sent: false };
+                    let item = &items[started];
+                    scope.spawn_fifo(move |_| reply.send(work(item)));
+                    started += 1;
+                }
+                let Ok((index, result)) = rx.recv() else { break };
+                // A task that panicked sends nothing useful: stop; the scope re-raises it.
+                let Some(result) = result else { break };
+                pending.insert(index, result);
+                while let Some(result) = pending.remove(&done) {
+                    sink(&items[done], result)?;
+                    done += 1;
+                }
+            }
+            Ok(())
+        })
     }
+}
 
-    /// Runs `f` inside the pool, so that the library's own joins (large inputs split among
-    /// threads) share its threads.
-    pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        match &self.pool {
-            Some(pool) => pool.install(f),
-            None => f(),
+/// Sends a task's result back; if the task panics first, sends `None` so that the
+/// receiver does not wait forever.
+struct Reply<R> {
+    tx: Sender<(usize, Option<R>)>,
+    index: usize,
+    sent: bool,
+}
+
+impl<R> Reply<R> {
+    fn send(mut self, result: R) {
+        self.sent = true;
+        let _ = self.tx.send((self.index, Some(result)));
+    }
+}
+
+impl<R> Drop for Reply<R> {
+    fn drop(&mut self) {
+        if !self.sent {
+            let _ = self.tx.send((self.index, None));
         }
     }
 }

@@ -268,7 +268,7 @@ fn run_tree(
     };
     let mut all_ok = true;
     for dir in files {
-        match pool.install(|| tree::digest(dir, &walk_opts, opts, pool, args.hash.no_mmap)) {
+        match tree::digest(dir, &walk_opts, opts, pool, args.hash.no_mmap) {
             Ok(digest) => out.record(&format_line(dir, tree::LABEL, tree::JSON_NAME, &digest, 0, style))?,
             Err(errors) => {
                 all_ok = false;
