@@ -20,6 +20,9 @@ use crate::output::Failure;
 /// other threads idle for long (large files are split among threads anyway).
 const WINDOW_PER_THREAD: usize = 64;
 
+/// Inputs per task, when there are more than a window of them.
+const BATCH: usize = 8;
+
 /// The threads that hash inputs: none of its own for `-j 1`.
 #[derive(Debug)]
 pub struct Pool {
@@ -69,24 +72,32 @@ impl Pool {
             }
             return Ok(());
         }
-        let (tx, rx) = channel::<(usize, Option<R>)>();
+        // Consecutive inputs go to a task together when there are many: fewer tasks and
+        // messages per file, which matters for thousands of small files. A few inputs
+        // (large files, say) each get their own task, so that they all run at once.
+        let batch = if items.len() >= window { BATCH } else { 1 };
+        let batches: Vec<&[T]> = items.chunks(batch).collect();
+        let window = window.div_ceil(batch);
+        let (tx, rx) = channel::<(usize, Option<Vec<R>>)>();
         let work = &work;
         pool.in_place_scope_fifo(|scope| {
             let mut pending = BTreeMap::new();
             let (mut started, mut done) = (0, 0);
-            while done < items.len() {
-                while started < items.len() && started < done + window {
+            while done < batches.len() {
+                while started < batches.len() && started < done + window {
                     let reply = Reply { tx: tx.clone(), index: started, sent: false };
-                    let item = &items[started];
-                    scope.spawn_fifo(move |_| reply.send(work(item)));
+                    let batch = batches[started];
+                    scope.spawn_fifo(move |_| reply.send(batch.iter().map(work).collect()));
                     started += 1;
                 }
-                let Ok((index, result)) = rx.recv() else { break };
+                let Ok((index, results)) = rx.recv() else { break };
                 // A task that panicked sends nothing useful: stop; the scope re-raises it.
-                let Some(result) = result else { break };
-                pending.insert(index, result);
-                while let Some(result) = pending.remove(&done) {
-                    sink(&items[done], result)?;
+                let Some(results) = results else { break };
+                pending.insert(index, results);
+                while let Some(results) = pending.remove(&done) {
+                    for (item, result) in batches[done].iter().zip(results) {
+                        sink(item, result)?;
+                    }
                     done += 1;
                 }
             }
