@@ -608,6 +608,43 @@ mod tests {
         assert_eq!(parse("\\BLAKE3 (a\\rb) = ab"), Some((Some("BLAKE3".into()), "ab".into(), "a\rb".into())));
     }
 
+    proptest::proptest! {
+        /// Every line `sum` can print (GNU or BSD, any label of the registry or the tree
+        /// label, any name, escaped as `sum` escapes it) parses back to its parts.
+        #[test]
+        fn printed_lines_parse_back(
+            name in "(\\PC|[\\\\\n\r() =*])(\\PC|[\\\\\n\r() =*]){0,39}",
+            digest in proptest::collection::vec(proptest::num::u8::ANY, 1..80),
+            label_index in 0usize..20,
+            bsd in proptest::bool::ANY,
+        ) {
+            let labels: Vec<&str> = registry::REGISTRY.iter().map(|a| a.bsd_label).chain([tree::LABEL]).collect();
+            let label = labels[label_index % labels.len()];
+            let shown = crate::escape::escape(&name);
+            let hex = simdcrypt::to_hex(&digest);
+            let line = if bsd {
+                format!("{}{label} ({}) = {hex}", shown.line_prefix(), shown.text)
+            } else {
+                format!("{}{hex}  {}", shown.line_prefix(), shown.text)
+            };
+            let entry = parse_line(line.as_bytes()).expect("a printed line parses");
+            proptest::prop_assert_eq!(entry.hex, hex.as_bytes());
+            proptest::prop_assert_eq!(entry.name, name.as_bytes().to_vec());
+            proptest::prop_assert_eq!(entry.label, bsd.then_some(label.as_bytes()));
+        }
+
+        /// Arbitrary and mutated lines never panic the parser, and what it accepts has an
+        /// even, non-empty run of hex digits and a name.
+        #[test]
+        fn arbitrary_lines_do_not_panic(line in proptest::collection::vec(proptest::num::u8::ANY, 0..120)) {
+            if let Some(entry) = parse_line(&line) {
+                proptest::prop_assert!(!entry.hex.is_empty() && entry.hex.len() % 2 == 0);
+                proptest::prop_assert!(entry.hex.iter().all(u8::is_ascii_hexdigit));
+                proptest::prop_assert!(!entry.name.is_empty());
+            }
+        }
+    }
+
     #[test]
     fn malformed_lines() {
         for line in [
