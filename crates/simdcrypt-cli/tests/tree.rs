@@ -490,3 +490,29 @@ fn invoked_as_b3sum_or_sha256sum() {
     // coreutils exits with status 1 on a usage error.
     assert_eq!(code(&run(tool("sha256sum").arg("--no-such-option"))), 1);
 }
+
+#[test]
+fn recursion_with_keys_lengths_and_tags() {
+    let dir = make_tree("keyed");
+    let key: [u8; 32] = std::array::from_fn(|i| i as u8 * 7);
+    let key_file = dir.file("key", &key);
+    let out = ok(run(simdcrypt(dir.path())
+        .args(["sum", "-r", "--tag", "-l", "40", "-j", "2", "--exclude", "bad*", "--key-file"])
+        .arg(&key_file)
+        .arg("t")));
+    let mut names = find_files(dir.path(), "t");
+    names.retain(|n| !n.as_bytes().starts_with(b"t/bad"));
+    assert_eq!(out.lines().count(), names.len());
+    for (line, name) in out.lines().zip(&names) {
+        let content = fs::read(dir.path().join(name)).unwrap();
+        let mut expected = [0u8; 40];
+        blake3::Hasher::new_keyed(&key).update(&content).finalize_xof().fill(&mut expected);
+        let shown = name.to_str().unwrap().replace('\\', "\\\\").replace('\n', "\\n");
+        let prefix = if shown.len() != name.len() { "\\" } else { "" };
+        assert_eq!(line, format!("{prefix}BLAKE3 ({shown}) = {}", hex(&expected)));
+    }
+    // A keyed algorithm that requires its key works recursively too.
+    let o = run(simdcrypt(dir.path()).args(["sum", "-r", "-a", "highwayhash64", "--key-file"]).arg(&key_file).arg("t"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 9);
+}
