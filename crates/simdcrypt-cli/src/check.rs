@@ -18,8 +18,12 @@ use simdcrypt::any::{AnyHasher, HashOptions};
 use simdcrypt::registry;
 
 use crate::escape::{check_name, unescape, Style};
-use crate::hashing::{self, HashArgs, DEFAULT_ALGORITHM, MAX_OUTPUT_LEN};
+use crate::hashing::{self, HashArgs, ProgressArgs, WalkArgs, DEFAULT_ALGORITHM, MAX_OUTPUT_LEN};
 use crate::output::{io_error_text, Failure, Out};
+use crate::parallel::Pool;
+use crate::progress::Progress;
+use crate::tree;
+use crate::walk::WalkOptions;
 
 /// Arguments of `simdcrypt check`.
 #[derive(Args, Debug)]
@@ -50,6 +54,21 @@ pub struct CheckArgs {
     #[arg(long)]
     pub strict: bool,
 
+    /// Warn about each improperly formatted line
+    #[arg(short, long)]
+    pub warn: bool,
+
+    /// Don't fail or report status for files that do not exist
+    #[arg(long)]
+    pub ignore_missing: bool,
+
+    /// How directories of `BLAKE3-TREE` lines are walked: give the options `sum --tree` had
+    #[command(flatten)]
+    pub walk: WalkArgs,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
+
     /// Manifests to verify (output of `simdcrypt sum`, b3sum or sha256sum-style tools);
     /// - reads standard input
     #[arg(value_name = "MANIFEST", required = true)]
@@ -65,7 +84,12 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> Result<bool, Failure> {
                 .to_string(),
         ));
     }
-    let mut checker = Checker { args, hashers: Hashers::new(&args.hash)? };
+    let mut checker = Checker {
+        args,
+        hashers: Hashers::new(&args.hash)?,
+        pool: Pool::new(args.hash.threads),
+        walk: args.walk.options()?,
+    };
     // Build the hasher most lines will use now, so a bad key or backend stops us early.
     checker.hashers.get(checker.default_algorithm())?;
 
@@ -76,6 +100,10 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> Result<bool, Failure> {
     Ok(all_ok)
 }
 
+/// Lines read and planned before their files are hashed in parallel: bounds memory
+/// however long the manifest.
+const BATCH_LINES: usize = 8192;
+
 /// Counts for one manifest.
 #[derive(Debug, Default)]
 struct Tally {
@@ -83,6 +111,13 @@ struct Tally {
     misformatted: u64,
     unreadable: u64,
     mismatched: u64,
+    /// Files that were hashed (matched or not), for --ignore-missing.
+    verified: u64,
+    /// GNU-style lines (no algorithm named) that were hashed, and those that mismatched.
+    gnu_verified: u64,
+    gnu_mismatched: u64,
+    /// The first GNU-style line that did not match: its path and expected hex.
+    first_gnu_mismatch: Option<(PathBuf, Vec<u8>)>,
 }
 
 /// Hashers built from the command line's options, one per algorithm met so far.
@@ -98,24 +133,50 @@ impl<'a> Hashers<'a> {
         Ok(Hashers { args, opts: args.options()?, built: Vec::new() })
     }
 
-    fn get(&mut self, algorithm: &str) -> Result<&AnyHasher, Failure> {
+    /// The index in `built` of the hasher for `algorithm`, built on first use.
+    fn get(&mut self, algorithm: &str) -> Result<usize, Failure> {
         let found = self.built.iter().position(|h| h.algorithm().eq_ignore_ascii_case(algorithm));
-        let index = match found {
+        Ok(match found {
             Some(i) => i,
             None => {
                 let hasher = self.args.hasher(algorithm, &self.opts)?;
                 self.built.push(hasher);
                 self.built.len() - 1
             }
-        };
-        Ok(&self.built[index])
+        })
     }
+}
+
+/// What to do with one line.
+#[derive(Debug)]
+enum Plan {
+    /// A comment.
+    Skip,
+    /// An improperly formatted line, with its number.
+    Misformatted(u64),
+    /// A file (or tree) to hash and compare.
+    Verify(Verify),
+}
+
+#[derive(Debug)]
+struct Verify {
+    path: PathBuf,
+    /// Index of the hasher; `None` for a tree line.
+    hasher: Option<usize>,
+    len: usize,
+    hex: Vec<u8>,
+    /// The line named no algorithm.
+    gnu: bool,
+    /// The line names standard input while standard input is the manifest.
+    stdin_conflict: bool,
 }
 
 #[derive(Debug)]
 struct Checker<'a> {
     args: &'a CheckArgs,
     hashers: Hashers<'a>,
+    pool: Pool,
+    walk: WalkOptions,
 }
 
 impl<'a> Checker<'a> {
@@ -141,90 +202,123 @@ impl<'a> Checker<'a> {
 
         let mut tally = Tally::default();
         let mut read_failed = false;
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            match reader.read_until(b'\n', &mut line) {
-                Ok(0) => break,
-                Ok(_) => self.check_line(&line, from_stdin, &mut tally, out)?,
-                Err(e) => {
-                    out.warn(format_args!("{shown}: {}", io_error_text(&e)))?;
-                    read_failed = true;
-                    break;
+        let mut line_number = 0u64;
+        let progress = Progress::new(0, 0, self.args.progress.mode());
+        let mut at_end = false;
+        while !at_end && !read_failed {
+            let mut plans = Vec::new();
+            while plans.len() < BATCH_LINES {
+                let mut line = Vec::new();
+                match reader.read_until(b'\n', &mut line) {
+                    Ok(0) => {
+                        at_end = true;
+                        break;
+                    }
+                    Ok(_) => {
+                        line_number += 1;
+                        plans.push(self.plan(&line, line_number, from_stdin)?);
+                    }
+                    Err(e) => {
+                        out.warn(format_args!("{shown}: {}", io_error_text(&e)))?;
+                        read_failed = true;
+                        break;
+                    }
                 }
             }
+            let files = plans.iter().filter(|p| matches!(p, Plan::Verify(_))).count() as u64;
+            progress.add_work(files, if progress.drawable() { planned_bytes(&plans) } else { 0 });
+            self.verify_batch(&plans, &shown, &mut tally, &progress, out)?;
         }
+        progress.finish();
         self.summarize(&shown, &tally, read_failed, out)?;
 
+        let nothing_verified = self.args.ignore_missing && tally.verified == 0 && tally.properly_formatted > 0;
         Ok(!read_failed
             && tally.properly_formatted > 0
+            && !nothing_verified
             && tally.mismatched == 0
             && tally.unreadable == 0
             && !(self.args.strict && tally.misformatted > 0))
     }
 
-    fn check_line(
-        &mut self,
-        line: &[u8],
-        stdin_is_manifest: bool,
-        tally: &mut Tally,
-        out: &mut Out,
-    ) -> Result<(), Failure> {
+    /// Parses one line and picks its hasher.
+    fn plan(&mut self, line: &[u8], number: u64, stdin_is_manifest: bool) -> Result<Plan, Failure> {
         let line = line.strip_suffix(b"\n").unwrap_or(line);
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.starts_with(b"#") {
-            return Ok(());
+            return Ok(Plan::Skip);
         }
         let Some(entry) = parse_line(line) else {
-            tally.misformatted += 1;
-            return Ok(());
+            return Ok(Plan::Misformatted(number));
         };
-        let Some(algorithm) = self.algorithm_of(&entry) else {
-            tally.misformatted += 1;
-            return Ok(());
-        };
-        let hasher = self.hashers.get(algorithm)?;
         let len = entry.hex.len() / 2;
-        let len_ok = len as u64 <= MAX_OUTPUT_LEN && (hasher.is_xof() || len == hasher.default_output_len());
-        let path = match path_from_bytes(entry.name) {
-            Some(path) if len_ok => path,
-            _ => {
-                tally.misformatted += 1;
-                return Ok(());
+        let is_tree = entry.label.is_some_and(|l| l == tree::LABEL.as_bytes()) && self.args.algorithm.is_none();
+        let hasher = if is_tree {
+            if len != tree::DIGEST_LEN {
+                return Ok(Plan::Misformatted(number));
             }
-        };
-        tally.properly_formatted += 1;
-
-        let result = if stdin_is_manifest && hashing::is_stdin(&path) {
-            Err(io::Error::other("standard input is the manifest being read"))
+            None
         } else {
-            hashing::hash_input(&path, hasher, Some(len), self.args.hash.no_mmap)
+            let Some(algorithm) = self.algorithm_of(&entry) else {
+                return Ok(Plan::Misformatted(number));
+            };
+            let index = self.hashers.get(algorithm)?;
+            let hasher = &self.hashers.built[index];
+            let len_ok = len as u64 <= MAX_OUTPUT_LEN && (hasher.is_xof() || len == hasher.default_output_len());
+            if !len_ok {
+                return Ok(Plan::Misformatted(number));
+            }
+            Some(index)
         };
-        let result = result.map(|digest| self.args.hash.present(hasher, digest));
-        let name = check_name(&path, Style::of(hasher.descriptor()));
-        let (prefix, name) = (name.line_prefix(), name.text);
-        let quiet = self.args.status;
-        match result {
-            Err(e) => {
-                tally.unreadable += 1;
-                out.warn(format_args!("{}: {}", path.to_string_lossy(), io_error_text(&e)))?;
-                if !quiet {
-                    out.record(&format!("{prefix}{name}: FAILED open or read\n"))?;
+        let Some(path) = path_from_bytes(entry.name) else {
+            return Ok(Plan::Misformatted(number));
+        };
+        let stdin_conflict = stdin_is_manifest && hashing::is_stdin(&path);
+        Ok(Plan::Verify(Verify {
+            path,
+            hasher,
+            len,
+            hex: entry.hex.to_vec(),
+            gnu: entry.label.is_none(),
+            stdin_conflict,
+        }))
+    }
+
+    /// Hashes a batch's files in parallel and reports them in the manifest's order.
+    fn verify_batch(
+        &mut self,
+        plans: &[Plan],
+        manifest: &str,
+        tally: &mut Tally,
+        progress: &Progress,
+        out: &mut Out,
+    ) -> Result<(), Failure> {
+        let built = &self.hashers.built;
+        let (args, walk, pool) = (self.args, &self.walk, &self.pool);
+        pool.ordered(
+            plans,
+            |plan| match plan {
+                Plan::Verify(v) => Some(compute(v, built, args, walk, pool)),
+                _ => None,
+            },
+            |plan, result| {
+                match (plan, result) {
+                    (Plan::Verify(v), Some(result)) => {
+                        let size = result.as_ref().map_or(0, |(_, size)| *size);
+                        progress.inc(size);
+                        report(v, result, built, args, tally, out)?;
+                    }
+                    (Plan::Misformatted(number), _) => {
+                        tally.misformatted += 1;
+                        if args.warn {
+                            out.warn(format_args!("{manifest}: {number}: improperly formatted checksum line"))?;
+                        }
+                    }
+                    _ => {}
                 }
-            }
-            Ok(digest) if simdcrypt::to_hex(&digest).as_bytes().eq_ignore_ascii_case(entry.hex) => {
-                if !quiet && !self.args.quiet {
-                    out.record(&format!("{prefix}{name}: OK\n"))?;
-                }
-            }
-            Ok(_) => {
-                tally.mismatched += 1;
-                if !quiet {
-                    out.record(&format!("{prefix}{name}: FAILED\n"))?;
-                }
-            }
-        }
-        Ok(())
+                Ok(())
+            },
+        )
     }
 
     /// The algorithm for a line: the BSD label's, which must agree with `-a` if given;
@@ -249,6 +343,9 @@ impl<'a> Checker<'a> {
             }
             return Ok(());
         }
+        if self.args.ignore_missing && tally.verified == 0 {
+            out.warn(format_args!("{manifest}: no file was verified"))?;
+        }
         if self.args.status {
             return Ok(());
         }
@@ -268,8 +365,142 @@ impl<'a> Checker<'a> {
             let what = plural(n, "computed checksum", "computed checksums");
             out.warn(format_args!("WARNING: {n} {what} did NOT match"))?;
         }
+        self.hint(tally, out)
+    }
+
+    /// When every GNU-style line failed under the default algorithm, says which `-a`
+    /// would verify the first of them, if one does.
+    fn hint(&self, tally: &Tally, out: &mut Out) -> Result<(), Failure> {
+        let Some((path, hex)) = &tally.first_gnu_mismatch else { return Ok(()) };
+        if self.args.algorithm.is_some() || tally.gnu_mismatched != tally.gnu_verified {
+            return Ok(());
+        }
+        let default = self.default_algorithm();
+        let len = hex.len() / 2;
+        let candidates = registry::REGISTRY
+            .iter()
+            .filter(|a| !a.is_named(default) && a.digest_len == len && !matches!(a.key, registry::KeyUse::Required(_)));
+        for algorithm in candidates {
+            let Ok(hasher) = AnyHasher::new(algorithm.name, &HashOptions::default()) else { continue };
+            let Ok(digest) = hashing::hash_input(path, &hasher, Some(len), self.args.hash.no_mmap) else { continue };
+            let matches = |d: &[u8]| simdcrypt::to_hex(d).as_bytes().eq_ignore_ascii_case(hex);
+            let reversed: Vec<u8> = digest.iter().rev().copied().collect();
+            let option = if matches(&digest) {
+                ""
+            } else if algorithm.printed_reversed && matches(&reversed) {
+                " --gost-reverse"
+            } else {
+                continue;
+            };
+            return out.warn(format_args!(
+                "every checksum failed as {default}, but they are {} digests: try `check -a {}{option}`",
+                algorithm.name, algorithm.name
+            ));
+        }
         Ok(())
     }
+}
+
+/// The total size of a batch's files, for the progress bar.
+fn planned_bytes(plans: &[Plan]) -> u64 {
+    plans
+        .iter()
+        .map(|p| match p {
+            Plan::Verify(v) if v.hasher.is_some() && !hashing::is_stdin(&v.path) => {
+                std::fs::metadata(&v.path).map_or(0, |m| m.len())
+            }
+            _ => 0,
+        })
+        .sum()
+}
+
+/// The digest of one line's file or tree as printed, and the bytes hashed.
+fn compute(
+    v: &Verify,
+    built: &[AnyHasher],
+    args: &CheckArgs,
+    walk: &WalkOptions,
+    pool: &Pool,
+) -> io::Result<(Vec<u8>, u64)> {
+    if v.stdin_conflict {
+        return Err(io::Error::other("standard input is the manifest being read"));
+    }
+    match v.hasher {
+        None => {
+            let opts = HashOptions { threads: args.hash.threads, ..HashOptions::default() };
+            match tree::digest(&v.path, walk, &opts, pool, args.hash.no_mmap) {
+                Ok(d) => Ok((d.to_vec(), 0)),
+                Err(errors) => {
+                    let n = errors.len();
+                    let (path, e) =
+                        errors.into_iter().next().unwrap_or_else(|| (v.path.clone(), io::Error::other("?")));
+                    let more = if n > 1 { format!(" (and {} more)", n - 1) } else { String::new() };
+                    let text = format!("{}: {}{more}", path.to_string_lossy(), io_error_text(&e));
+                    // The directory itself is named by the caller's message.
+                    let text = if path == v.path { io_error_text(&e) } else { text };
+                    Err(io::Error::new(e.kind(), text))
+                }
+            }
+        }
+        Some(index) => {
+            let hasher = &built[index];
+            let d = hashing::hash_all(&v.path, std::slice::from_ref(hasher), Some(v.len), args.hash.no_mmap)?;
+            let digest = d.digests.into_iter().next().unwrap_or_default();
+            Ok((args.hash.present(hasher, digest), d.size))
+        }
+    }
+}
+
+/// Prints one line's result and counts it.
+fn report(
+    v: &Verify,
+    result: io::Result<(Vec<u8>, u64)>,
+    built: &[AnyHasher],
+    args: &CheckArgs,
+    tally: &mut Tally,
+    out: &mut Out,
+) -> Result<(), Failure> {
+    tally.properly_formatted += 1;
+    if args.ignore_missing && matches!(&result, Err(e) if e.kind() == io::ErrorKind::NotFound) {
+        return Ok(());
+    }
+    let style = match v.hasher {
+        Some(index) => Style::of(built[index].descriptor()),
+        None => Style::B3sum,
+    };
+    let name = check_name(&v.path, style);
+    let (prefix, name) = (name.line_prefix(), name.text);
+    let quiet = args.status;
+    match result {
+        Err(e) => {
+            tally.unreadable += 1;
+            out.warn(format_args!("{}: {}", v.path.to_string_lossy(), io_error_text(&e)))?;
+            if !quiet {
+                out.record(&format!("{prefix}{name}: FAILED open or read\n"))?;
+            }
+        }
+        Ok((digest, _)) => {
+            tally.verified += 1;
+            tally.gnu_verified += u64::from(v.gnu);
+            if simdcrypt::to_hex(&digest).as_bytes().eq_ignore_ascii_case(&v.hex) {
+                if !quiet && !args.quiet {
+                    out.record(&format!("{prefix}{name}: OK\n"))?;
+                }
+            } else {
+                tally.mismatched += 1;
+                if v.gnu {
+                    tally.gnu_mismatched += 1;
+                    if tally.first_gnu_mismatch.is_none() {
+                        tally.first_gnu_mismatch = Some((v.path.clone(), v.hex.clone()));
+                    }
+                }
+                if !quiet {
+                    out.record(&format!("{prefix}{name}: FAILED\n"))?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One parsed checksum line.
@@ -375,6 +606,43 @@ mod tests {
         assert_eq!(parse("BLAKE3 (f) = abcd"), Some((Some("BLAKE3".into()), "abcd".into(), "f".into())));
         assert_eq!(parse("BLAKE3 (a) = (b) = ab"), Some((Some("BLAKE3".into()), "ab".into(), "a) = (b".into())));
         assert_eq!(parse("\\BLAKE3 (a\\rb) = ab"), Some((Some("BLAKE3".into()), "ab".into(), "a\rb".into())));
+    }
+
+    proptest::proptest! {
+        /// Every line `sum` can print (GNU or BSD, any label of the registry or the tree
+        /// label, any name, escaped as `sum` escapes it) parses back to its parts.
+        #[test]
+        fn printed_lines_parse_back(
+            name in "(\\PC|[\\\\\n\r() =*])(\\PC|[\\\\\n\r() =*]){0,39}",
+            digest in proptest::collection::vec(proptest::num::u8::ANY, 1..80),
+            label_index in 0usize..20,
+            bsd in proptest::bool::ANY,
+        ) {
+            let labels: Vec<&str> = registry::REGISTRY.iter().map(|a| a.bsd_label).chain([tree::LABEL]).collect();
+            let label = labels[label_index % labels.len()];
+            let shown = crate::escape::escape(&name);
+            let hex = simdcrypt::to_hex(&digest);
+            let line = if bsd {
+                format!("{}{label} ({}) = {hex}", shown.line_prefix(), shown.text)
+            } else {
+                format!("{}{hex}  {}", shown.line_prefix(), shown.text)
+            };
+            let entry = parse_line(line.as_bytes()).expect("a printed line parses");
+            proptest::prop_assert_eq!(entry.hex, hex.as_bytes());
+            proptest::prop_assert_eq!(entry.name, name.as_bytes().to_vec());
+            proptest::prop_assert_eq!(entry.label, bsd.then_some(label.as_bytes()));
+        }
+
+        /// Arbitrary and mutated lines never panic the parser, and what it accepts has an
+        /// even, non-empty run of hex digits and a name.
+        #[test]
+        fn arbitrary_lines_do_not_panic(line in proptest::collection::vec(proptest::num::u8::ANY, 0..120)) {
+            if let Some(entry) = parse_line(&line) {
+                proptest::prop_assert!(!entry.hex.is_empty() && entry.hex.len() % 2 == 0);
+                proptest::prop_assert!(entry.hex.iter().all(u8::is_ascii_hexdigit));
+                proptest::prop_assert!(!entry.name.is_empty());
+            }
+        }
     }
 
     #[test]

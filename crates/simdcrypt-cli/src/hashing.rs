@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use clap::builder::PossibleValuesParser;
 use clap::Args;
-use simdcrypt::any::{hash_file_with, AnyHasher, FileAccess, HashOptions};
+use simdcrypt::any::{hash_file_with, AnyHasher, FileAccess, HashOptions, MMAP_MIN_LEN};
+use simdcrypt::registry;
 use simdcrypt::threads::Threads;
 
 use crate::output::{io_error_text, Failure};
@@ -21,6 +22,34 @@ pub const MAX_OUTPUT_LEN: u64 = 1 << 30;
 /// The parser for `-a ALGO`: any name in `simdcrypt::ALGORITHMS`, in any case.
 pub fn algorithm_parser() -> PossibleValuesParser {
     PossibleValuesParser::new(simdcrypt::ALGORITHMS.iter().copied())
+}
+
+/// The parser for `sum -a ALGO[,ALGO...]`: one or more names or aliases from the registry,
+/// in any case, separated by commas.
+pub fn algorithm_list_parser(s: &str) -> Result<String, String> {
+    for name in s.split(',') {
+        if registry::find(name.trim()).is_err() {
+            return Err(format!(
+                "unknown algorithm {name:?}; expected one or more of {}, separated by commas",
+                simdcrypt::ALGORITHMS.join(", ")
+            ));
+        }
+    }
+    Ok(s.to_string())
+}
+
+/// The algorithms of an `-a` list checked by [`algorithm_list_parser`], canonical names,
+/// each once, in the order given.
+pub fn algorithm_list(s: &str) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for name in s.split(',') {
+        if let Ok(a) = registry::find(name.trim()) {
+            if !names.contains(&a.name) {
+                names.push(a.name);
+            }
+        }
+    }
+    names
 }
 
 /// Options that choose how inputs are hashed, shared by `sum` and `check`.
@@ -44,10 +73,12 @@ pub struct HashArgs {
     #[arg(long, value_name = "CONTEXT")]
     pub derive_key: Option<String>,
 
-    /// Threads one large input may use: a number >= 1, or auto
+    /// Threads: several files are hashed at once, and a large input is split among them;
+    /// a number >= 1, or auto (one per CPU)
     ///
-    /// With more than one thread, regular files of 16 MiB and more are memory-mapped (a
-    /// 64 MiB window at a time, so memory use stays bounded) unless --no-mmap is given.
+    /// The output order does not depend on it. With more than one thread, regular files of
+    /// 16 MiB and more are memory-mapped (a 64 MiB window at a time, so memory use stays
+    /// bounded) unless --no-mmap is given.
     #[arg(short = 'j', long, visible_alias = "num-threads", value_name = "N|auto", default_value = "1", value_parser = parse_threads)]
     pub threads: Threads,
 
@@ -150,5 +181,170 @@ pub fn hash_input(path: &Path, hasher: &AnyHasher, len: Option<usize>, no_mmap: 
     } else {
         let access = if no_mmap { FileAccess::Read } else { FileAccess::Auto };
         hash_file_with(path, hasher, len, access)
+    }
+}
+
+/// The digests of one input under several algorithms, and its size in bytes.
+#[derive(Debug)]
+pub struct Digests {
+    /// One digest per hasher, in the hashers' order.
+    pub digests: Vec<Vec<u8>>,
+    /// How many bytes were hashed.
+    pub size: u64,
+}
+
+/// Inputs at least this large are read by one thread while the hashers work on the
+/// previous block, each hasher on its own thread, when there are several hashers.
+const PIPELINE_MIN_LEN: u64 = 8 << 20;
+
+/// How much is read at a time for several hashers.
+const BLOCK_LEN: usize = 8 << 20;
+
+/// `len` bytes of digest (the default length for `None`) under every hasher, reading the
+/// input (a file, or stdin for `-`) once.
+pub fn hash_all(path: &Path, hashers: &[AnyHasher], len: Option<usize>, no_mmap: bool) -> io::Result<Digests> {
+    let mut hs: Vec<AnyHasher> = hashers.to_vec();
+    let size = if is_stdin(path) {
+        feed_sequential(&mut hs, io::stdin().lock())?
+    } else {
+        let file = fs::File::open(path)?;
+        let meta = file.metadata()?;
+        let threads = hashers.iter().any(|h| h.threads() != Threads::One);
+        if let [hasher] = hashers {
+            if threads && !no_mmap && meta.is_file() && meta.len() >= MMAP_MIN_LEN {
+                // One large input that threads may share: the library's path, which maps
+                // it a window at a time.
+                let digest = hash_input(path, hasher, len, no_mmap)?;
+                return Ok(Digests { digests: vec![digest], size: meta.len() });
+            }
+        }
+        if hs.len() > 1 && meta.is_file() && meta.len() >= PIPELINE_MIN_LEN {
+            feed_pipelined(&mut hs, file)?
+        } else {
+            feed_sequential(&mut hs, file)?
+        }
+    };
+    let digests = hs
+        .iter()
+        .map(|h| h.finalize(len).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e)))
+        .collect::<io::Result<_>>()?;
+    Ok(Digests { digests, size })
+}
+
+/// Reads until `buf` is full or the input ends; returns how much was read.
+fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// How much [`feed_sequential`] reads at a time: large enough for threads to share one
+/// update (the library splits inputs of 256 KiB and more).
+const READ_LEN: usize = 1 << 20;
+
+thread_local! {
+    /// Each thread's read buffer, kept between files: thousands of small files would
+    /// otherwise cost an allocation (and its page faults) each.
+    static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn feed_sequential(hashers: &mut [AnyHasher], mut reader: impl Read) -> io::Result<u64> {
+    // Taken out of the thread-local for the duration: while an update waits on a join,
+    // this thread may steal another file's task, which then finds the slot empty and
+    // allocates its own buffer.
+    let mut buf = READ_BUF.with_borrow_mut(std::mem::take);
+    if buf.len() < READ_LEN {
+        buf.resize(READ_LEN, 0);
+    }
+    let mut total = 0;
+    let result = loop {
+        let n = match read_full(&mut reader, &mut buf) {
+            Ok(0) => break Ok(total),
+            Ok(n) => n,
+            Err(e) => break Err(e),
+        };
+        for h in hashers.iter_mut() {
+            h.update(&buf[..n]);
+        }
+        total += n as u64;
+    };
+    READ_BUF.with_borrow_mut(|slot| {
+        if slot.is_empty() {
+            *slot = buf;
+        }
+    });
+    result
+}
+
+/// Each hasher on its own thread over the same block while this thread reads the next
+/// one: the time is about that of the slowest hasher alone, given the cores.
+fn feed_pipelined(hashers: &mut [AnyHasher], mut reader: impl Read) -> io::Result<u64> {
+    let mut current = vec![0u8; BLOCK_LEN];
+    let mut next = vec![0u8; BLOCK_LEN];
+    let mut n = read_full(&mut reader, &mut current)?;
+    let mut total = 0;
+    while n > 0 {
+        let block = &current[..n];
+        let next_n = std::thread::scope(|s| {
+            for h in hashers.iter_mut() {
+                s.spawn(move || {
+                    h.update(block);
+                });
+            }
+            read_full(&mut reader, &mut next)
+        })?;
+        total += n as u64;
+        n = next_n;
+        std::mem::swap(&mut current, &mut next);
+    }
+    Ok(total)
+}
+
+/// `--progress` / `--no-progress`, shared by `sum` and `check`.
+#[derive(Args, Debug, Clone)]
+pub struct ProgressArgs {
+    /// Draw a progress bar on standard error (files, bytes, rate, ETA) from the start, when
+    /// standard error is a terminal; by default it appears when stderr is a terminal and
+    /// the work lasts more than about a second. Never drawn on a pipe or file.
+    #[arg(long, conflicts_with = "no_progress")]
+    pub progress: bool,
+
+    /// Never draw a progress bar
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+impl ProgressArgs {
+    /// The mode the flags ask for.
+    pub fn mode(&self) -> crate::progress::Mode {
+        crate::progress::Mode::from_flags(self.progress, self.no_progress)
+    }
+}
+
+/// How directories are walked (`sum -r`, `sum --tree`, and `check` for tree lines).
+#[derive(Args, Debug, Clone)]
+pub struct WalkArgs {
+    /// Follow symbolic links while walking directories (loops are detected and reported);
+    /// by default links are skipped (-r) or recorded as links (--tree)
+    #[arg(long)]
+    pub follow_symlinks: bool,
+
+    /// Skip entries whose path relative to the walked directory, or whose name, matches
+    /// GLOB (a directory is skipped with everything under it); may be repeated
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+}
+
+impl WalkArgs {
+    /// The walker's options; a bad glob is a usage error.
+    pub fn options(&self) -> Result<crate::walk::WalkOptions, Failure> {
+        crate::walk::WalkOptions::new(self.follow_symlinks, &self.exclude)
     }
 }

@@ -9,10 +9,15 @@ mod bao;
 mod bench;
 mod check;
 mod crypt;
+mod dropin;
 mod escape;
 mod hashing;
 mod output;
+mod parallel;
+mod progress;
 mod sum;
+mod tree;
+mod walk;
 
 use std::process::ExitCode;
 
@@ -149,7 +154,23 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut args = std::env::args_os();
+    let argv0 = args.next().unwrap_or_default();
+    let cli = match dropin::detect(&argv0) {
+        // Invoked as b3sum or sha256sum: behave as that tool.
+        Some(tool) => {
+            output::set_program_name(tool.name);
+            match Cli::try_parse_from(dropin::rewrite(tool, args)) {
+                Ok(cli) => cli,
+                Err(e) => {
+                    let _ = e.print();
+                    let usage = e.use_stderr();
+                    return ExitCode::from(if usage && tool.is_coreutils() { 1 } else { e.exit_code() as u8 });
+                }
+            }
+        }
+        None => Cli::parse(),
+    };
     if let Some(problem) = simdcrypt::cpu::disable_list_problem() {
         output::warn(format_args!("warning: {problem}"));
     }

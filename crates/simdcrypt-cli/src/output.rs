@@ -5,8 +5,17 @@ use std::fmt;
 use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};
 use std::process::ExitCode;
 
-/// The program name used in messages.
-pub const PROG: &str = "simdcrypt";
+/// The program name used in messages: `simdcrypt`, or the tool it imitates (`b3sum`).
+static PROG: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Sets the program name for messages; only the first call counts.
+pub fn set_program_name(name: &'static str) {
+    let _ = PROG.set(name);
+}
+
+fn program_name() -> &'static str {
+    PROG.get().copied().unwrap_or("simdcrypt")
+}
 
 /// Why a subcommand stopped before finishing its work.
 #[derive(Debug)]
@@ -41,10 +50,12 @@ impl Failure {
     }
 }
 
-/// Writes `simdcrypt: MESSAGE` to stderr. Errors writing stderr are ignored: there is
+/// Writes `simdcrypt: MESSAGE` (or the imitated tool's name) to stderr. Errors writing stderr are ignored: there is
 /// nowhere left to report them.
 pub fn warn(msg: fmt::Arguments<'_>) {
-    let _ = writeln!(io::stderr().lock(), "{PROG}: {msg}");
+    crate::progress::suspend(|| {
+        let _ = writeln!(io::stderr().lock(), "{}: {msg}", program_name());
+    });
 }
 
 /// An I/O error's text without Rust's ` (os error N)` suffix, as coreutils prints it:
@@ -80,9 +91,16 @@ impl Out {
 
     /// Writes one complete output record (normally a line, newline included).
     pub fn record(&mut self, text: &str) -> Result<(), Failure> {
-        self.writer.write_all(text.as_bytes()).map_err(Failure::Stdout)?;
+        self.record_bytes(text.as_bytes())
+    }
+
+    /// [`Out::record`] for bytes that need not be text (`sum --raw`).
+    pub fn record_bytes(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        self.writer.write_all(bytes).map_err(Failure::Stdout)?;
         if self.interactive {
-            self.writer.flush().map_err(Failure::Stdout)?;
+            // A progress bar on the same terminal is lifted while the line appears.
+            let writer = &mut self.writer;
+            crate::progress::suspend(|| writer.flush()).map_err(Failure::Stdout)?;
         }
         Ok(())
     }

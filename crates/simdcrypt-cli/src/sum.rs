@@ -1,26 +1,32 @@
 //! `simdcrypt sum`: print checksums, byte-for-byte like b3sum for BLAKE3 and like coreutils'
-//! sha256sum for SHA-256.
+//! sha256sum for SHA-256; recursively, many files at a time, several algorithms per read.
 
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use simdcrypt::any::AnyHasher;
 
 use crate::escape::display_name;
-use crate::hashing::{self, HashArgs, DEFAULT_ALGORITHM, MAX_OUTPUT_LEN};
+use crate::hashing::{self, Digests, HashArgs, ProgressArgs, WalkArgs, DEFAULT_ALGORITHM, MAX_OUTPUT_LEN};
 use crate::output::{io_error_text, Failure, Out};
+use crate::parallel::Pool;
+use crate::progress::{self, Progress};
+use crate::tree;
+use crate::walk::{self, Kind};
 
 /// Arguments of `simdcrypt sum`.
 #[derive(Args, Debug)]
 pub struct SumArgs {
-    /// Hash algorithm
+    /// Hash algorithm, or several separated by commas (each file is read once and one
+    /// BSD-style line is printed per algorithm, e.g. -a blake3,sha256)
     #[arg(
         short,
         long,
-        value_name = "ALGO",
+        value_name = "ALGO[,ALGO...]",
         default_value = DEFAULT_ALGORITHM,
-        value_parser = hashing::algorithm_parser(),
-        ignore_case = true
+        value_parser = hashing::algorithm_list_parser,
     )]
     pub algorithm: String,
 
@@ -38,12 +44,51 @@ pub struct SumArgs {
     #[arg(long)]
     pub tag: bool,
 
+    /// Hash every regular file under each directory FILE, printed in the byte order of
+    /// their paths (symbolic links skipped unless --follow-symlinks)
+    #[arg(short, long)]
+    pub recursive: bool,
+
+    /// Print one digest for each directory FILE as a whole: `BLAKE3-TREE (DIR) = HASH`,
+    /// over its sorted relative paths, entry types, contents and link targets
+    /// (docs/tree-digest.md)
+    #[arg(long, conflicts_with_all = ["length", "recursive", "tag", "raw"])]
+    pub tree: bool,
+
+    #[command(flatten)]
+    pub walk: WalkArgs,
+
+    /// Print one JSON object per line: {"path", "algorithm", "digest", "size"}, or
+    /// {"path", "error"} for an input that could not be read
+    #[arg(long, conflicts_with_all = ["tag", "no_names", "raw"])]
+    pub json: bool,
+
+    /// Print only the digests, without file names (b3sum --no-names)
+    #[arg(long, conflicts_with = "tag")]
+    pub no_names: bool,
+
+    /// Write the digest's raw bytes, not hex, for a single input (b3sum --raw)
+    #[arg(long, conflicts_with_all = ["tag", "no_names", "recursive"])]
+    pub raw: bool,
+
     #[command(flatten)]
     pub hash: HashArgs,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 
     /// Files to hash; with no FILE, or when FILE is -, read standard input
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
+}
+
+/// One thing to report, in output order.
+#[derive(Debug)]
+enum Job {
+    /// Hash this input.
+    Hash(PathBuf),
+    /// The walk could not read this entry.
+    Failed(PathBuf, io::Error),
 }
 
 /// Hashes every input and prints one line each. `Ok(false)` when some input failed.
@@ -59,44 +104,234 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
     }
 
     let opts = args.hash.options()?;
-    let hasher = args.hash.hasher(&args.algorithm, &opts)?;
-    if args.hash.gost_reverse && !hashing::is_gost(&hasher) {
+    let names = hashing::algorithm_list(&args.algorithm);
+    let hashers = names.iter().map(|name| args.hash.hasher(name, &opts)).collect::<Result<Vec<_>, _>>()?;
+    if args.hash.gost_reverse && !hashers.iter().any(hashing::is_gost) {
         return Err(Failure::Usage(format!(
             "--gost-reverse applies to streebog256, streebog512, gost94 and gost94-test, not {}",
-            hasher.algorithm()
+            names.join(",")
         )));
     }
     let len = args.length.map(|l| l as usize);
     // Reject an unavailable length before reading any input. (Only fixed-length
     // algorithms can refuse one, and their digests are short.)
-    if !hasher.is_xof() {
+    for hasher in hashers.iter().filter(|h| !h.is_xof()) {
         hasher.finalize(len).map_err(|e| Failure::Fatal(e.to_string()))?;
     }
+    let pool = Pool::new(args.hash.threads);
+    if args.tree {
+        return run_tree(args, files, &opts, &pool, out);
+    }
+    if args.raw {
+        return run_raw(args, files, &hashers, len, out);
+    }
 
-    let mut all_ok = true;
+    let walk_opts = args.walk.options()?;
+    let mut jobs = Vec::new();
     for path in files {
-        match hashing::hash_input(path, &hasher, len, args.hash.no_mmap) {
-            Ok(digest) => {
-                let digest = args.hash.present(&hasher, digest);
-                out.record(&format_line(path, &hasher, &digest, args.tag))?
+        let is_dir = || fs::metadata(path).is_ok_and(|m| m.is_dir());
+        if args.recursive && !hashing::is_stdin(path) && is_dir() {
+            for entry in walk::walk(path, &walk_opts, false) {
+                match entry.kind {
+                    Kind::File => jobs.push(Job::Hash(entry.path)),
+                    Kind::Error(e) => jobs.push(Job::Failed(entry.path, e)),
+                    Kind::Dir | Kind::Symlink(_) => {}
+                }
             }
-            Err(e) => {
+        } else {
+            jobs.push(Job::Hash(path.clone()));
+        }
+    }
+
+    let mode = args.progress.mode();
+    let total_bytes = if progress::wanted(mode) { total_size(&jobs) } else { 0 };
+    let progress = Progress::new(jobs.len() as u64, total_bytes, mode);
+    let multi = hashers.len() > 1;
+    let style = if args.json {
+        Style::Json
+    } else if args.no_names {
+        Style::NoNames
+    } else if args.tag || multi {
+        Style::Tag
+    } else {
+        Style::Gnu
+    };
+    let mut failures = 0u64;
+    let hashers = &hashers;
+    let no_mmap = args.hash.no_mmap;
+    pool.ordered(
+        &jobs,
+        |job| match job {
+            Job::Hash(path) => Some(hashing::hash_all(path, hashers, len, no_mmap)),
+            Job::Failed(..) => None,
+        },
+        |job, result| {
+            let (path, result) = match (job, result) {
+                (Job::Hash(path), Some(r)) => (path, r),
+                (Job::Failed(path, e), _) => (path, Err(io::Error::new(e.kind(), io_error_text(e)))),
+                (Job::Hash(path), None) => (path, Err(io::Error::other("not hashed"))),
+            };
+            match result {
+                Ok(Digests { digests, size }) => {
+                    progress.inc(size);
+                    for (hasher, digest) in hashers.iter().zip(digests) {
+                        let digest = args.hash.present(hasher, digest);
+                        out.record(&format_line(
+                            path,
+                            hasher.descriptor().bsd_label,
+                            hasher.algorithm(),
+                            &digest,
+                            size,
+                            style,
+                        ))?;
+                    }
+                }
+                Err(e) => {
+                    progress.inc(0);
+                    failures += 1;
+                    let text = io_error_text(&e);
+                    if args.json {
+                        out.record(&json_error(path, &text))?;
+                    }
+                    out.warn(format_args!("{}: {text}", path.to_string_lossy()))?;
+                }
+            }
+            Ok(())
+        },
+    )?;
+    progress.finish();
+    if args.recursive && failures > 0 {
+        let what = if failures == 1 { "entry" } else { "entries" };
+        out.warn(format_args!("WARNING: {failures} {what} could not be read"))?;
+    }
+    Ok(failures == 0)
+}
+
+/// The total size of the files to hash, for the progress bar (unreadable ones count 0).
+fn total_size(jobs: &[Job]) -> u64 {
+    jobs.iter()
+        .map(|job| match job {
+            Job::Hash(path) if !hashing::is_stdin(path) => fs::metadata(path).map_or(0, |m| m.len()),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// `--raw`: the digest's bytes of the single input.
+fn run_raw(
+    args: &SumArgs,
+    files: &[PathBuf],
+    hashers: &[AnyHasher],
+    len: Option<usize>,
+    out: &mut Out,
+) -> Result<bool, Failure> {
+    let ([path], [_]) = (files, hashers) else {
+        return Err(Failure::Usage("--raw takes exactly one input and one algorithm".to_string()));
+    };
+    match hashing::hash_all(path, hashers, len, args.hash.no_mmap) {
+        Ok(mut d) => {
+            let digest = args.hash.present(&hashers[0], d.digests.remove(0));
+            out.record_bytes(&digest)?;
+            Ok(true)
+        }
+        Err(e) => {
+            out.warn(format_args!("{}: {}", path.to_string_lossy(), io_error_text(&e)))?;
+            Ok(false)
+        }
+    }
+}
+
+/// `--tree`: one digest per directory.
+fn run_tree(
+    args: &SumArgs,
+    files: &[PathBuf],
+    opts: &simdcrypt::any::HashOptions,
+    pool: &Pool,
+    out: &mut Out,
+) -> Result<bool, Failure> {
+    if hashing::algorithm_list(&args.algorithm) != [DEFAULT_ALGORITHM]
+        || opts.key.is_some()
+        || opts.derive_key_context.is_some()
+    {
+        return Err(Failure::Usage(
+            "--tree digests are unkeyed BLAKE3 (docs/tree-digest.md): -a, --key-file and --derive-key do not apply"
+                .to_string(),
+        ));
+    }
+    let walk_opts = args.walk.options()?;
+    let style = if args.json {
+        Style::Json
+    } else if args.no_names {
+        Style::NoNames
+    } else {
+        Style::Tag
+    };
+    let mut all_ok = true;
+    for dir in files {
+        match tree::digest(dir, &walk_opts, opts, pool, args.hash.no_mmap) {
+            Ok(digest) => out.record(&format_line(dir, tree::LABEL, tree::JSON_NAME, &digest, 0, style))?,
+            Err(errors) => {
                 all_ok = false;
-                out.warn(format_args!("{}: {}", path.to_string_lossy(), io_error_text(&e)))?;
+                for (path, e) in errors {
+                    if args.json {
+                        out.record(&json_error(&path, &io_error_text(&e)))?;
+                    }
+                    out.warn(format_args!("{}: {}", path.to_string_lossy(), io_error_text(&e)))?;
+                }
             }
         }
     }
     Ok(all_ok)
 }
 
-/// `HEX  NAME` or, with `tag`, `LABEL (NAME) = HEX`; newline included.
-fn format_line(path: &Path, hasher: &AnyHasher, digest: &[u8], tag: bool) -> String {
-    let name = display_name(path);
+/// How result lines look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Style {
+    /// `HEX  NAME` (b3sum, sha256sum).
+    Gnu,
+    /// `LABEL (NAME) = HEX` (--tag, and always for several algorithms).
+    Tag,
+    /// `HEX` (--no-names).
+    NoNames,
+    /// One JSON object.
+    Json,
+}
+
+/// One output line, newline included.
+fn format_line(path: &Path, label: &str, algorithm: &str, digest: &[u8], size: u64, style: Style) -> String {
     let hex = simdcrypt::to_hex(digest);
+    let name = display_name(path);
     let prefix = name.line_prefix();
-    if tag {
-        format!("{prefix}{} ({}) = {hex}\n", hasher.tag_label(), name.text)
-    } else {
-        format!("{prefix}{hex}  {}\n", name.text)
+    match style {
+        Style::Gnu => format!("{prefix}{hex}  {}\n", name.text),
+        Style::Tag => format!("{prefix}{label} ({}) = {hex}\n", name.text),
+        Style::NoNames => format!("{hex}\n"),
+        Style::Json => {
+            let mut obj = json_path(path);
+            obj.insert("algorithm".into(), algorithm.into());
+            obj.insert("digest".into(), hex.into());
+            if algorithm != tree::JSON_NAME {
+                obj.insert("size".into(), size.into());
+            }
+            format!("{}\n", serde_json::Value::Object(obj))
+        }
     }
+}
+
+/// `{"path": ..., "error": ...}` and a newline.
+fn json_error(path: &Path, text: &str) -> String {
+    let mut obj = json_path(path);
+    obj.insert("error".into(), text.into());
+    format!("{}\n", serde_json::Value::Object(obj))
+}
+
+/// `path` as UTF-8 (lossy), and, for a name that is not UTF-8, its exact bytes in hex as
+/// `path_hex`.
+fn json_path(path: &Path) -> serde_json::Map<String, serde_json::Value> {
+    let mut obj = serde_json::Map::new();
+    obj.insert("path".into(), path.to_string_lossy().into_owned().into());
+    if path.to_str().is_none() {
+        obj.insert("path_hex".into(), simdcrypt::to_hex(walk::path_bytes(path)).into());
+    }
+    obj
 }
