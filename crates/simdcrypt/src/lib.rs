@@ -35,6 +35,7 @@ pub mod highwayhash;
 pub mod registry;
 pub mod salsa20;
 pub mod sha256;
+pub mod state;
 pub mod streaming;
 pub mod streebog;
 #[cfg(test)]

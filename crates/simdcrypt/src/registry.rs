@@ -64,7 +64,13 @@ pub struct Algorithm {
     pub backends: fn() -> BackendReport,
     /// A hasher with these options. Options it does not take are an error, never ignored.
     pub new: fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>,
+    /// A hasher resumed from a state its `export` wrote (`key`: the hasher's key, for a
+    /// keyed state); see [`crate::state`].
+    pub restore: RestoreFn,
 }
+
+/// How an [`Algorithm`] resumes a hasher from a state.
+pub type RestoreFn = fn(&[u8], Option<&[u8]>) -> Result<Box<dyn StreamingHash>, Error>;
 
 impl Algorithm {
     /// Whether `name` (case-insensitive) is this algorithm's name or an alias.

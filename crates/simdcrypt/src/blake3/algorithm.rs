@@ -24,6 +24,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     backend_family: "blake3",
     backends: BackendReport::of::<super::Kind>,
     new: |opts| Ok(Box::new(Hasher::from_options(opts)?)),
+    restore: |blob, key| Ok(Box::new(Hasher::restore(blob, key)?)),
 };
 
 impl Hasher {
@@ -62,6 +63,9 @@ impl StreamingHash for Hasher {
     }
     fn is_xof(&self) -> bool {
         true
+    }
+    fn export(&self) -> Vec<u8> {
+        Hasher::export(self)
     }
     fn max_threads(&self) -> Threads {
         Hasher::max_threads(self)

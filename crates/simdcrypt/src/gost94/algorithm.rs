@@ -4,13 +4,13 @@
 use super::{Gost94, Platform, SBox, BLOCK_LEN, OUT_LEN};
 use crate::any::HashOptions;
 use crate::backend::BackendReport;
-use crate::registry::{Algorithm, KeyUse, ReferenceTool};
+use crate::registry::{Algorithm, KeyUse, ReferenceTool, RestoreFn};
 use crate::streaming::StreamingHash;
 use crate::Error;
 
 type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
 
-const fn gost94(name: &'static str, bsd_label: &'static str, new: NewFn) -> Algorithm {
+const fn gost94(name: &'static str, bsd_label: &'static str, new: NewFn, restore: RestoreFn) -> Algorithm {
     Algorithm {
         name,
         aliases: &[],
@@ -26,15 +26,24 @@ const fn gost94(name: &'static str, bsd_label: &'static str, new: NewFn) -> Algo
         backend_family: "gost94",
         backends: BackendReport::of::<super::Kind>,
         new,
+        restore,
     }
 }
 
 /// GOST R 34.11-94 with the CryptoPro parameter set (RFC 4357), RHash's `GOST94-CRYPTOPRO`.
-pub static ALGORITHM_CRYPTOPRO: Algorithm =
-    gost94("gost94", "GOST94-CRYPTOPRO", |opts| Ok(Box::new(Gost94::from_options(SBox::CryptoPro, opts)?)));
+pub static ALGORITHM_CRYPTOPRO: Algorithm = gost94(
+    "gost94",
+    "GOST94-CRYPTOPRO",
+    |opts| Ok(Box::new(Gost94::from_options(SBox::CryptoPro, opts)?)),
+    |blob, key| Ok(Box::new(Gost94::restore_with(SBox::CryptoPro, blob, key)?)),
+);
 /// GOST R 34.11-94 with the standard's test parameter set, RHash's `GOST94`.
-pub static ALGORITHM_TEST: Algorithm =
-    gost94("gost94-test", "GOST94", |opts| Ok(Box::new(Gost94::from_options(SBox::Test, opts)?)));
+pub static ALGORITHM_TEST: Algorithm = gost94(
+    "gost94-test",
+    "GOST94",
+    |opts| Ok(Box::new(Gost94::from_options(SBox::Test, opts)?)),
+    |blob, key| Ok(Box::new(Gost94::restore_with(SBox::Test, blob, key)?)),
+);
 
 impl Gost94 {
     /// A hasher with this parameter set on the options' backend; a key or context is an
@@ -68,5 +77,8 @@ impl StreamingHash for Gost94 {
     }
     fn digest_len(&self) -> usize {
         OUT_LEN
+    }
+    fn export(&self) -> Vec<u8> {
+        Gost94::export(self)
     }
 }

@@ -32,6 +32,7 @@
 mod algorithm;
 mod platform;
 mod portable;
+mod state;
 
 pub use algorithm::{ALGORITHM_CRYPTOPRO, ALGORITHM_TEST};
 pub use platform::{Kind, Platform};

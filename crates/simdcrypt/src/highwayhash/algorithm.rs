@@ -4,13 +4,13 @@
 use super::{HighwayHasher, Platform, Size, KEY_LEN, PACKET_LEN};
 use crate::any::HashOptions;
 use crate::backend::BackendReport;
-use crate::registry::{Algorithm, KeyUse, ReferenceTool};
+use crate::registry::{Algorithm, KeyUse, ReferenceTool, RestoreFn};
 use crate::streaming::StreamingHash;
 use crate::Error;
 
 type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
 
-const fn highwayhash(size: Size, bsd_label: &'static str, new: NewFn) -> Algorithm {
+const fn highwayhash(size: Size, bsd_label: &'static str, new: NewFn, restore: RestoreFn) -> Algorithm {
     Algorithm {
         name: size.name(),
         aliases: &[],
@@ -26,6 +26,7 @@ const fn highwayhash(size: Size, bsd_label: &'static str, new: NewFn) -> Algorit
         backend_family: "highwayhash",
         backends: BackendReport::of::<super::Kind>,
         new,
+        restore,
     }
 }
 
@@ -42,12 +43,31 @@ fn sized(size: Size, opts: &HashOptions) -> Result<Box<dyn StreamingHash>, Error
     Ok(Box::new(SizedHighwayHasher { hasher: HighwayHasher::from_options(size, opts)?, size }))
 }
 
+fn restore_sized(size: Size, blob: &[u8], key: Option<&[u8]>) -> Result<Box<dyn StreamingHash>, Error> {
+    let h = SizedHighwayHasher::restore(blob, key)?;
+    if h.size != size {
+        return Err(Error::InvalidArgument(format!("this is a state of {}, expected {}", h.size.name(), size.name())));
+    }
+    Ok(Box::new(h))
+}
+
 /// HighwayHash with a 64-bit result (needs a 32-byte key).
-pub static ALGORITHM_64: Algorithm = highwayhash(Size::Bits64, "HIGHWAYHASH64", |o| sized(Size::Bits64, o));
+pub static ALGORITHM_64: Algorithm =
+    highwayhash(Size::Bits64, "HIGHWAYHASH64", |o| sized(Size::Bits64, o), |b, k| restore_sized(Size::Bits64, b, k));
 /// HighwayHash with a 128-bit result (needs a 32-byte key).
-pub static ALGORITHM_128: Algorithm = highwayhash(Size::Bits128, "HIGHWAYHASH128", |o| sized(Size::Bits128, o));
+pub static ALGORITHM_128: Algorithm = highwayhash(
+    Size::Bits128,
+    "HIGHWAYHASH128",
+    |o| sized(Size::Bits128, o),
+    |b, k| restore_sized(Size::Bits128, b, k),
+);
 /// HighwayHash with a 256-bit result (needs a 32-byte key).
-pub static ALGORITHM_256: Algorithm = highwayhash(Size::Bits256, "HIGHWAYHASH256", |o| sized(Size::Bits256, o));
+pub static ALGORITHM_256: Algorithm = highwayhash(
+    Size::Bits256,
+    "HIGHWAYHASH256",
+    |o| sized(Size::Bits256, o),
+    |b, k| restore_sized(Size::Bits256, b, k),
+);
 
 impl HighwayHasher {
     /// A hasher with the options' key (required, 32 bytes) on their backend; `size` only
@@ -85,5 +105,8 @@ impl StreamingHash for SizedHighwayHasher {
     }
     fn digest_len(&self) -> usize {
         self.size.len()
+    }
+    fn export(&self) -> Vec<u8> {
+        SizedHighwayHasher::export(self)
     }
 }

@@ -24,6 +24,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     backend_family: "sha256",
     backends: BackendReport::of::<super::Kind>,
     new: |opts| Ok(Box::new(Sha256::from_options(opts)?)),
+    restore: |blob, key| Ok(Box::new(Sha256::restore(blob, key)?)),
 };
 
 impl Sha256 {
@@ -53,5 +54,8 @@ impl StreamingHash for Sha256 {
     }
     fn digest_len(&self) -> usize {
         OUT_LEN
+    }
+    fn export(&self) -> Vec<u8> {
+        Sha256::export(self)
     }
 }

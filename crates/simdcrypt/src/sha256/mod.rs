@@ -65,6 +65,7 @@ mod platform;
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod shani;
+mod state;
 
 pub use algorithm::ALGORITHM;
 pub use batch::{hash_blocks, BatchKind, BatchPlatform, BlockBatch, SHANI_REMAINDER_MAX};

@@ -3,11 +3,17 @@
 use super::{Platform, Streebog, BLOCK_LEN};
 use crate::any::HashOptions;
 use crate::backend::BackendReport;
-use crate::registry::{Algorithm, KeyUse, ReferenceTool};
+use crate::registry::{Algorithm, KeyUse, ReferenceTool, RestoreFn};
 use crate::streaming::StreamingHash;
 use crate::Error;
 
-const fn streebog(name: &'static str, bsd_label: &'static str, digest_len: usize, new: NewFn) -> Algorithm {
+const fn streebog(
+    name: &'static str,
+    bsd_label: &'static str,
+    digest_len: usize,
+    new: NewFn,
+    restore: RestoreFn,
+) -> Algorithm {
     Algorithm {
         name,
         aliases: &[],
@@ -23,17 +29,28 @@ const fn streebog(name: &'static str, bsd_label: &'static str, digest_len: usize
         backend_family: "streebog",
         backends: BackendReport::of::<super::Kind>,
         new,
+        restore,
     }
 }
 
 type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
 
 /// Streebog-256 (GOST R 34.11-2012), labelled as RHash labels it.
-pub static ALGORITHM_256: Algorithm =
-    streebog("streebog256", "GOST12-256", 32, |opts| Ok(Box::new(Streebog::<32>::from_options(opts)?)));
+pub static ALGORITHM_256: Algorithm = streebog(
+    "streebog256",
+    "GOST12-256",
+    32,
+    |opts| Ok(Box::new(Streebog::<32>::from_options(opts)?)),
+    |blob, key| Ok(Box::new(Streebog::<32>::restore(blob, key)?)),
+);
 /// Streebog-512 (GOST R 34.11-2012), labelled as RHash labels it.
-pub static ALGORITHM_512: Algorithm =
-    streebog("streebog512", "GOST12-512", 64, |opts| Ok(Box::new(Streebog::<64>::from_options(opts)?)));
+pub static ALGORITHM_512: Algorithm = streebog(
+    "streebog512",
+    "GOST12-512",
+    64,
+    |opts| Ok(Box::new(Streebog::<64>::from_options(opts)?)),
+    |blob, key| Ok(Box::new(Streebog::<64>::restore(blob, key)?)),
+);
 
 impl<const N: usize> Streebog<N> {
     /// A hasher on the options' backend; a key or context is an error (HMAC is separate).
@@ -66,5 +83,8 @@ where
     }
     fn digest_len(&self) -> usize {
         N
+    }
+    fn export(&self) -> Vec<u8> {
+        Streebog::export(self)
     }
 }

@@ -40,12 +40,14 @@ mod avx512_gfni;
 mod batch;
 mod platform;
 pub(crate) mod portable;
+mod state;
 mod tables;
 
 pub use algorithm::{ALGORITHM_256, ALGORITHM_512};
 pub(crate) use batch::{check_out_len, split_between_threads};
 pub use batch::{hash_many, Bits};
 pub use platform::{Kind, Platform};
+pub use state::HmacNew;
 
 /// Block size of the compression function in bytes (also HMAC's block size).
 pub const BLOCK_LEN: usize = 64;
