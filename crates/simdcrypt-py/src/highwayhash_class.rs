@@ -81,17 +81,6 @@ fn hexdigest<'py>(py: Python<'py>, state: &SharedState<HighwayHasher>, size: Siz
     Ok(PyString::new(py, &simdcrypt::to_hex(d.as_bytes())))
 }
 
-fn export<'py>(py: Python<'py>, state: &SharedState<HighwayHasher>, size: Size) -> PyResult<Bound<'py, PyBytes>> {
-    let blob = state.locked(py, |h| h.export(size))?;
-    Ok(PyBytes::new(py, &blob))
-}
-
-fn restore(size: Size, blob: &Bound<'_, PyAny>, key: &Bound<'_, PyAny>) -> PyResult<SharedState<HighwayHasher>> {
-    let key = key_arg(key, size.name())?;
-    let hasher = buffer::with_bytes(blob, |b| HighwayHasher::restore(b, &key, size))?.map_err(args::value_error)?;
-    Ok(SharedState::new(size.name(), hasher))
-}
-
 /// Writes one class per result size. Each holds its hasher behind a [`SharedState`].
 macro_rules! highwayhash_class {
     ($rust:ident, $py:literal, $size:expr, $bytes:literal, { $($extra:item)* }) => {
@@ -168,25 +157,29 @@ macro_rules! highwayhash_class {
                 Ok($rust { state: SharedState::new($size.name(), hasher) })
             }
 
-            /// The unfinished state as a checkpoint (bytes in simdcrypt's versioned format,
-            /// naming the algorithm and size, with a keyed checksum). It reveals as much
-            /// as the key: keep it as secret.
+            /// The unfinished hash as bytes (simdcrypt's state format) that restore()
+            /// resumes, in another process or on another machine.
             #[pyo3(text_signature = "($self)")]
-            fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-                export(py, &self.state, $size)
+            fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+                crate::state::export::<Self>(py, &self.state)
             }
 
-            /// Resumes a hash from a checkpoint made by export() of the same class and key.
-            /// A damaged blob, one of another algorithm or size, or another key raises
-            /// ValueError saying which.
+            /// Resumes a hash from export()'s bytes; key: the key of a keyed hash (the
+            /// state is bound to it). A damaged blob, one of another algorithm, or a missing
+            /// or wrong key raises ValueError saying which.
             #[classmethod]
-            #[pyo3(signature = (blob, /, *, key), text_signature = "(blob, /, *, key)")]
+            #[pyo3(signature = (blob, /, *, key=None), text_signature = "(blob, /, *, key=None)")]
             fn restore(
                 _cls: &Bound<'_, pyo3::types::PyType>,
                 blob: &Bound<'_, PyAny>,
-                key: &Bound<'_, PyAny>,
+                key: Option<&Bound<'_, PyAny>>,
             ) -> PyResult<Self> {
-                Ok($rust { state: restore($size, blob, key)? })
+                Ok(Self { state: crate::state::restore::<Self>(blob, key)? })
+            }
+
+            /// Pickling and copy.deepcopy: the state and, for a keyed hash, the key.
+            fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+                crate::state::reduce::<Self>(py, &self.state)
             }
 
             $($extra)*

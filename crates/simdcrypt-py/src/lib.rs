@@ -32,6 +32,7 @@ mod secretbox;
 mod sha256_batch;
 mod sha256_class;
 mod shared_state;
+mod state;
 mod streebog_class;
 mod subtree;
 
@@ -143,5 +144,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(secretbox::secretbox_open, m)?)?;
     m.add("AuthenticationError", m.py().get_type::<secretbox::AuthenticationError>())?;
     m.add_function(wrap_pyfunction!(highwayhash_class::highwayhash_many, m)?)?;
+    m.add_function(wrap_pyfunction!(state::_restore_state, m)?)?;
     Ok(())
 }

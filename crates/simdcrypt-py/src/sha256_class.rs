@@ -130,4 +130,29 @@ impl Sha256 {
         let hasher = self.state.locked(py, |h| h.clone())?;
         Ok(Sha256 { state: SharedState::new("sha256", hasher) })
     }
+
+    /// The unfinished hash as bytes (simdcrypt's state format) that restore() resumes,
+    /// in another process or on another machine.
+    #[pyo3(text_signature = "($self)")]
+    fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        crate::state::export::<Self>(py, &self.state)
+    }
+
+    /// Resumes a hash from export()'s bytes; key: the key of a keyed hash (the state is
+    /// bound to it). A damaged blob, one of another algorithm, or a missing or wrong key
+    /// raises ValueError saying which.
+    #[classmethod]
+    #[pyo3(signature = (blob, /, *, key=None), text_signature = "(blob, /, *, key=None)")]
+    fn restore(
+        _cls: &Bound<'_, pyo3::types::PyType>,
+        blob: &Bound<'_, PyAny>,
+        key: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        Ok(Self { state: crate::state::restore::<Self>(blob, key)? })
+    }
+
+    /// Pickling and copy.deepcopy: the state and, for a keyed hash, the key.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        crate::state::reduce::<Self>(py, &self.state)
+    }
 }

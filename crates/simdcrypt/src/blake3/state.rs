@@ -58,6 +58,12 @@ impl Hasher {
         state::seal(NAME, &params.bytes, &fields.bytes, key)
     }
 
+    /// The key of a keyed hasher (what [`Hasher::restore`] needs with its state), `None`
+    /// in the other modes.
+    pub fn key(&self) -> Option<[u8; KEY_LEN]> {
+        (self.chunk_state.flags == KEYED_HASH).then(|| cv_bytes(&self.key))
+    }
+
     /// Resumes a hash from a state made by [`Hasher::export`], on the detected backend
     /// with one thread (set either afterwards). `key` is the 32-byte key of a keyed
     /// hasher's state and `None` for the other modes.

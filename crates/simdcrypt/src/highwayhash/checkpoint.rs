@@ -67,6 +67,11 @@ impl HighwayHasher {
         state::seal(size.name(), &[], &fields.bytes, Some(&self.key))
     }
 
+    /// The key (what [`HighwayHasher::restore`] needs with a checkpoint).
+    pub fn key(&self) -> [u8; KEY_LEN] {
+        self.key
+    }
+
     /// Resumes a hash from a checkpoint made by [`HighwayHasher::export`] (or a version-1
     /// checkpoint of an earlier build) for the `size` result under `key`, with the detected
     /// backend.

@@ -262,6 +262,9 @@ pub fn hash512(input: &[u8]) -> [u8; 64] {
 pub struct Hmac<const N: usize> {
     inner: Streebog<N>,
     outer: Streebog<N>,
+    /// The key as HMAC uses it (hashed if longer than a block, zero-padded): an equivalent
+    /// key, kept so that a saved state can be restored ([`Hmac::key_block`]).
+    key_block: [u8; BLOCK_LEN],
 }
 
 /// HMAC-Streebog-256 (32-byte tags).
@@ -296,7 +299,7 @@ impl<const N: usize> Hmac<N> {
         let mut outer = fresh;
         inner.update(&k.map(|b| b ^ 0x36));
         outer.update(&k.map(|b| b ^ 0x5c));
-        Hmac { inner, outer }
+        Hmac { inner, outer, key_block: k }
     }
 
     /// Chooses the kernels of both hashes.

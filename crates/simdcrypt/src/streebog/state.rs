@@ -76,6 +76,12 @@ where
         w.bytes
     }
 
+    /// The key as HMAC uses it: a 64-byte key equivalent to the one given (the same tags,
+    /// and [`Hmac::restore`] accepts either).
+    pub fn key_block(&self) -> [u8; BLOCK_LEN] {
+        self.key_block
+    }
+
     /// The unfinished tag computation as a state (simdcrypt's format,
     /// docs/state-format.md) that [`Hmac::restore`] resumes under the same key. It holds
     /// the inner hash's state, not the key, and its checksum is keyed from the key.
