@@ -215,3 +215,34 @@ def test_command_line_prints_what_simdcrypt_sum_prints(client: Any, tmp_path: Pa
     assert missing.returncode == 1
     assert "nope: no such file" in missing.stderr
     assert missing.stdout == f"{simdcrypt.hash_file(files[0]).hex()}  {files[0]}\n"
+
+
+def test_a_worker_killed_during_a_run_changes_nothing_but_time(client: Any, tmp_path: Path) -> None:
+    import threading
+    import time
+
+    path = tmp_path / "k"
+    data = data_of(1200 * 1024)  # 1200 tasks: long enough to be cut
+    path.write_bytes(data)
+    result: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            result["digest"] = sd.hash_file(str(path), client=client, part_size=1024, progress=False)
+        except BaseException as e:  # reported below
+            result["error"] = e
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(0.3)
+    if not thread.is_alive():
+        thread.join()
+        pytest.skip("the run finished before a worker could be killed")
+    victim = sorted(client.scheduler_info()["workers"])[0]
+    # The worker process exits at once (its nanny starts another); its tasks run again.
+    with pytest.raises(Exception):  # noqa: B017 - the worker never answers
+        client.run(os._exit, 1, workers=[victim])
+    thread.join(timeout=120)
+    assert "error" not in result, result.get("error")
+    assert result["digest"] == simdcrypt.blake3(data).digest()
+    client.wait_for_workers(2, timeout=60)
