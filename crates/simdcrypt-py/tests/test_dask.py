@@ -114,6 +114,12 @@ def test_resume_hashes_only_what_is_missing(client: Any, tmp_path: Path) -> None
     ckpt.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="damaged part"):
         sd.hash_file(str(path), client=client, part_size=PART, checkpoint=ckpt, progress=False)
+    # A hash that runs as one task records its result.
+    ckpt2 = tmp_path / "sha.json"
+    for hashed in (1, 0):
+        got = sd.hash_file(str(path), "sha256", client=client, checkpoint=ckpt2, progress=False)
+        assert got == hashlib.sha256(data).digest()
+        assert json.loads(ckpt2.read_text())["hashed_this_run"] == hashed
 
 
 def test_foreign_checkpoints_are_refused(client: Any, tmp_path: Path) -> None:
