@@ -168,3 +168,18 @@ hh256_back: simdcrypt.highwayhash256 = simdcrypt.highwayhash256.restore(hh256.ex
 hh_many: bytes = simdcrypt.highwayhash_many([b"a", bytearray(b"b")], key=hh_key, bits=128, max_threads=2, backend=None)
 hh_file: bytes = simdcrypt.hash_file(__file__, "highwayhash256", key=hh_key)
 assert hh_back.digest() == hh_bytes and len(hh_many) == 32 and len(hh_file) == 32 and len(hh128.digest()) == 16
+
+# Saved states: export() / restore(), pickle and deepcopy of every hash class.
+import copy  # noqa: E402
+import pickle  # noqa: E402
+
+b3_state: bytes = blake3(b"abc", key=bytes(32)).export()
+b3_back: blake3 = blake3.restore(b3_state, key=bytes(32))
+sha_back: simdcrypt.sha256 = simdcrypt.sha256.restore(bytearray(simdcrypt.sha256(b"x").export()))
+gost_back: simdcrypt.gost94 = simdcrypt.gost94.restore(simdcrypt.gost94(b"x", sbox="test").export())
+hmac_obj = simdcrypt.hmac_streebog256(b"key", b"msg")
+hmac_back: simdcrypt.hmac_streebog256 = simdcrypt.hmac_streebog256.restore(hmac_obj.export(), key=b"key")
+sb_copy: simdcrypt.streebog512 = copy.deepcopy(simdcrypt.streebog512(b"x"))
+b3_pickled: blake3 = pickle.loads(pickle.dumps(b3_back))
+assert b3_pickled.digest() == b3_back.digest() and hmac_back.digest() == hmac_obj.digest()
+assert sha_back.digest() == hashlib.sha256(b"x").digest() and len(gost_back.digest() + sb_copy.digest()) == 96
