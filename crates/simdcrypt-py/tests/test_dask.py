@@ -252,3 +252,40 @@ def test_a_worker_killed_during_a_run_changes_nothing_but_time(client: Any, tmp_
     assert "error" not in result, result.get("error")
     assert result["digest"] == simdcrypt.blake3(data).digest()
     client.wait_for_workers(2, timeout=60)
+
+
+def _simdcrypt_cli() -> str | None:
+    """The `simdcrypt` binary: $SIMDCRYPT_CLI, else on PATH, else built in this repository."""
+    import shutil
+
+    if os.environ.get("SIMDCRYPT_CLI"):
+        return os.environ["SIMDCRYPT_CLI"]
+    root = Path(__file__).resolve().parents[3]
+    for candidate in (shutil.which("simdcrypt"), root / "target/release/simdcrypt", root / "target/debug/simdcrypt"):
+        if candidate and Path(candidate).is_file():
+            return str(candidate)
+    return None
+
+
+@pytest.mark.parametrize(("algorithm", "tag"), [("blake3", False), ("sha256", True), ("streebog256", False)])
+def test_manifests_match_simdcrypt_sum_and_pass_check(client: Any, tmp_path: Path, algorithm: str, tag: bool) -> None:
+    cli = _simdcrypt_cli()
+    if cli is None:
+        pytest.skip("no simdcrypt binary (set SIMDCRYPT_CLI or cargo build -p simdcrypt-cli)")
+    names = ["plain", "with space", "back\\slash", "new\nline"]
+    for i, name in enumerate(names):
+        (tmp_path / name).write_bytes(data_of(1000 * i + 3 * PART * (i % 2)))
+    tag_arg = ["--tag"] if tag else []
+    # simdcrypt sum prints names as given: run it in the folder, with relative names.
+    expected = subprocess.run([cli, "sum", "-a", algorithm, *tag_arg, *names], cwd=tmp_path, check=True, capture_output=True, text=True).stdout
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        results = sd.hash_files(names, algorithm, client=client, part_size=PART, progress=False)
+        sd.write_manifest(results, "SUMS", tag, algorithm=algorithm)
+    finally:
+        os.chdir(cwd)
+    assert (tmp_path / "SUMS").read_text() == expected
+    check_args = [] if tag else ["-a", algorithm]
+    check = subprocess.run([cli, "check", *check_args, "SUMS"], cwd=tmp_path, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr

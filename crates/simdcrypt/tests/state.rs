@@ -176,8 +176,13 @@ fn errors_say_what_is_wrong() {
     }
 }
 
-/// Valid states of every algorithm, with their keys.
-fn sample_states() -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
+/// Valid states of every algorithm, with their keys (made once for all proptest cases).
+fn sample_states() -> &'static [(Vec<u8>, Option<Vec<u8>>)] {
+    static STATES: std::sync::OnceLock<Vec<(Vec<u8>, Option<Vec<u8>>)>> = std::sync::OnceLock::new();
+    STATES.get_or_init(make_sample_states)
+}
+
+fn make_sample_states() -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
     let mut out = Vec::new();
     for a in REGISTRY {
         let key = key_for(a);
@@ -212,9 +217,8 @@ fn exercise(h: &mut AnyHasher) {
     let _ = h.finalize(None).unwrap();
 }
 
+// 256 cases each by default; PROPTEST_CASES=100000 for a long run.
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
-
     #[test]
     fn random_blobs_are_refused(blob in proptest::collection::vec(any::<u8>(), 0..400), key in proptest::option::of(proptest::collection::vec(any::<u8>(), 32))) {
         prop_assert!(AnyHasher::restore(&blob, key.as_deref()).is_err());

@@ -231,6 +231,14 @@ def _part_size(part_size: int | None) -> int:
     return size
 
 
+def _for_workers(url: str) -> str:
+    """The URL the workers open: a relative local path made absolute (workers do not share
+    the client's working directory; a local path must be on a file system they all see)."""
+    if "://" in url or os.path.isabs(url):
+        return url
+    return os.path.abspath(url)
+
+
 def _task_key(kind: str, *parts: Any) -> str:
     return f"simdcrypt-{kind}-{tokenize(*parts)}"
 
@@ -385,7 +393,7 @@ def hash_file(
     mode = _mode(algorithm, key, derive_key_context)
     psize = _part_size(part_size)
     opts = dict(storage_options or {})
-    url = os.fspath(urlpath)
+    url = _for_workers(os.fspath(urlpath))
     fs, path = fsspec.core.url_to_fs(url, **opts)
     try:
         size, version = _file_identity(fs, path)
@@ -519,7 +527,7 @@ def hash_files(
     errors: dict[str, BaseException] = {}
     planned: dict[str, tuple[int, str]] = {}
     for url in urls:
-        fs, path = fsspec.core.url_to_fs(url, **opts)
+        fs, path = fsspec.core.url_to_fs(_for_workers(url), **opts)
         try:
             planned[url] = _file_identity(fs, path)
         except FileNotFoundError:
@@ -550,9 +558,13 @@ def hash_files(
                 groups.append((fut, batch))
             batch, batch_bytes = [], 0
 
+        name_of: dict[str, str] = {}
         for url, (size, version) in planned.items():
+            name = url  # as given: the results' key
+            url = _for_workers(url)
+            name_of[url] = name
             if algorithm == "blake3" and size > psize:
-                split[url] = [
+                split[name] = [
                     (
                         off,
                         c.submit(
@@ -584,10 +596,11 @@ def hash_files(
         for g, files in groups:
             if g.status == "error":
                 # The whole group's task failed (not one file in it): each file is reported.
-                for url, _, _ in files:
-                    errors[url] = g.exception()
+                for target, _, _ in files:
+                    errors[name_of[target]] = g.exception()
                 continue
-            for url, digest, error in g.result():
+            for target, digest, error in g.result():
+                url = name_of[target]
                 if error is not None:
                     errors[url] = RuntimeError(f"{url}: {error}")
                 elif digest is not None:
@@ -662,7 +675,7 @@ def merkle_root(
     zero hashes. Equal to ``simdcrypt.merkle_root(data, depth=depth)``."""
     psize = _part_size(part_size)
     opts = dict(storage_options or {})
-    url = os.fspath(urlpath)
+    url = _for_workers(os.fspath(urlpath))
     fs, path = fsspec.core.url_to_fs(url, **opts)
     try:
         size, version = _file_identity(fs, path)
