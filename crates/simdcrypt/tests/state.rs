@@ -176,13 +176,16 @@ fn errors_say_what_is_wrong() {
     }
 }
 
+/// A state and the key it needs.
+type Sample = (Vec<u8>, Option<Vec<u8>>);
+
 /// Valid states of every algorithm, with their keys (made once for all proptest cases).
-fn sample_states() -> &'static [(Vec<u8>, Option<Vec<u8>>)] {
-    static STATES: std::sync::OnceLock<Vec<(Vec<u8>, Option<Vec<u8>>)>> = std::sync::OnceLock::new();
+fn sample_states() -> &'static [Sample] {
+    static STATES: std::sync::OnceLock<Vec<Sample>> = std::sync::OnceLock::new();
     STATES.get_or_init(make_sample_states)
 }
 
-fn make_sample_states() -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
+fn make_sample_states() -> Vec<Sample> {
     let mut out = Vec::new();
     for a in REGISTRY {
         let key = key_for(a);
