@@ -261,3 +261,43 @@ proptest! {
         }
     }
 }
+
+/// BLAKE3 states forged at the edges of what `restore` accepts: the largest chunk counter,
+/// the fullest stack, an empty or full chunk. Accepted ones keep working; the others are
+/// refused.
+#[test]
+fn blake3_forged_edges_never_panic() {
+    let forge = |counter: u64, blocks: u8, buf_len: u8, stack: usize| {
+        let mut fields = Vec::new();
+        fields.extend_from_slice(&0u64.to_le_bytes());
+        fields.extend_from_slice(&counter.to_le_bytes());
+        fields.push(blocks);
+        if blocks > 0 {
+            fields.extend_from_slice(&[9u8; 32]);
+        }
+        fields.push(buf_len);
+        fields.extend((0..64u8).map(|i| if i < buf_len { i } else { 0 }));
+        fields.push(stack as u8);
+        fields.extend(std::iter::repeat_n(5u8, 32 * stack));
+        state::seal("blake3", &[0], &fields, None)
+    };
+    let mut accepted = 0;
+    for counter in [0u64, 1, 2, 3, (1 << 53) - 1, 1 << 53, (1 << 53) + 1, u64::MAX] {
+        for (blocks, buf_len) in [(0u8, 0u8), (0, 1), (0, 64), (15, 64), (15, 63), (16, 1), (1, 0), (0, 65)] {
+            for stack in [0usize, 1, 2, 54, 56, 57] {
+                if let Ok(mut h) = Hasher::restore(&forge(counter, blocks, buf_len, stack), None) {
+                    accepted += 1;
+                    h.update(&[1u8; 5000]);
+                    let mut out = [0u8; 40];
+                    h.finalize_xof().fill(&mut out);
+                }
+            }
+        }
+    }
+    assert!(accepted > 0);
+    assert!(Hasher::restore(&forge((1 << 53) + 1, 0, 1, 1), None).is_err());
+    assert!(Hasher::restore(&forge(3, 16, 1, 2), None).is_err());
+    assert!(Hasher::restore(&forge(3, 0, 0, 1), None).is_err());
+    assert!(Hasher::restore(&forge(0, 0, 1, 1), None).is_err());
+    assert!(Hasher::restore(&forge(3, 0, 1, 57), None).is_err());
+}

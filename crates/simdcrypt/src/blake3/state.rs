@@ -18,8 +18,9 @@ const MODE_DERIVE_KEY: u8 = 2;
 /// The most entries the lazily merged stack can hold (one per bit of a 2^54-chunk count,
 /// plus the two a subtree pushes before the next merge).
 const MAX_STACK: usize = super::MAX_DEPTH + 2;
-/// Inputs up to 2^64 bytes: the chunk counter stays below 2^54.
-const MAX_CHUNKS: u64 = 1 << 54;
+/// A restored chunk counter is at most 2^53 (8 EiB of input), so that no amount of further
+/// input a process can feed makes the counter arithmetic overflow.
+const MAX_CHUNKS: u64 = 1 << 53;
 
 fn bad<T>(msg: &str) -> Result<T, Error> {
     Err(Error::InvalidArgument(format!("damaged blake3 state: {msg}")))
