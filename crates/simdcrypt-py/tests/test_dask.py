@@ -217,6 +217,13 @@ def test_command_line_prints_what_simdcrypt_sum_prints(client: Any, tmp_path: Pa
     assert out == "".join(f"{simdcrypt.hash_file(f).hex()}  {f}\n" for f in files)
     out = subprocess.run([*cmd, "-a", "sha256", "--tag", *files], check=True, capture_output=True, text=True).stdout
     assert out == "".join(f"SHA256 ({f}) = {hashlib.sha256(Path(f).read_bytes()).hexdigest()}\n" for f in files)
+    ckpt = tmp_path / "cli.json"
+    for _ in range(2):  # the second run reads every part from the checkpoint
+        out = subprocess.run([*cmd, "--checkpoint", str(ckpt), files[1]], check=True, capture_output=True, text=True).stdout
+        assert out == f"{simdcrypt.hash_file(files[1]).hex()}  {files[1]}\n"
+    assert json.loads(ckpt.read_text())["hashed_this_run"] == 0
+    usage = subprocess.run([*cmd, "--checkpoint", str(ckpt), *files], capture_output=True, text=True)
+    assert usage.returncode == 2 and "one URL" in usage.stderr
     missing = subprocess.run([*cmd, files[0], str(tmp_path / "nope")], capture_output=True, text=True)
     assert missing.returncode == 1
     assert "nope: no such file" in missing.stderr
