@@ -335,6 +335,33 @@ macro_rules! hash_class {
                 $crate::hash_class::repr(slf)
             }
 
+            /// The unfinished hash as bytes (simdcrypt's state format, docs/state-format.md)
+            /// that restore() resumes, in another process or on another machine. A keyed
+            /// state binds to its key without containing it.
+            #[pyo3(text_signature = "($self)")]
+            fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+                $crate::state::export(self, py)
+            }
+
+            /// Resumes a hash from export()'s bytes; key: the key of a keyed hash (the state
+            /// is bound to it). A damaged blob, one of another algorithm, or a missing or
+            /// wrong key raises ValueError saying which.
+            #[classmethod]
+            #[pyo3(signature = (blob, /, *, key=None), text_signature = "(blob, /, *, key=None)")]
+            fn restore(
+                _cls: &Bound<'_, pyo3::types::PyType>,
+                blob: &Bound<'_, PyAny>,
+                key: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<Self> {
+                $crate::state::restore(blob, key)
+            }
+
+            /// Pickling and copy.deepcopy: the state and, for a keyed hash, the key (so a
+            /// pickle of a keyed object is as secret as its key).
+            fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+                $crate::state::reduce(self, py)
+            }
+
             $($items)*
         }
     };

@@ -23,8 +23,8 @@ fn key_arg(key: &Bound<'_, PyAny>, what: &str) -> PyResult<[u8; KEY_LEN]> {
 /// A HighwayHash state and the result size of its class.
 #[derive(Clone, Debug)]
 pub(crate) struct HighwayState {
-    hasher: HighwayHasher,
-    size: Size,
+    pub(crate) hasher: HighwayHasher,
+    pub(crate) size: Size,
 }
 
 impl HashState for HighwayState {
@@ -47,15 +47,8 @@ fn new_state(size: Size, key: &Bound<'_, PyAny>, backend: Option<String>) -> PyR
     Ok(HighwayState { hasher, size })
 }
 
-/// The state a checkpoint of `export()` holds.
-fn restore(size: Size, blob: &Bound<'_, PyAny>, key: &Bound<'_, PyAny>) -> PyResult<HighwayState> {
-    let key = key_arg(key, size.name())?;
-    let hasher = buffer::with_bytes(blob, |b| HighwayHasher::restore(b, &key, size))?.map_err(args::value_error)?;
-    Ok(HighwayState { hasher, size })
-}
-
-/// Writes one class per result size: the common methods come from [`hash_class!`],
-/// checkpoints (`export()`, `restore()`) are HighwayHash's own.
+/// Writes one class per result size: the common methods (saved states included) come from
+/// [`hash_class!`].
 macro_rules! highwayhash_class {
     ($rust:ident, $py:literal, $size:expr, $bytes:literal, { $($extra:item)* }) => {
         hash_class! {
@@ -80,28 +73,6 @@ macro_rules! highwayhash_class {
             #[pyo3(signature = (data=None, /, *, key, backend=None), text_signature = "(data=b'', /, *, key, backend=None)")]
             fn py_new(data: Option<&Bound<'_, PyAny>>, key: &Bound<'_, PyAny>, backend: Option<String>) -> PyResult<Self> {
                 hash_class::new_object(new_state($size, key, backend)?, data)
-            }
-
-            /// The unfinished state as a checkpoint (bytes in simdcrypt's versioned format,
-            /// naming the algorithm and size, with a keyed checksum). It reveals as much
-            /// as the key: keep it as secret.
-            #[pyo3(text_signature = "($self)")]
-            fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-                let blob = self.state.locked(py, |h| h.hasher.export(h.size))?;
-                Ok(PyBytes::new(py, &blob))
-            }
-
-            /// Resumes a hash from a checkpoint made by export() of the same class and key.
-            /// A damaged blob, one of another algorithm or size, or another key raises
-            /// ValueError saying which.
-            #[classmethod]
-            #[pyo3(signature = (blob, /, *, key), text_signature = "(blob, /, *, key)")]
-            fn restore(
-                _cls: &Bound<'_, pyo3::types::PyType>,
-                blob: &Bound<'_, PyAny>,
-                key: &Bound<'_, PyAny>,
-            ) -> PyResult<Self> {
-                hash_class::new_object(restore($size, blob, key)?, None)
             }
 
             $($extra)*

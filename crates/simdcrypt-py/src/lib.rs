@@ -34,6 +34,7 @@ mod secretbox;
 mod sha256_batch;
 mod sha256_class;
 mod shared_state;
+mod state;
 mod streebog_class;
 mod subtree;
 
@@ -148,5 +149,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("AuthenticationError", m.py().get_type::<secretbox::AuthenticationError>())?;
     m.add_function(wrap_pyfunction!(highwayhash_class::highwayhash_many, m)?)?;
     bao::register(m)?;
+    m.add_function(wrap_pyfunction!(state::_restore_state, m)?)?;
     Ok(())
 }

@@ -313,6 +313,8 @@ def test_all() -> None:
     assert sorted(simdcrypt.__all__) == sorted(
         [
             "AuthenticationError",
+            "BaoReader",
+            "BaoScrubReport",
             "Salsa20",
             "XSalsa20",
             "secretbox_open",
@@ -320,6 +322,11 @@ def test_all() -> None:
             "__version__",
             "algorithms_available",
             "backends",
+            "bao_decode",
+            "bao_decode_slice",
+            "bao_encode",
+            "bao_scrub",
+            "bao_slice",
             "blake3",
             "blake3_many",
             "blake3_merge",

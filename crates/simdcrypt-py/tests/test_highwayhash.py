@@ -123,7 +123,7 @@ def test_checkpoints_at_every_split(highwayhash_backend: str) -> None:
             expected = CFFI[bits](key, data)
             for cut in range(n + 1):
                 blob = make(bits, highwayhash_backend, data[:cut], key=key).export()
-                assert isinstance(blob, bytes) and len(blob) == 200
+                assert isinstance(blob, bytes) and blob[:6] == b"SCCP\x02\x00"
                 resumed = cls.restore(blob, key=key)
                 resumed.update(data[cut:])
                 assert resumed.digest() == expected, (bits, n, cut)
@@ -132,17 +132,17 @@ def test_checkpoints_at_every_split(highwayhash_backend: str) -> None:
 def test_checkpoint_errors() -> None:
     key = bytes(32)
     blob = simdcrypt.highwayhash128(b"data", key=key).export()
-    with pytest.raises(ValueError, match="checkpoint is for highwayhash128, not highwayhash64"):
+    with pytest.raises(ValueError, match="state of highwayhash128, expected highwayhash64"):
         simdcrypt.highwayhash64.restore(blob, key=key)
-    with pytest.raises(ValueError, match="damaged or was made with another key"):
+    with pytest.raises(ValueError, match="damaged, or another key was given"):
         simdcrypt.highwayhash128.restore(blob, key=bytes([1] * 32))
     damaged = bytearray(blob)
     damaged[77] ^= 4
     with pytest.raises(ValueError, match="checksum mismatch"):
         simdcrypt.highwayhash128.restore(damaged, key=key)
-    with pytest.raises(ValueError, match="damaged checkpoint: 199 bytes"):
+    with pytest.raises(ValueError, match="truncated"):
         simdcrypt.highwayhash128.restore(blob[:-1], key=key)
-    with pytest.raises(ValueError, match="not a simdcrypt checkpoint"):
+    with pytest.raises(ValueError, match="not a simdcrypt state"):
         simdcrypt.highwayhash128.restore(b"junk", key=key)
     with pytest.raises(ValueError, match="key must be 32 bytes"):
         simdcrypt.highwayhash128.restore(blob, key=b"short")

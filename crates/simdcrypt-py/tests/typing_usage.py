@@ -178,3 +178,17 @@ bao_report: simdcrypt.BaoScrubReport = simdcrypt.bao_scrub(bao_root, b"data", si
 bao_ranges: list[tuple[int, int]] = bao_report.damaged
 with simdcrypt.BaoReader(bao_root, bao_encoded) as bao_reader:
     bao_read: bytes = bao_reader.read(2)
+# Saved states: export() / restore(), pickle and deepcopy of every hash class.
+import copy  # noqa: E402
+import pickle  # noqa: E402
+
+b3_state: bytes = blake3(b"abc", key=bytes(32)).export()
+b3_back: blake3 = blake3.restore(b3_state, key=bytes(32))
+sha_back: simdcrypt.sha256 = simdcrypt.sha256.restore(bytearray(simdcrypt.sha256(b"x").export()))
+gost_back: simdcrypt.gost94 = simdcrypt.gost94.restore(simdcrypt.gost94(b"x", sbox="test").export())
+hmac_obj = simdcrypt.hmac_streebog256(b"key", b"msg")
+hmac_back: simdcrypt.hmac_streebog256 = simdcrypt.hmac_streebog256.restore(hmac_obj.export(), key=b"key")
+sb_copy: simdcrypt.streebog512 = copy.deepcopy(simdcrypt.streebog512(b"x"))
+b3_pickled: blake3 = pickle.loads(pickle.dumps(b3_back))
+assert b3_pickled.digest() == b3_back.digest() and hmac_back.digest() == hmac_obj.digest()
+assert sha_back.digest() == hashlib.sha256(b"x").digest() and len(gost_back.digest() + sb_copy.digest()) == 96

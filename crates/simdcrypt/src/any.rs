@@ -43,6 +43,20 @@ impl AnyHasher {
         Ok(AnyHasher { algorithm, inner: (algorithm.new)(opts)? })
     }
 
+    /// Resumes a hasher from a state written by [`AnyHasher::export`] (or by any hasher's
+    /// `export`), finding the algorithm from the name the state carries. `key` is the
+    /// hasher's key for a keyed state (keyed BLAKE3, HighwayHash), `None` otherwise. The
+    /// hasher runs on the detected backend with one thread.
+    pub fn restore(blob: &[u8], key: Option<&[u8]>) -> Result<Self, Error> {
+        let (algorithm, inner) = crate::state::restore_any(blob, key)?;
+        Ok(AnyHasher { algorithm, inner })
+    }
+
+    /// The unfinished hash as a state (docs/state-format.md) for [`AnyHasher::restore`].
+    pub fn export(&self) -> Vec<u8> {
+        self.inner.export()
+    }
+
     /// The algorithm's description.
     pub fn descriptor(&self) -> &'static Algorithm {
         self.algorithm

@@ -62,6 +62,12 @@ impl<const N: usize> BlockBuffer<N> {
         &self.buf[..self.pending]
     }
 
+    /// The whole buffer and how many of its bytes are pending (for saving a state; the
+    /// bytes past them are stale).
+    pub(crate) fn raw(&self) -> (&[u8; N], usize) {
+        (&self.buf, self.pending)
+    }
+
     /// The input length so far, modulo 2^64.
     pub(crate) fn total(&self) -> u64 {
         self.total

@@ -42,6 +42,7 @@ pub mod rustcrypto;
 pub mod salsa20;
 pub mod sha256;
 mod simd;
+pub mod state;
 pub mod streaming;
 pub mod streebog;
 #[cfg(test)]

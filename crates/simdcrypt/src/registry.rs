@@ -69,6 +69,9 @@ pub struct Algorithm {
     /// `out.len() / messages.len()` bytes each: the one shape of "hash many messages",
     /// behind [`crate::any::hash_many`].
     pub hash_many: BatchFn,
+    /// A hasher resumed from a state its `export` wrote (`key`: the hasher's key, for a
+    /// keyed state); see [`crate::state`].
+    pub restore: RestoreFn,
 }
 
 /// [`Algorithm::hash_many`]: options, messages, and the output (one digest per message).
@@ -108,6 +111,9 @@ pub(crate) fn hash_many_sequential(
     });
     Ok(())
 }
+
+/// How an [`Algorithm`] resumes a hasher from a state.
+pub type RestoreFn = fn(&[u8], Option<&[u8]>) -> Result<Box<dyn StreamingHash>, Error>;
 
 impl Algorithm {
     /// Whether `name` (case-insensitive) is this algorithm's name or an alias.

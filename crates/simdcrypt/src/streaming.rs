@@ -35,6 +35,11 @@ pub trait StreamingHash: Send + Sync + CloneHash + std::fmt::Debug {
         false
     }
 
+    /// The unfinished hash as a state in simdcrypt's format (docs/state-format.md), which
+    /// the algorithm's `restore` (or [`crate::any::AnyHasher::restore`]) resumes. A keyed
+    /// hash's state is bound to its key and does not contain it.
+    fn export(&self) -> Vec<u8>;
+
     /// How many threads one large update may use (sequential hashes: one).
     fn max_threads(&self) -> Threads {
         Threads::One

@@ -25,6 +25,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     backends: BackendReport::of::<super::Kind>,
     new: |opts| Ok(Box::new(Hasher::from_options(opts)?)),
     hash_many,
+    restore: |blob, key| Ok(Box::new(Hasher::restore(blob, key)?)),
 };
 
 fn hash_many(opts: &HashOptions, messages: &[&[u8]], out: &mut [u8]) -> Result<(), Error> {
@@ -78,6 +79,9 @@ impl StreamingHash for Hasher {
     }
     fn is_xof(&self) -> bool {
         true
+    }
+    fn export(&self) -> Vec<u8> {
+        Hasher::export(self)
     }
     fn max_threads(&self) -> Threads {
         Hasher::max_threads(self)

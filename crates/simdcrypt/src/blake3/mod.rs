@@ -43,6 +43,7 @@ mod platform;
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod sse41;
+mod state;
 pub mod subtree;
 mod tree;
 

@@ -4,13 +4,19 @@
 use super::{Gost94, Platform, SBox, BLOCK_LEN, OUT_LEN};
 use crate::any::HashOptions;
 use crate::backend::BackendReport;
-use crate::registry::{Algorithm, BatchFn, KeyUse, ReferenceTool};
+use crate::registry::{Algorithm, BatchFn, KeyUse, ReferenceTool, RestoreFn};
 use crate::streaming::StreamingHash;
 use crate::Error;
 
 type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
 
-const fn gost94(name: &'static str, bsd_label: &'static str, new: NewFn, hash_many: BatchFn) -> Algorithm {
+const fn gost94(
+    name: &'static str,
+    bsd_label: &'static str,
+    new: NewFn,
+    hash_many: BatchFn,
+    restore: RestoreFn,
+) -> Algorithm {
     Algorithm {
         name,
         aliases: &[],
@@ -27,6 +33,7 @@ const fn gost94(name: &'static str, bsd_label: &'static str, new: NewFn, hash_ma
         backends: BackendReport::of::<super::Kind>,
         new,
         hash_many,
+        restore,
     }
 }
 
@@ -36,6 +43,7 @@ pub static ALGORITHM_CRYPTOPRO: Algorithm = gost94(
     "GOST94-CRYPTOPRO",
     |opts| Ok(Box::new(Gost94::from_options(SBox::CryptoPro, opts)?)),
     |opts, messages, out| hash_many(SBox::CryptoPro, opts, messages, out),
+    |blob, key| Ok(Box::new(Gost94::restore_with(SBox::CryptoPro, blob, key)?)),
 );
 /// GOST R 34.11-94 with the standard's test parameter set, RHash's `GOST94`.
 pub static ALGORITHM_TEST: Algorithm = gost94(
@@ -43,6 +51,7 @@ pub static ALGORITHM_TEST: Algorithm = gost94(
     "GOST94",
     |opts| Ok(Box::new(Gost94::from_options(SBox::Test, opts)?)),
     |opts, messages, out| hash_many(SBox::Test, opts, messages, out),
+    |blob, key| Ok(Box::new(Gost94::restore_with(SBox::Test, blob, key)?)),
 );
 
 fn hash_many(sbox: SBox, opts: &HashOptions, messages: &[&[u8]], out: &mut [u8]) -> Result<(), Error> {
@@ -88,5 +97,8 @@ impl StreamingHash for Gost94 {
     }
     fn digest_len(&self) -> usize {
         OUT_LEN
+    }
+    fn export(&self) -> Vec<u8> {
+        Gost94::export(self)
     }
 }

@@ -37,6 +37,7 @@ mod avx512;
 mod batch;
 mod platform;
 mod portable;
+mod state;
 
 pub use algorithm::{ALGORITHM_CRYPTOPRO, ALGORITHM_TEST};
 pub use platform::{Kind, Platform};

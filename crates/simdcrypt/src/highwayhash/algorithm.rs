@@ -4,13 +4,19 @@
 use super::{HighwayHasher, Platform, Size, KEY_LEN, PACKET_LEN};
 use crate::any::HashOptions;
 use crate::backend::BackendReport;
-use crate::registry::{Algorithm, BatchFn, KeyUse, ReferenceTool};
+use crate::registry::{Algorithm, BatchFn, KeyUse, ReferenceTool, RestoreFn};
 use crate::streaming::StreamingHash;
 use crate::Error;
 
 type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
 
-const fn highwayhash(size: Size, bsd_label: &'static str, new: NewFn, hash_many: BatchFn) -> Algorithm {
+const fn highwayhash(
+    size: Size,
+    bsd_label: &'static str,
+    new: NewFn,
+    hash_many: BatchFn,
+    restore: RestoreFn,
+) -> Algorithm {
     Algorithm {
         name: size.name(),
         aliases: &[],
@@ -27,6 +33,7 @@ const fn highwayhash(size: Size, bsd_label: &'static str, new: NewFn, hash_many:
         backends: BackendReport::of::<super::Kind>,
         new,
         hash_many,
+        restore,
     }
 }
 
@@ -43,12 +50,21 @@ fn sized(size: Size, opts: &HashOptions) -> Result<Box<dyn StreamingHash>, Error
     Ok(Box::new(SizedHighwayHasher { hasher: HighwayHasher::from_options(size, opts)?, size }))
 }
 
+fn restore_sized(size: Size, blob: &[u8], key: Option<&[u8]>) -> Result<Box<dyn StreamingHash>, Error> {
+    let h = SizedHighwayHasher::restore(blob, key)?;
+    if h.size != size {
+        return Err(Error::InvalidArgument(format!("this is a state of {}, expected {}", h.size.name(), size.name())));
+    }
+    Ok(Box::new(h))
+}
+
 /// HighwayHash with a 64-bit result (needs a 32-byte key).
 pub static ALGORITHM_64: Algorithm = highwayhash(
     Size::Bits64,
     "HIGHWAYHASH64",
     |o| sized(Size::Bits64, o),
     |o, m, out| hash_many(Size::Bits64, o, m, out),
+    |b, k| restore_sized(Size::Bits64, b, k),
 );
 /// HighwayHash with a 128-bit result (needs a 32-byte key).
 pub static ALGORITHM_128: Algorithm = highwayhash(
@@ -56,6 +72,7 @@ pub static ALGORITHM_128: Algorithm = highwayhash(
     "HIGHWAYHASH128",
     |o| sized(Size::Bits128, o),
     |o, m, out| hash_many(Size::Bits128, o, m, out),
+    |b, k| restore_sized(Size::Bits128, b, k),
 );
 /// HighwayHash with a 256-bit result (needs a 32-byte key).
 pub static ALGORITHM_256: Algorithm = highwayhash(
@@ -63,6 +80,7 @@ pub static ALGORITHM_256: Algorithm = highwayhash(
     "HIGHWAYHASH256",
     |o| sized(Size::Bits256, o),
     |o, m, out| hash_many(Size::Bits256, o, m, out),
+    |b, k| restore_sized(Size::Bits256, b, k),
 );
 
 fn hash_many(size: Size, opts: &HashOptions, messages: &[&[u8]], out: &mut [u8]) -> Result<(), Error> {
@@ -106,5 +124,8 @@ impl StreamingHash for SizedHighwayHasher {
     }
     fn digest_len(&self) -> usize {
         self.size.len()
+    }
+    fn export(&self) -> Vec<u8> {
+        SizedHighwayHasher::export(self)
     }
 }

@@ -25,6 +25,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     backends: BackendReport::of::<super::Kind>,
     new: |opts| Ok(Box::new(Sha256::from_options(opts)?)),
     hash_many: |opts, messages, out| crate::registry::hash_many_sequential(&ALGORITHM, opts, messages, out),
+    restore: |blob, key| Ok(Box::new(Sha256::restore(blob, key)?)),
 };
 
 impl Sha256 {
@@ -54,5 +55,8 @@ impl StreamingHash for Sha256 {
     }
     fn digest_len(&self) -> usize {
         OUT_LEN
+    }
+    fn export(&self) -> Vec<u8> {
+        Sha256::export(self)
     }
 }

@@ -66,6 +66,7 @@ mod platform;
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod shani;
+mod state;
 
 use crate::block_buffer::BlockBuffer;
 pub use algorithm::ALGORITHM;

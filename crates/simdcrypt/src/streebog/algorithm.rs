@@ -3,7 +3,7 @@
 use super::{Bits, Platform, Streebog, BLOCK_LEN};
 use crate::any::HashOptions;
 use crate::backend::BackendReport;
-use crate::registry::{Algorithm, BatchFn, KeyUse, ReferenceTool};
+use crate::registry::{Algorithm, BatchFn, KeyUse, ReferenceTool, RestoreFn};
 use crate::streaming::StreamingHash;
 use crate::Error;
 
@@ -13,6 +13,7 @@ const fn streebog(
     digest_len: usize,
     new: NewFn,
     hash_many: BatchFn,
+    restore: RestoreFn,
 ) -> Algorithm {
     Algorithm {
         name,
@@ -30,6 +31,7 @@ const fn streebog(
         backends: BackendReport::of::<super::Kind>,
         new,
         hash_many,
+        restore,
     }
 }
 
@@ -42,6 +44,7 @@ pub static ALGORITHM_256: Algorithm = streebog(
     32,
     |opts| Ok(Box::new(Streebog::<32>::from_options(opts)?)),
     |opts, messages, out| hash_many(&ALGORITHM_256, Bits::B256, opts, messages, out),
+    |blob, key| Ok(Box::new(Streebog::<32>::restore(blob, key)?)),
 );
 /// Streebog-512 (GOST R 34.11-2012), labelled as RHash labels it.
 pub static ALGORITHM_512: Algorithm = streebog(
@@ -50,6 +53,7 @@ pub static ALGORITHM_512: Algorithm = streebog(
     64,
     |opts| Ok(Box::new(Streebog::<64>::from_options(opts)?)),
     |opts, messages, out| hash_many(&ALGORITHM_512, Bits::B512, opts, messages, out),
+    |blob, key| Ok(Box::new(Streebog::<64>::restore(blob, key)?)),
 );
 
 fn hash_many(
@@ -96,5 +100,8 @@ where
     }
     fn digest_len(&self) -> usize {
         N
+    }
+    fn export(&self) -> Vec<u8> {
+        Streebog::export(self)
     }
 }

@@ -40,11 +40,13 @@ mod avx512_gfni;
 mod batch;
 mod platform;
 pub(crate) mod portable;
+mod state;
 mod tables;
 
 pub use algorithm::{ALGORITHM_256, ALGORITHM_512};
 pub use batch::{hash_many, Bits};
 pub use platform::{Kind, Platform};
+pub use state::HmacNew;
 
 use crate::block_buffer::BlockBuffer;
 
@@ -246,6 +248,9 @@ pub fn hash512(input: &[u8]) -> [u8; 64] {
 pub struct Hmac<const N: usize> {
     inner: Streebog<N>,
     outer: Streebog<N>,
+    /// The key as HMAC uses it (hashed if longer than a block, zero-padded): an equivalent
+    /// key, kept so that a saved state can be restored ([`Hmac::key_block`]).
+    key_block: [u8; BLOCK_LEN],
 }
 
 /// HMAC-Streebog-256 (32-byte tags).
@@ -280,7 +285,7 @@ impl<const N: usize> Hmac<N> {
         let mut outer = fresh;
         inner.update(&k.map(|b| b ^ 0x36));
         outer.update(&k.map(|b| b ^ 0x5c));
-        Hmac { inner, outer }
+        Hmac { inner, outer, key_block: k }
     }
 
     /// Chooses the kernels of both hashes.

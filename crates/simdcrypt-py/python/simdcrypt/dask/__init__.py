@@ -1,0 +1,715 @@
+"""Hashing files on a Dask cluster: ``simdcrypt.dask``.
+
+BLAKE3 files larger than one part are split into power-of-two-aligned subtrees of the
+BLAKE3 tree; each worker reads its own byte range through fsspec (the data never passes
+through the client) and returns a 32-byte chaining value (``simdcrypt.blake3_subtree``),
+and the client merges them up the tree (``simdcrypt.blake3_merge``). The digest is the one
+``b3sum`` and ``simdcrypt.blake3`` give, in every mode (hash, keyed, derive-key) and for
+any output length. Hashes that cannot be split (SHA-256, Streebog, GOST R 34.11-94,
+HighwayHash: each block depends on the one before) run as one task per file; small files
+are grouped into tasks.
+
+Tasks are pure and named by what they read (URL, offset, length, file size and modification
+time, mode), so a lost worker costs time only: the scheduler reruns its tasks.
+
+Needs ``dask[distributed]`` and ``fsspec``: ``pip install 'simdcrypt[dask]'``.
+See docs/dask.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob as _glob
+import json
+import mmap
+import os
+import sys
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Union
+
+try:
+    import fsspec  # type: ignore[import-untyped,unused-ignore]
+    import distributed as _distributed_module
+    from dask.base import tokenize
+    from distributed.diagnostics import progressbar as _progressbar_module
+    from fsspec.implementations.local import LocalFileSystem  # type: ignore[import-untyped,unused-ignore]
+except ImportError as e:  # pragma: no cover - exercised only without dask
+    raise ImportError(
+        f"simdcrypt.dask needs dask[distributed] and fsspec ({e}); install them with "
+        "pip install 'simdcrypt[dask]'"
+    ) from e
+
+import simdcrypt
+
+# distributed's functions are partly untyped: used through Any.
+_distributed: Any = _distributed_module
+_progressbar: Any = _progressbar_module
+
+__all__ = [
+    "DEFAULT_PART_SIZE",
+    "HashFilesError",
+    "format_manifest",
+    "hash_file",
+    "hash_files",
+    "merkle_root",
+    "write_manifest",
+]
+
+#: Bytes of input per task: a power of two, so parts are whole BLAKE3 subtrees.
+DEFAULT_PART_SIZE = 64 << 20
+CHUNK_LEN = 1024
+#: How much a task reads at a time for hashes that cannot be split.
+_READ_LEN = 8 << 20
+_CHECKPOINT_FORMAT = "simdcrypt.dask checkpoint"
+_CHECKPOINT_VERSION = 1
+_FINGERPRINT_CONTEXT = "simdcrypt.dask checkpoint key fingerprint v1"
+
+# The BSD-style labels of `simdcrypt sum --tag` (the library's registry, crates/simdcrypt/src/*/algorithm.rs).
+_BSD_LABELS = {
+    "blake3": "BLAKE3",
+    "sha256": "SHA256",
+    "highwayhash64": "HIGHWAYHASH64",
+    "highwayhash128": "HIGHWAYHASH128",
+    "highwayhash256": "HIGHWAYHASH256",
+    "streebog256": "GOST12-256",
+    "streebog512": "GOST12-512",
+    "gost94": "GOST94-CRYPTOPRO",
+    "gost94-test": "GOST94",
+}
+
+Url = Union[str, "os.PathLike[str]"]
+
+
+class HashFilesError(Exception):
+    """Some files of :func:`hash_files` could not be hashed; raised after all the others
+    finished. ``results`` holds the digests that were computed, ``errors`` the exception of
+    each file that failed (by the name it has in the results)."""
+
+    def __init__(self, results: dict[str, bytes], errors: dict[str, BaseException]) -> None:
+        self.results = results
+        self.errors = errors
+        lines = "; ".join(str(err) if name in str(err) else f"{name}: {err}" for name, err in errors.items())
+        super().__init__(f"{len(errors)} of {len(errors) + len(results)} files could not be hashed: {lines}")
+
+
+# --- what runs on the workers: pure functions of their arguments ----------------------
+
+
+def _file_identity(fs: Any, path: str) -> tuple[int, str]:
+    """The size and a version token (the modification time, or the file system's own
+    version key) of a file; FileNotFoundError naming it if it is missing."""
+    info = fs.info(path)
+    if info.get("type") == "directory":
+        raise IsADirectoryError(f"{path}: is a directory")
+    size = int(info["size"])
+    for field in ("mtime", "LastModified", "last_modified", "ETag", "etag", "created"):
+        if field in info:
+            return size, f"{field}={info[field]}"
+    return size, f"ukey={fs.ukey(path)}"
+
+
+def _open_checked(url: str, size: int, version: str, storage_options: Mapping[str, Any]) -> Any:
+    """Opens ``url`` after checking it is still the file the plan was made for."""
+    fs, path = fsspec.core.url_to_fs(url, **storage_options)
+    now = _file_identity(fs, path)
+    if now != (size, version):
+        raise RuntimeError(f"{url}: the file changed while it was being hashed (size or modification time)")
+    return fs.open(path, "rb")
+
+
+@contextlib.contextmanager
+def _read_range(
+    url: str, offset: int, length: int, size: int, version: str, storage_options: Mapping[str, Any]
+) -> Iterator[Any]:
+    """The bytes ``offset .. offset + length`` of the file, as a buffer valid inside the
+    ``with``. A local file is memory-mapped (hashed straight from the page cache: reading a
+    64 MiB part into a new bytes object cost several times the hashing); other file systems
+    are read."""
+    fs, path = fsspec.core.url_to_fs(url, **storage_options)
+    if _file_identity(fs, path) != (size, version):
+        raise RuntimeError(f"{url}: the file changed while it was being hashed (size or modification time)")
+    if length and isinstance(fs, LocalFileSystem) and offset % mmap.ALLOCATIONGRANULARITY == 0:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), length, offset=offset, access=mmap.ACCESS_READ) as m:
+            yield m
+        return
+    with fs.open(path, "rb") as f:
+        f.seek(offset)
+        data = f.read(length)
+    if len(data) != length:
+        raise RuntimeError(f"{url}: expected {length} bytes at offset {offset}, read {len(data)}")
+    yield data
+
+
+def _subtree_task(
+    url: str, offset: int, length: int, size: int, version: str, mode: dict[str, Any], storage_options: Mapping[str, Any]
+) -> bytes:
+    """The chaining value of one part of a BLAKE3 input."""
+    with _read_range(url, offset, length, size, version, storage_options) as data:
+        return simdcrypt.blake3_subtree(data, offset=offset, **mode)
+
+
+def _hash_stream(f: Any, algorithm: str, mode: dict[str, Any], length: int | None) -> bytes:
+    h: Any = simdcrypt.new(algorithm, **mode)
+    while True:
+        block = f.read(_READ_LEN)
+        if not block:
+            break
+        h.update(block)
+    return bytes(h.digest(length) if length is not None else h.digest())
+
+
+def _whole_files_task(
+    files: list[tuple[str, int, str]], algorithm: str, mode: dict[str, Any], length: int | None, storage_options: Mapping[str, Any]
+) -> list[tuple[str, bytes | None, str | None]]:
+    """Hashes whole files, one after the other: (url, digest, None) or (url, None, error)."""
+    out: list[tuple[str, bytes | None, str | None]] = []
+    for url, size, version in files:
+        try:
+            with _open_checked(url, size, version, storage_options) as f:
+                out.append((url, _hash_stream(f, algorithm, mode, length), None))
+        except Exception as e:  # reported per file; the others still finish
+            out.append((url, None, f"{type(e).__name__}: {e}"))
+    return out
+
+
+def _merkle_task(
+    url: str, offset: int, length: int, size: int, version: str, depth: int, storage_options: Mapping[str, Any]
+) -> bytes:
+    with _read_range(url, offset, length, size, version, storage_options) as data:
+        return simdcrypt.merkle_root(data, depth=depth)
+
+
+# --- the client side --------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _client(client: Any) -> Iterator[Any]:
+    """The given client, else the current one, else a LocalCluster for this call."""
+    if client is not None:
+        yield client
+        return
+    try:
+        yield _distributed.get_client()
+        return
+    except ValueError:
+        pass
+    with _distributed.LocalCluster(processes=True) as cluster, _distributed.Client(cluster) as local:
+        yield local
+
+
+def _mode(algorithm: str, key: bytes | None, derive_key_context: str | None) -> dict[str, Any]:
+    mode: dict[str, Any] = {}
+    if key is not None:
+        mode["key"] = bytes(key)
+    if derive_key_context is not None:
+        mode["derive_key_context"] = derive_key_context
+    simdcrypt.new(algorithm, **mode)  # the options are checked here, before any task runs
+    return mode
+
+
+def _mode_name(mode: Mapping[str, Any]) -> str:
+    """The mode as a checkpoint records it: a keyed mode by a fingerprint of its key."""
+    if "key" in mode:
+        return "keyed:" + simdcrypt.blake3(mode["key"], derive_key_context=_FINGERPRINT_CONTEXT).hexdigest()[:32]
+    if "derive_key_context" in mode:
+        return "derive_key:" + str(mode["derive_key_context"])
+    return "hash"
+
+
+def _algorithm_name(algorithm: str) -> str:
+    name = algorithm.lower()
+    if name not in simdcrypt.algorithms_available:
+        raise ValueError(f"unknown algorithm {algorithm!r}; available: {', '.join(sorted(simdcrypt.algorithms_available))}")
+    return name
+
+
+def _part_size(part_size: int | None) -> int:
+    size = DEFAULT_PART_SIZE if part_size is None else int(part_size)
+    if size < CHUNK_LEN or size & (size - 1):
+        raise ValueError(f"part_size must be a power of two of at least {CHUNK_LEN} bytes, got {size}")
+    return size
+
+
+def _for_workers(url: str) -> str:
+    """The URL the workers open: a relative local path made absolute (workers do not share
+    the client's working directory; a local path must be on a file system they all see)."""
+    if "://" in url or os.path.isabs(url):
+        return url
+    return os.path.abspath(url)
+
+
+def _task_key(kind: str, *parts: Any) -> str:
+    return f"simdcrypt-{kind}-{tokenize(*parts)}"
+
+
+def _merge_parts(cvs: Sequence[bytes], mode: Mapping[str, Any], length: int) -> bytes:
+    """The root over the parts' chaining values: BLAKE3's left-balanced tree, whose splits
+    fall on part boundaries because a part is a power-of-two number of chunks."""
+
+    def node(lo: int, hi: int, root: bool) -> bytes:
+        if hi - lo == 1:
+            return cvs[lo]
+        split = 1 << ((hi - lo - 1).bit_length() - 1)
+        left, right = node(lo, lo + split, False), node(lo + split, hi, False)
+        return simdcrypt.blake3_merge(left, right, root=root, length=length if root else 32, **mode)
+
+    return node(0, len(cvs), True)
+
+
+@contextlib.contextmanager
+def _progress(futures: list[Any], enabled: bool) -> Iterator[None]:
+    """dask.distributed's progress bar (on standard output, as dask draws it) in a thread,
+    so that the caller can collect results (and write checkpoints) as they come."""
+    if not enabled or not futures:
+        yield
+        return
+
+    def show() -> None:
+        with contextlib.suppress(Exception):  # a progress bar is never worth failing for
+            _progressbar.progress(futures)
+
+    thread = threading.Thread(target=show, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join(timeout=5)
+
+
+class _Checkpoint:
+    """Finished parts of one file, kept in a JSON file written whole (temp + rename)."""
+
+    def __init__(self, path: Url, identity: dict[str, Any]) -> None:
+        self.path = os.fspath(path)
+        self.identity = identity
+        self.parts: dict[int, bytes] = {}
+        self.hashed_this_run = 0
+        # Digests of the whole file by output length ("default" for the algorithm's own),
+        # for inputs hashed as one task.
+        self.results: dict[str, bytes] = {}
+        if os.path.exists(self.path):
+            self._load()
+
+    def _load(self) -> None:
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            raise ValueError(f"checkpoint {self.path}: not readable as JSON ({e})") from None
+        if not isinstance(doc, dict) or doc.get("format") != _CHECKPOINT_FORMAT:
+            raise ValueError(f"checkpoint {self.path}: not a simdcrypt.dask checkpoint")
+        if doc.get("version") != _CHECKPOINT_VERSION:
+            raise ValueError(f"checkpoint {self.path}: version {doc.get('version')!r} is not supported (expected {_CHECKPOINT_VERSION})")
+        for field, what in (
+            ("url", "another file"),
+            ("size", "another version of the file (its size changed)"),
+            ("file_version", "another version of the file (it was modified since)"),
+            ("algorithm", "another algorithm"),
+            ("mode", "another mode or key"),
+            ("part_size", "another part size"),
+        ):
+            if doc.get(field) != self.identity[field]:
+                raise ValueError(
+                    f"checkpoint {self.path} is for {what}: {field} {doc.get(field)!r}, "
+                    f"this run has {self.identity[field]!r}; delete it to start again"
+                )
+        parts = doc.get("parts")
+        if not isinstance(parts, dict):
+            raise ValueError(f"checkpoint {self.path}: damaged (no parts)")
+        size, part_size = self.identity["size"], self.identity["part_size"]
+        for offset_text, cv_hex in parts.items():
+            try:
+                offset, cv = int(offset_text), bytes.fromhex(cv_hex)
+            except (TypeError, ValueError):
+                raise ValueError(f"checkpoint {self.path}: damaged part {offset_text!r}") from None
+            if offset % part_size or not 0 <= offset < size or len(cv) != 32:
+                raise ValueError(f"checkpoint {self.path}: damaged part {offset_text!r}")
+            self.parts[offset] = cv
+        results = doc.get("results", {})
+        try:
+            self.results = {str(n): bytes.fromhex(h) for n, h in results.items()}
+        except (AttributeError, TypeError, ValueError):
+            raise ValueError(f"checkpoint {self.path}: damaged results") from None
+
+    def record_result(self, length: str, digest: bytes) -> None:
+        self.results[length] = digest
+        self.hashed_this_run = 1
+        self.save()
+
+    def record(self, offset: int, cv: bytes) -> None:
+        self.parts[offset] = cv
+        self.hashed_this_run += 1
+        self.save()
+
+    def save(self) -> None:
+        doc = dict(self.identity)
+        doc.update(
+            format=_CHECKPOINT_FORMAT,
+            version=_CHECKPOINT_VERSION,
+            hashed_this_run=self.hashed_this_run,
+            parts={str(o): cv.hex() for o, cv in sorted(self.parts.items())},
+            results={n: d.hex() for n, d in sorted(self.results.items())},
+        )
+        tmp = f"{self.path}.tmp{os.getpid()}"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+
+
+def hash_file(
+    urlpath: Url,
+    algorithm: str = "blake3",
+    *,
+    client: Any = None,
+    key: bytes | None = None,
+    derive_key_context: str | None = None,
+    length: int | None = None,
+    part_size: int | None = None,
+    checkpoint: Url | None = None,
+    progress: bool = True,
+    storage_options: Mapping[str, Any] | None = None,
+) -> bytes:
+    """The digest of one file (any fsspec URL: a local path, ``s3://...``, ``memory://...``)
+    hashed on a Dask cluster.
+
+    - algorithm, key, derive_key_context, length: as for :func:`simdcrypt.hash_file`.
+    - client: a ``distributed.Client``; default: the current client, else a LocalCluster
+      started (and closed) for this call.
+    - part_size: bytes per task, a power of two (default 64 MiB). BLAKE3 files larger than
+      one part are split into parts hashed on the workers; other algorithms run as one task.
+    - checkpoint: a local JSON file recording the finished parts (BLAKE3) or the result;
+      a rerun hashes only what is missing. A checkpoint of another file, another version of
+      it (size or modification time), another algorithm, mode, key or part size is refused
+      with ValueError.
+    - progress: show dask.distributed's progress bar.
+    - storage_options: passed to fsspec.
+
+    Raises FileNotFoundError (naming the file) and the errors of the tasks.
+    """
+    algorithm = _algorithm_name(algorithm)
+    mode = _mode(algorithm, key, derive_key_context)
+    psize = _part_size(part_size)
+    opts = dict(storage_options or {})
+    url = _for_workers(os.fspath(urlpath))
+    fs, path = fsspec.core.url_to_fs(url, **opts)
+    try:
+        size, version = _file_identity(fs, path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{url}: no such file") from None
+    out_len = 32 if length is None else int(length)
+    if length is not None and algorithm != "blake3":
+        raise ValueError(f"length applies to blake3 only, not {algorithm}")
+    identity = {
+        "url": url,
+        "size": size,
+        "file_version": version,
+        "algorithm": algorithm,
+        "mode": _mode_name(mode),
+        "part_size": psize,
+    }
+    ckpt = _Checkpoint(checkpoint, identity) if checkpoint is not None else None
+
+    with _client(client) as c:
+        if algorithm != "blake3" or size <= psize:
+            result_key = "default" if length is None else str(out_len)
+            if ckpt is not None and result_key in ckpt.results:
+                ckpt.save()  # hashed_this_run: 0
+                return ckpt.results[result_key]
+            fut = c.submit(
+                _whole_files_task,
+                [(url, size, version)],
+                algorithm,
+                mode,
+                length,
+                opts,
+                key=_task_key("whole", url, size, version, algorithm, identity["mode"], length),
+                pure=True,
+            )
+            with _progress([fut], progress):
+                [(_, digest, error)] = fut.result()
+            if error is not None:
+                raise RuntimeError(f"{url}: {error}")
+            assert digest is not None
+            if ckpt is not None:
+                ckpt.record_result(result_key, digest)
+            return bytes(digest)
+
+        offsets = list(range(0, size, psize))
+        done = ckpt.parts if ckpt is not None else {}
+        futures = {}
+        for offset in offsets:
+            if offset in done:
+                continue
+            n = min(psize, size - offset)
+            fut = c.submit(
+                _subtree_task,
+                url,
+                offset,
+                n,
+                size,
+                version,
+                mode,
+                opts,
+                key=_task_key("subtree", url, offset, n, size, version, identity["mode"]),
+                pure=True,
+            )
+            futures[fut.key] = (offset, fut)
+        cvs = dict(done)
+        by_key = {k: off for k, (off, _) in futures.items()}
+        with _progress([f for _, f in futures.values()], progress):
+            for fut in _distributed.as_completed([f for _, f in futures.values()]):
+                cv = fut.result()
+                offset = by_key[fut.key]
+                cvs[offset] = cv
+                if ckpt is not None:
+                    ckpt.record(offset, cv)
+        if ckpt is not None and not futures:
+            ckpt.save()
+        return _merge_parts([cvs[o] for o in offsets], mode, out_len)
+
+
+def _expand(urlpaths: str | Url | Iterable[Url], storage_options: Mapping[str, Any]) -> list[str]:
+    """URLs as given, with glob patterns expanded (sorted); a pattern matching nothing is
+    kept, so that it is reported as missing."""
+    items = [urlpaths] if isinstance(urlpaths, (str, os.PathLike)) else list(urlpaths)
+    out: list[str] = []
+    for item in items:
+        url = os.fspath(item)
+        if not _glob.has_magic(url):
+            out.append(url)
+            continue
+        fs, pattern = fsspec.core.url_to_fs(url, **storage_options)
+        found = sorted(fs.glob(pattern))
+        if not found:
+            out.append(url)
+        elif "://" in url:
+            out.extend(fs.unstrip_protocol(p) for p in found)
+        elif os.path.isabs(url):
+            out.extend(found)
+        else:
+            out.extend(os.path.relpath(p) for p in found)
+    return out
+
+
+def hash_files(
+    urlpaths: str | Url | Iterable[Url],
+    algorithm: str = "blake3",
+    *,
+    client: Any = None,
+    key: bytes | None = None,
+    derive_key_context: str | None = None,
+    length: int | None = None,
+    part_size: int | None = None,
+    progress: bool = True,
+    storage_options: Mapping[str, Any] | None = None,
+) -> dict[str, bytes]:
+    """The digests of many files (a list of URLs, glob patterns, or both), by URL, in the
+    order given (patterns expanded in sorted order).
+
+    BLAKE3 files larger than ``part_size`` are split as in :func:`hash_file`; smaller files
+    (and files of the other algorithms) are grouped into tasks of about ``part_size`` bytes.
+    Every file is attempted: if some cannot be hashed (missing, unreadable, changed while
+    hashed), :class:`HashFilesError` is raised after all the others finished, carrying both
+    the digests (``results``) and the errors by file (``errors``).
+    """
+    algorithm = _algorithm_name(algorithm)
+    mode = _mode(algorithm, key, derive_key_context)
+    psize = _part_size(part_size)
+    opts = dict(storage_options or {})
+    if length is not None and algorithm != "blake3":
+        raise ValueError(f"length applies to blake3 only, not {algorithm}")
+    out_len = 32 if length is None else int(length)
+    mode_name = _mode_name(mode)
+    urls = list(dict.fromkeys(_expand(urlpaths, opts)))
+    errors: dict[str, BaseException] = {}
+    planned: dict[str, tuple[int, str]] = {}
+    for url in urls:
+        fs, path = fsspec.core.url_to_fs(_for_workers(url), **opts)
+        try:
+            planned[url] = _file_identity(fs, path)
+        except FileNotFoundError:
+            errors[url] = FileNotFoundError(f"{url}: no such file")
+        except OSError as e:
+            errors[url] = e
+
+    results: dict[str, bytes] = {}
+    with _client(client) as c:
+        split: dict[str, list[tuple[int, Any]]] = {}
+        groups: list[tuple[Any, list[tuple[str, int, str]]]] = []
+        batch: list[tuple[str, int, str]] = []
+        batch_bytes = 0
+
+        def flush() -> None:
+            nonlocal batch, batch_bytes
+            if batch:
+                fut = c.submit(
+                    _whole_files_task,
+                    batch,
+                    algorithm,
+                    mode,
+                    length,
+                    opts,
+                    key=_task_key("whole", batch, algorithm, mode_name, length),
+                    pure=True,
+                )
+                groups.append((fut, batch))
+            batch, batch_bytes = [], 0
+
+        name_of: dict[str, str] = {}
+        for url, (size, version) in planned.items():
+            name = url  # as given: the results' key
+            url = _for_workers(url)
+            name_of[url] = name
+            if algorithm == "blake3" and size > psize:
+                split[name] = [
+                    (
+                        off,
+                        c.submit(
+                            _subtree_task,
+                            url,
+                            off,
+                            min(psize, size - off),
+                            size,
+                            version,
+                            mode,
+                            opts,
+                            key=_task_key("subtree", url, off, min(psize, size - off), size, version, mode_name),
+                            pure=True,
+                        ),
+                    )
+                    for off in range(0, size, psize)
+                ]
+                continue
+            if batch and batch_bytes + size > psize:
+                flush()
+            batch.append((url, size, version))
+            batch_bytes += size
+        flush()
+
+        everything = [f for f, _ in groups] + [f for parts in split.values() for _, f in parts]
+        with _progress(everything, progress):
+            for fut in _distributed.as_completed(everything, raise_errors=False):
+                pass  # wait for all, failures included
+        for g, files in groups:
+            if g.status == "error":
+                # The whole group's task failed (not one file in it): each file is reported.
+                for target, _, _ in files:
+                    errors[name_of[target]] = g.exception()
+                continue
+            for target, digest, error in g.result():
+                url = name_of[target]
+                if error is not None:
+                    errors[url] = RuntimeError(f"{url}: {error}")
+                elif digest is not None:
+                    results[url] = digest
+        for url, parts in split.items():
+            failed = [f for _, f in parts if f.status == "error"]
+            if failed:
+                errors[url] = failed[0].exception()
+            else:
+                results[url] = _merge_parts([f.result() for _, f in parts], mode, out_len)
+    ordered = {u: results[u] for u in urls if u in results}
+    if errors:
+        raise HashFilesError(ordered, {u: errors[u] for u in urls if u in errors})
+    return ordered
+
+
+def _escape(name: str) -> tuple[str, str]:
+    """b3sum's and coreutils' escaping of a name: backslash, newline and carriage return
+    escaped, and the line then starts with a backslash."""
+    if not any(c in name for c in "\\\n\r"):
+        return "", name
+    return "\\", name.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def format_manifest(results: Mapping[str, bytes], *, algorithm: str = "blake3", tag: bool = False) -> str:
+    """The lines ``simdcrypt sum`` prints for these digests: ``HEX  NAME`` (GNU style) or,
+    with ``tag``, ``LABEL (NAME) = HEX`` (BSD style), names escaped as b3sum and coreutils
+    escape them, so that ``simdcrypt check`` (and b3sum/sha256sum -c) verify them."""
+    label = _BSD_LABELS[_algorithm_name(algorithm)]
+    lines = []
+    for name, digest in results.items():
+        prefix, text = _escape(name)
+        if tag:
+            lines.append(f"{prefix}{label} ({text}) = {digest.hex()}\n")
+        else:
+            lines.append(f"{prefix}{digest.hex()}  {text}\n")
+    return "".join(lines)
+
+
+def write_manifest(
+    results: Mapping[str, bytes], path: Url, tag: bool = False, *, algorithm: str = "blake3"
+) -> None:
+    """Writes :func:`format_manifest`'s lines to ``path`` (whole or not at all: a temporary
+    file renamed into place)."""
+    text = format_manifest(results, algorithm=algorithm, tag=tag)
+    target = os.fspath(path)
+    tmp = f"{target}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    os.replace(tmp, target)
+
+
+def _zero_hashes(levels: int) -> list[bytes]:
+    zero = [bytes(32)]
+    for _ in range(levels):
+        zero.append(simdcrypt.sha256(zero[-1] + zero[-1]).digest())
+    return zero
+
+
+def merkle_root(
+    urlpath: Url,
+    *,
+    depth: int | None = None,
+    client: Any = None,
+    part_size: int | None = None,
+    progress: bool = True,
+    storage_options: Mapping[str, Any] | None = None,
+) -> bytes:
+    """The SSZ-style Merkle root (:func:`simdcrypt.merkle_root`) of a file of 32-byte
+    leaves, split across workers: each task computes the root of a subtree of a power-of-two
+    number of leaves (``part_size`` bytes), and the client combines them, padding with the
+    zero hashes. Equal to ``simdcrypt.merkle_root(data, depth=depth)``."""
+    psize = _part_size(part_size)
+    opts = dict(storage_options or {})
+    url = _for_workers(os.fspath(urlpath))
+    fs, path = fsspec.core.url_to_fs(url, **opts)
+    try:
+        size, version = _file_identity(fs, path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{url}: no such file") from None
+    if size % 32:
+        raise ValueError(f"{url}: {size} bytes is not a whole number of 32-byte leaves")
+    leaves = size // 32
+    natural = 0 if leaves <= 1 else (leaves - 1).bit_length()
+    d = natural if depth is None else int(depth)
+    if not 0 <= d <= 64 or leaves > (1 << d):
+        raise ValueError(f"depth must be 0 to 64 and hold the {leaves} leaves, got {depth}")
+    sub = (psize // 32).bit_length() - 1  # leaves per part: 2**sub
+    with _client(client) as c:
+        if d <= sub or leaves <= (1 << sub):
+            fut = c.submit(
+                _merkle_task, url, 0, size, size, version, d, opts,
+                key=_task_key("merkle", url, size, version, d), pure=True,
+            )  # fmt: skip
+            with _progress([fut], progress):
+                return bytes(fut.result())
+        step = 32 << sub
+        futures = [
+            c.submit(
+                _merkle_task, url, off, min(step, size - off), size, version, sub, opts,
+                key=_task_key("merkle", url, off, min(step, size - off), size, version, sub), pure=True,
+            )  # fmt: skip
+            for off in range(0, size, step)
+        ]
+        with _progress(futures, progress):
+            layer = [bytes(r) for r in c.gather(futures)]
+    zero = _zero_hashes(d)
+    for level in range(sub, d):
+        if len(layer) % 2:
+            layer.append(zero[level])
+        layer = [simdcrypt.sha256(layer[i] + layer[i + 1]).digest() for i in range(0, len(layer), 2)]
+    return layer[0]

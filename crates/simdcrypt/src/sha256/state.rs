@@ -1,0 +1,44 @@
+//! SHA-256's resumable state (`export` / `restore`) in the shared container of
+//! [`crate::state`]: the eight state words, the length and the partial block.
+
+use super::{Platform, Sha256, BLOCK_LEN};
+use crate::block_buffer::BlockBuffer;
+use crate::state::{self, Writer};
+use crate::Error;
+
+const NAME: &str = "sha256";
+
+impl Sha256 {
+    /// The unfinished hash as a state (simdcrypt's format, docs/state-format.md) that
+    /// [`Sha256::restore`] resumes, in another process or on another machine.
+    pub fn export(&self) -> Vec<u8> {
+        let mut fields = Writer::default();
+        fields.u32s(&self.state).u64s(&[self.buf.total()]).buffer(self.buf.raw().0, self.buf.raw().1);
+        state::seal(NAME, &[], &fields.bytes, None)
+    }
+
+    /// Resumes a hash from a state made by [`Sha256::export`], on the detected backend.
+    /// SHA-256 has no key: `key` must be `None`.
+    ///
+    /// Returns [`Error::InvalidArgument`] saying what is wrong for a blob that is not a
+    /// SHA-256 state or is damaged.
+    pub fn restore(blob: &[u8], key: Option<&[u8]>) -> Result<Sha256, Error> {
+        let opened = state::open(blob, NAME, key)?;
+        opened.params.finish()?;
+        let mut f = opened.fields;
+        let words = f.u32s::<8>()?;
+        let len = f.u64()?;
+        let (buf, buf_len) = f.buffer::<BLOCK_LEN>(BLOCK_LEN - 1)?;
+        f.finish()?;
+        if len % BLOCK_LEN as u64 != buf_len as u64 {
+            return Err(Error::InvalidArgument(format!(
+                "damaged sha256 state: {buf_len} buffered bytes after {len} bytes of input"
+            )));
+        }
+        Ok(Sha256 {
+            state: words,
+            buf: BlockBuffer::from_parts(&buf[..buf_len], len).expect("checked: under a block"),
+            platform: Platform::detect(),
+        })
+    }
+}
