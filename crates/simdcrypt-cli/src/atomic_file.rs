@@ -18,6 +18,9 @@
 //! 128+signal), and [`AtomicFile`]'s `Drop` removes it on every error path. Only SIGKILL
 //! (which no process can catch) can then leave one behind.
 //!
+//! The environment variable `SIMDCRYPT_NO_O_TMPFILE=1` skips `O_TMPFILE`, so that the
+//! tests can exercise the fallback on a file system that has it.
+//!
 //! Either way the file is synced before it is named, and OUT's folder after, so a
 //! reported success survives a crash.
 
@@ -102,7 +105,11 @@ impl AtomicFile {
     pub fn create(target: &Path) -> io::Result<AtomicFile> {
         let dir = folder_of(target);
         #[cfg(target_os = "linux")]
-        match unnamed_file(&dir) {
+        match if std::env::var_os("SIMDCRYPT_NO_O_TMPFILE").is_some_and(|v| v == "1") {
+            Err(io::Error::from_raw_os_error(libc::EOPNOTSUPP))
+        } else {
+            unnamed_file(&dir)
+        } {
             Ok(file) => return Ok(AtomicFile { file: Some(file), target: target.to_path_buf(), dir, named: None }),
             Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)) => {}
             Err(e) => return Err(e),
@@ -128,11 +135,6 @@ impl AtomicFile {
             }
         }
         Err(io::Error::new(io::ErrorKind::AlreadyExists, "no free temporary name"))
-    }
-
-    /// Whether the data goes to an unnamed (`O_TMPFILE`) file.
-    pub fn is_unnamed(&self) -> bool {
-        self.named.is_none()
     }
 
     /// The file to write to.
