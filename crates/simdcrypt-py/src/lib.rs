@@ -23,6 +23,7 @@ mod args;
 mod batch;
 mod blake3_class;
 mod buffer;
+mod file_crypt;
 mod gost94_class;
 mod gost_common;
 mod highwayhash_class;
@@ -143,5 +144,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(secretbox::secretbox_open, m)?)?;
     m.add("AuthenticationError", m.py().get_type::<secretbox::AuthenticationError>())?;
     m.add_function(wrap_pyfunction!(highwayhash_class::highwayhash_many, m)?)?;
+    file_crypt::register(m)?;
     Ok(())
 }

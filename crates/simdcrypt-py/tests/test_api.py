@@ -313,6 +313,11 @@ def test_all() -> None:
     assert sorted(simdcrypt.__all__) == sorted(
         [
             "AuthenticationError",
+            "EncryptedReader",
+            "EncryptedWriter",
+            "decrypt_file",
+            "encrypt_file",
+            "open_encrypted",
             "Salsa20",
             "XSalsa20",
             "secretbox_open",

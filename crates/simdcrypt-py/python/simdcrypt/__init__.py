@@ -61,6 +61,22 @@ Salsa20/20 (/12, /8) and XSalsa20 stream ciphers with seek, and NaCl's secretbox
     >>> simdcrypt.secretbox_open(bytes(32), bytes(24), boxed)
     b'hi'
 
+Files in the format of ``simdcrypt encrypt`` (a 32-byte key or a passphrase; chunks
+authenticated before any byte is returned; random access when reading)::
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> with simdcrypt.open_encrypted(os.path.join(d, "f.enc"), "wb", key=bytes(32)) as f:
+    ...     f.write(b"hello world")
+    11
+    >>> with simdcrypt.open_encrypted(os.path.join(d, "f.enc"), key=bytes(32)) as f:
+    ...     _ = f.seek(6)
+    ...     f.read()
+    b'world'
+
+``encrypt_file(src, dst, key=... or passphrase=...)`` and ``decrypt_file`` do whole
+files (on several threads with ``max_threads``); files appear whole or not at all.
+
 HighwayHash (64, 128 or 256 bits, a 32-byte key) with checkpoints and batches::
 
     >>> key = bytes(range(32))
@@ -76,12 +92,15 @@ HighwayHash (64, 128 or 256 bits, a 32-byte key) with checkpoints and batches::
 
 from __future__ import annotations
 
+import io as _io
 from typing import TYPE_CHECKING, Any, Callable, Literal, Union, overload
 
 from ._native import ALGORITHMS as _ALGORITHMS
 from ._native import (
     __version__,
     AuthenticationError,
+    EncryptedReader,
+    EncryptedWriter,
     Salsa20,
     XSalsa20,
     backends,
@@ -89,6 +108,8 @@ from ._native import (
     blake3_many,
     blake3_merge,
     blake3_subtree,
+    decrypt_file,
+    encrypt_file,
     gost94,
     gost94_many,
     hash_file,
@@ -100,6 +121,7 @@ from ._native import (
     hmac_streebog512,
     merkle_layers,
     merkle_root,
+    open_encrypted,
     secretbox_open,
     secretbox_seal,
     sha256,
@@ -112,8 +134,14 @@ from ._native import (
 if TYPE_CHECKING:
     from typing_extensions import Buffer
 
+# Readers and writers of encrypted files are binary file objects.
+_io.BufferedIOBase.register(EncryptedReader)
+_io.BufferedIOBase.register(EncryptedWriter)
+
 __all__ = [
     "AuthenticationError",
+    "EncryptedReader",
+    "EncryptedWriter",
     "Salsa20",
     "XSalsa20",
     "__version__",
@@ -123,6 +151,8 @@ __all__ = [
     "blake3_many",
     "blake3_merge",
     "blake3_subtree",
+    "decrypt_file",
+    "encrypt_file",
     "gost94",
     "gost94_many",
     "hash_file",
@@ -135,6 +165,7 @@ __all__ = [
     "merkle_layers",
     "merkle_root",
     "new",
+    "open_encrypted",
     "secretbox_open",
     "secretbox_seal",
     "sha256",

@@ -3,13 +3,15 @@
 
 from collections.abc import Sequence
 from os import PathLike
-from typing import ClassVar, Final, Literal, Protocol, TypedDict, final, type_check_only
+from typing import ClassVar, Final, Literal, Protocol, TypedDict, final, overload, type_check_only
 
 from typing_extensions import Buffer, Self
 
 __all__ = [
     "ALGORITHMS",
     "AuthenticationError",
+    "EncryptedReader",
+    "EncryptedWriter",
     "Salsa20",
     "XSalsa20",
     "__version__",
@@ -18,6 +20,8 @@ __all__ = [
     "blake3_many",
     "blake3_merge",
     "blake3_subtree",
+    "decrypt_file",
+    "encrypt_file",
     "gost94",
     "gost94_many",
     "hash_file",
@@ -29,6 +33,7 @@ __all__ = [
     "hmac_streebog512",
     "merkle_layers",
     "merkle_root",
+    "open_encrypted",
     "secretbox_open",
     "secretbox_seal",
     "sha256",
@@ -379,3 +384,83 @@ def highwayhash_many(
     max_threads: int = 1,
     backend: str | None = None,
 ) -> bytes: ...
+
+_Path = str | bytes | PathLike[str] | PathLike[bytes]
+
+def encrypt_file(
+    src: _Path,
+    dst: _Path,
+    *,
+    key: Buffer | None = None,
+    passphrase: str | Buffer | None = None,
+    max_threads: int = 1,
+    argon2: tuple[int, int, int] | None = None,
+) -> int: ...
+def decrypt_file(
+    src: _Path,
+    dst: _Path,
+    *,
+    key: Buffer | None = None,
+    passphrase: str | Buffer | None = None,
+    max_threads: int = 1,
+) -> int: ...
+@final
+class EncryptedReader:
+    def read(self, size: int | None = -1, /) -> bytes: ...
+    def read1(self, size: int | None = -1, /) -> bytes: ...
+    def readall(self) -> bytes: ...
+    def readinto(self, buffer: Buffer, /) -> int: ...
+    def seek(self, offset: int, whence: int = 0, /) -> int: ...
+    def tell(self) -> int: ...
+    def __len__(self) -> int: ...
+    def readable(self) -> bool: ...
+    def writable(self) -> bool: ...
+    def seekable(self) -> bool: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def name(self) -> _Path: ...
+    @property
+    def mode(self) -> str: ...
+    def close(self) -> None: ...
+    def flush(self) -> None: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *_exc: object) -> bool: ...
+
+@final
+class EncryptedWriter:
+    def write(self, data: Buffer, /) -> int: ...
+    def tell(self) -> int: ...
+    def close(self) -> None: ...
+    def discard(self) -> None: ...
+    def flush(self) -> None: ...
+    def readable(self) -> bool: ...
+    def writable(self) -> bool: ...
+    def seekable(self) -> bool: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def name(self) -> _Path: ...
+    @property
+    def mode(self) -> str: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, exc_type: object, _exc_value: object, _traceback: object) -> bool: ...
+
+@overload
+def open_encrypted(
+    path: _Path,
+    mode: Literal["rb", "r"] = "rb",
+    *,
+    key: Buffer | None = None,
+    passphrase: str | Buffer | None = None,
+    argon2: tuple[int, int, int] | None = None,
+) -> EncryptedReader: ...
+@overload
+def open_encrypted(
+    path: _Path,
+    mode: Literal["wb", "w"],
+    *,
+    key: Buffer | None = None,
+    passphrase: str | Buffer | None = None,
+    argon2: tuple[int, int, int] | None = None,
+) -> EncryptedWriter: ...
