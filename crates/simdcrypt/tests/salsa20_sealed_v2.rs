@@ -343,3 +343,27 @@ proptest! {
         prop_assert!(read_all(&bad, &secret).is_err());
     }
 }
+
+#[test]
+fn truncation_at_every_boundary_fails() {
+    for secret in [Secret::Key(&KEY), Secret::Passphrase(b"pw")] {
+        let plain = common::random_bytes(11, 3 * CHUNK_LEN + 100);
+        let sealed = seal(&secret, &plain, Threads::One);
+        let mut cuts: Vec<usize> = (0..=HEADER_V2_LEN + 20).collect();
+        for i in 1..=3 {
+            let b = HEADER_V2_LEN + i * SEALED_CHUNK_LEN;
+            cuts.extend([b - 17, b - 16, b - 15, b - 1, b, b + 1, b + 15, b + 16, b + 17]);
+        }
+        cuts.extend(sealed.len() - 20..sealed.len());
+        for cut in cuts {
+            let mut out = Vec::new();
+            let r = sealed_stream::decrypt_any(&secret, &sealed[..cut], &mut out, Threads::Max(2));
+            assert!(r.is_err(), "cut at {cut}");
+            assert!(
+                out.len() % CHUNK_LEN == 0 && plain.starts_with(&out),
+                "cut at {cut}: only whole authenticated chunks"
+            );
+            assert!(read_all(&sealed[..cut], &secret).is_err(), "reader, cut at {cut}");
+        }
+    }
+}
