@@ -94,7 +94,7 @@ enum Command {
     /// asked twice on the terminal, or --passphrase-file), stretched with Argon2id
     /// (64 MiB, 3 passes, 4 lanes unless --argon2-* say otherwise; the file records them).
     /// OUT is written unnamed and appears only when complete and synced to disk: an
-    /// interrupted run (Ctrl-C, kill, even kill -9) leaves nothing behind. An existing OUT
+    /// interrupted run (Ctrl-C, kill; on Linux even kill -9) leaves nothing behind. An existing OUT
     /// is kept unless --force (then replaced atomically); OUT may not be a folder or IN
     /// itself. Memory use does not depend on the file size. The format (version 2) is
     /// documented in docs/file-format.md.
