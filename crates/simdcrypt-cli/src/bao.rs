@@ -14,7 +14,8 @@ use clap::{Args, Subcommand};
 use simdcrypt::blake3::bao::{self, Decoder, Format, Options};
 use simdcrypt::blake3::{self, Threads};
 
-use crate::crypt::{fatal, is_dash, TempOutput};
+use crate::atomic_file::AtomicFile;
+use crate::crypt::{fatal, is_dash};
 use crate::output::{io_error_text, Failure, Out};
 
 /// `simdcrypt bao`
@@ -126,16 +127,20 @@ fn bao_failure(what: &str, e: bao::Error) -> Failure {
     }
 }
 
-/// Runs `produce` on OUTPUT: a temporary file renamed into place on success, or stdout.
+/// Runs `produce` on OUTPUT: a file that appears (replacing an older one) only once whole
+/// and synced, nothing if `produce` fails or the run is killed; or stdout.
 fn write_output(
     output: Option<&Path>,
     produce: impl FnOnce(&mut dyn Write) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
     match stdin_or(output) {
         Some(path) => {
-            let mut tmp = TempOutput::create(path)?;
-            produce(tmp.writer())?;
-            tmp.commit(path)
+            let mut file = AtomicFile::create(path).map_err(|e| fatal("cannot create", path, &e))?;
+            let mut w = BufWriter::with_capacity(1 << 20, file.file());
+            produce(&mut w)?;
+            w.flush().map_err(|e| fatal("cannot write", path, &e))?;
+            drop(w);
+            file.commit(true).map_err(|e| fatal("cannot write", path, &e))
         }
         None => {
             let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());

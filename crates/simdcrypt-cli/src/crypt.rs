@@ -1,27 +1,33 @@
 //! `simdcrypt keygen`, `encrypt` and `decrypt`: file encryption with XSalsa20-Poly1305 in
-//! the chunked format of `simdcrypt::salsa20::sealed_stream` (docs/file-format.md).
+//! the chunked format of `simdcrypt::salsa20::sealed_stream` (docs/file-format.md),
+//! version 2 (key file or Argon2id passphrase, authenticated header); version-1 files
+//! still decrypt.
 //!
-//! Output files appear whole or not at all: they are written to a new temporary file in
-//! the same folder (mode 0600), flushed to disk, and renamed over OUT only on success; on
-//! any failure the temporary file is removed. So decryption never leaves unauthenticated
-//! (or partial) plaintext at OUT. With `-o -` the output goes to stdout as it is produced:
-//! each chunk is written only after it authenticates, but a truncated file is only
-//! detected at its end (the exit status is then 1).
+//! Output files appear whole or not at all and nothing is left behind, even when the run
+//! is killed (`atomic_file.rs`): the output is written to an unnamed file and named only
+//! after all of the input was processed and synced. So decryption never leaves
+//! unauthenticated (or partial) plaintext on disk. With `-o -` the output goes to stdout
+//! as it is produced: each chunk is written only after it authenticates, but a truncated
+//! file is only detected at its end (the exit status is then 1).
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::fs::{self, File};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use simdcrypt::salsa20::sealed_stream::{self, HEADER_NONCE_LEN};
+use simdcrypt::salsa20::sealed_stream::{self, Argon2Params, DecryptError, Secret, HEADER_NONCE_LEN, SALT_LEN};
 use simdcrypt::salsa20::KEY_LEN;
+use simdcrypt::threads::Threads;
 
+use crate::atomic_file::AtomicFile;
 use crate::output::{io_error_text, Failure};
+use crate::progress::{Progress, ProgressArgs};
 
 /// `simdcrypt keygen`
 #[derive(Args, Debug)]
 pub struct KeygenArgs {
-    /// The key file to write (32 random bytes from the OS, mode 0600)
+    /// The key file to write (32 random bytes from the OS, mode 0600); `-` writes the key
+    /// to standard output (refused when that is a terminal)
     #[arg(short = 'o', long = "output", value_name = "KEYFILE")]
     output: PathBuf,
     /// Replace KEYFILE if it exists
@@ -29,21 +35,61 @@ pub struct KeygenArgs {
     force: bool,
 }
 
-/// `simdcrypt encrypt` / `simdcrypt decrypt`
+/// Options shared by `encrypt` and `decrypt`.
 #[derive(Args, Debug)]
 pub struct CryptArgs {
     /// The 32-byte key file made by `simdcrypt keygen`
-    #[arg(short = 'k', long = "key", value_name = "KEYFILE")]
-    key: PathBuf,
+    #[arg(short = 'k', long = "key", value_name = "KEYFILE", required_unless_present_any = ["passphrase", "passphrase_file"], conflicts_with_all = ["passphrase", "passphrase_file"])]
+    key: Option<PathBuf>,
+    /// Ask for a passphrase on the terminal, without echo (twice when encrypting); the key
+    /// is derived from it with Argon2id
+    #[arg(long, conflicts_with = "passphrase_file")]
+    passphrase: bool,
+    /// Read the passphrase from FILE (one trailing newline is ignored)
+    #[arg(long, value_name = "FILE")]
+    passphrase_file: Option<PathBuf>,
     /// The input file; `-` reads standard input
     #[arg(value_name = "IN")]
     input: PathBuf,
-    /// The output file; `-` writes standard output
+    /// The output file (not a folder, not IN itself); `-` writes standard output
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: PathBuf,
-    /// Replace OUT if it exists
+    /// Replace OUT if it exists (atomically: OUT is either the old file or the new one)
     #[arg(long)]
     force: bool,
+    /// Threads that seal or open chunks: a number, or `auto` (every CPU); the output is
+    /// the same for any number
+    #[arg(short = 'j', long = "threads", value_name = "N|auto", default_value = "auto", value_parser = parse_threads)]
+    threads: Threads,
+    #[command(flatten)]
+    progress: ProgressArgs,
+}
+
+/// `simdcrypt encrypt`: the shared options and Argon2id's costs.
+#[derive(Args, Debug)]
+pub struct EncryptArgs {
+    #[command(flatten)]
+    common: CryptArgs,
+    /// Argon2id memory in KiB, with a passphrase (default 65536 = 64 MiB; at most 1048576)
+    #[arg(long, value_name = "KIB", default_value_t = Argon2Params::DEFAULT.memory_kib)]
+    argon2_memory: u32,
+    /// Argon2id passes, with a passphrase (default 3; at most 10)
+    #[arg(long, value_name = "N", default_value_t = Argon2Params::DEFAULT.iterations)]
+    argon2_iterations: u32,
+    /// Argon2id lanes, with a passphrase (default 4; at most 16)
+    #[arg(long, value_name = "N", default_value_t = Argon2Params::DEFAULT.parallelism)]
+    argon2_parallelism: u32,
+}
+
+fn parse_threads(s: &str) -> Result<Threads, String> {
+    if s.eq_ignore_ascii_case("auto") {
+        return Ok(Threads::Auto);
+    }
+    match s.parse::<usize>() {
+        Ok(1) => Ok(Threads::One),
+        Ok(n) if (2..=1024).contains(&n) => Ok(Threads::Max(n)),
+        _ => Err(format!("expected a number of threads from 1 to 1024 or `auto`, got {s:?}")),
+    }
 }
 
 pub(crate) fn is_dash(p: &Path) -> bool {
@@ -54,82 +100,83 @@ pub(crate) fn fatal(what: &str, path: &Path, e: &io::Error) -> Failure {
     Failure::Fatal(format!("{what} {}: {}", path.display(), io_error_text(e)))
 }
 
-/// A new file next to `target`, removed on drop unless `commit` renamed it over `target`
-/// (shared with `bao`).
-pub(crate) struct TempOutput {
-    path: PathBuf,
-    file: Option<BufWriter<File>>,
+fn random<const N: usize>() -> Result<[u8; N], Failure> {
+    let mut b = [0u8; N];
+    getrandom::fill(&mut b).map_err(|e| Failure::Fatal(format!("OS random generator: {e}")))?;
+    Ok(b)
 }
 
-impl TempOutput {
-    pub(crate) fn create(target: &Path) -> Result<TempOutput, Failure> {
-        let dir = match target.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        for attempt in 0..100u32 {
-            let mut nonce = [0u8; 4];
-            getrandom::fill(&mut nonce).map_err(|e| Failure::Fatal(format!("OS random generator: {e}")))?;
-            let path = dir.join(format!(".{name}.{}.{attempt}.tmp", u32::from_le_bytes(nonce)));
-            let mut options = OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-            match options.open(&path) {
-                Ok(f) => return Ok(TempOutput { path, file: Some(BufWriter::with_capacity(1 << 20, f)) }),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(fatal("cannot create a temporary file in", &dir, &e)),
-            }
-        }
-        Err(Failure::Fatal(format!("cannot create a temporary file in {}", dir.display())))
+/// Refuses an OUT that is a folder, or that exists without `force`.
+fn check_output(path: &Path, force: bool) -> Result<(), Failure> {
+    if fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err(Failure::Fatal(format!(
+            "{} is a directory; give the name of the file to write (e.g. {}/NAME)",
+            path.display(),
+            path.display()
+        )));
     }
-
-    pub(crate) fn writer(&mut self) -> &mut BufWriter<File> {
-        self.file.as_mut().expect("open until commit")
-    }
-
-    /// Flushes, syncs to disk and renames over `target`.
-    pub(crate) fn commit(mut self, target: &Path) -> Result<(), Failure> {
-        let file = self.file.take().expect("open until commit");
-        let file = file.into_inner().map_err(|e| fatal("cannot write", target, e.error()))?;
-        file.sync_all().map_err(|e| fatal("cannot write", target, &e))?;
-        drop(file);
-        fs::rename(&self.path, target).map_err(|e| fatal("cannot replace", target, &e))?;
-        self.path = PathBuf::new();
-        // Make the rename itself durable (best effort: not every file system allows it).
-        if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if let Ok(d) = File::open(dir) {
-                let _ = d.sync_all();
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Drop for TempOutput {
-    fn drop(&mut self) {
-        if !self.path.as_os_str().is_empty() {
-            self.file = None;
-            let _ = fs::remove_file(&self.path);
-        }
-    }
-}
-
-fn check_overwrite(path: &Path, force: bool) -> Result<(), Failure> {
     if !force && fs::symlink_metadata(path).is_ok() {
         return Err(Failure::Fatal(format!("{} exists; use --force to replace it", path.display())));
     }
     Ok(())
 }
 
+/// Refuses to write OUT over IN (the same file, through any name): the input would be
+/// lost.
+fn check_not_same_file(input: &Path, output: &Path) -> Result<(), Failure> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(i), Ok(o)) = (fs::metadata(input), fs::metadata(output)) {
+            if i.dev() == o.dev() && i.ino() == o.ino() {
+                return Err(Failure::Fatal(format!(
+                    "{} and {} are the same file; write the output to another file",
+                    input.display(),
+                    output.display()
+                )));
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    if let (Ok(i), Ok(o)) = (fs::canonicalize(input), fs::canonicalize(output)) {
+        if i == o {
+            return Err(Failure::Fatal(format!(
+                "{} and {} are the same file; write the output to another file",
+                input.display(),
+                output.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Maps an output error: a target that appeared since the check is "exists".
+fn commit_error(path: &Path, e: &io::Error) -> Failure {
+    if e.kind() == io::ErrorKind::AlreadyExists {
+        Failure::Fatal(format!("{} exists; use --force to replace it", path.display()))
+    } else {
+        fatal("cannot write", path, e)
+    }
+}
+
 pub fn keygen(args: &KeygenArgs) -> Result<bool, Failure> {
-    check_overwrite(&args.output, args.force)?;
-    let mut key = [0u8; KEY_LEN];
-    getrandom::fill(&mut key).map_err(|e| Failure::Fatal(format!("OS random generator: {e}")))?;
-    let mut tmp = TempOutput::create(&args.output)?;
-    tmp.writer().write_all(&key).map_err(|e| fatal("cannot write", &args.output, &e))?;
-    tmp.commit(&args.output)?;
+    let key = random::<KEY_LEN>()?;
+    if is_dash(&args.output) {
+        let stdout = io::stdout();
+        if stdout.is_terminal() {
+            return Err(Failure::Fatal(
+                "refusing to print a key on a terminal; redirect standard output (keygen -o - > FILE) or give a file"
+                    .into(),
+            ));
+        }
+        let mut lock = stdout.lock();
+        lock.write_all(&key).and_then(|()| lock.flush()).map_err(Failure::Stdout)?;
+        return Ok(true);
+    }
+    check_output(&args.output, args.force)?;
+    let mut out = AtomicFile::create(&args.output).map_err(|e| fatal("cannot create", &args.output, &e))?;
+    out.file().write_all(&key).map_err(|e| fatal("cannot write", &args.output, &e))?;
+    out.commit(args.force).map_err(|e| commit_error(&args.output, &e))?;
     Ok(true)
 }
 
@@ -148,12 +195,64 @@ fn read_key(path: &Path) -> Result<[u8; KEY_LEN], Failure> {
     })
 }
 
-fn open_input(path: &Path) -> Result<Box<dyn Read>, Failure> {
+/// Passphrase files longer than this are surely not passphrase files.
+const MAX_PASSPHRASE_FILE: u64 = 64 * 1024;
+
+/// The passphrase from `--passphrase-file` or the terminal (asked twice for encryption).
+fn read_passphrase(args: &CryptArgs, confirm: bool) -> Result<Vec<u8>, Failure> {
+    let mut pass = if let Some(path) = &args.passphrase_file {
+        let mut bytes = Vec::new();
+        File::open(path)
+            .and_then(|f| f.take(MAX_PASSPHRASE_FILE + 1).read_to_end(&mut bytes))
+            .map_err(|e| fatal("cannot read passphrase file", path, &e))?;
+        if bytes.len() as u64 > MAX_PASSPHRASE_FILE {
+            return Err(Failure::Fatal(format!(
+                "passphrase file {} is longer than {MAX_PASSPHRASE_FILE} bytes",
+                path.display()
+            )));
+        }
+        if bytes.ends_with(b"\n") {
+            bytes.pop();
+            if bytes.ends_with(b"\r") {
+                bytes.pop();
+            }
+        }
+        bytes
+    } else {
+        let no_tty = |e: io::Error| {
+            Failure::Fatal(format!(
+                "cannot ask for a passphrase ({}): run on a terminal or use --passphrase-file",
+                io_error_text(&e)
+            ))
+        };
+        let first = rpassword::prompt_password("Passphrase: ").map_err(no_tty)?;
+        if confirm {
+            let second = rpassword::prompt_password("Passphrase (again): ").map_err(no_tty)?;
+            if first != second {
+                return Err(Failure::Fatal("the passphrases differ; nothing was written".into()));
+            }
+        }
+        first.into_bytes()
+    };
+    if pass.is_empty() {
+        pass.clear();
+        return Err(Failure::Fatal("the passphrase is empty".into()));
+    }
+    Ok(pass)
+}
+
+fn open_input(path: &Path) -> Result<(Box<dyn Read>, Option<u64>), Failure> {
     if is_dash(path) {
-        return Ok(Box::new(BufReader::with_capacity(1 << 20, io::stdin().lock())));
+        return Ok((Box::new(io::stdin().lock()), None));
     }
     let f = File::open(path).map_err(|e| fatal("cannot read", path, &e))?;
-    Ok(Box::new(BufReader::with_capacity(1 << 20, f)))
+    let meta = f.metadata().map_err(|e| fatal("cannot read", path, &e))?;
+    if meta.is_dir() {
+        return Err(Failure::Fatal(format!("cannot read {}: Is a directory", path.display())));
+    }
+    let len = meta.is_file().then_some(meta.len());
+    // The chunk pipeline reads a batch of chunks at a time: no buffer needed on a file.
+    Ok((Box::new(f), len))
 }
 
 /// Which way `run` goes.
@@ -163,38 +262,82 @@ pub enum Direction {
     Decrypt,
 }
 
-pub fn run(args: &CryptArgs, direction: Direction) -> Result<bool, Failure> {
-    let key = read_key(&args.key)?;
+fn failure(direction: Direction, input: &Path, e: DecryptError) -> Failure {
+    let (doing, verb) = match direction {
+        Direction::Encrypt => ("encrypting", "encrypt"),
+        Direction::Decrypt => ("decrypting", "decrypt"),
+    };
+    match e {
+        DecryptError::Io(e) => Failure::Fatal(format!("{doing} {}: {}", input.display(), io_error_text(&e))),
+        other => Failure::Fatal(format!("cannot {verb} {}: {other}", input.display())),
+    }
+}
+
+pub fn encrypt(args: &EncryptArgs) -> Result<bool, Failure> {
+    let params = Argon2Params {
+        memory_kib: args.argon2_memory,
+        iterations: args.argon2_iterations,
+        parallelism: args.argon2_parallelism,
+    };
+    params.check().map_err(Failure::Usage)?;
+    run(&args.common, Direction::Encrypt, params)
+}
+
+pub fn decrypt(args: &CryptArgs) -> Result<bool, Failure> {
+    run(args, Direction::Decrypt, Argon2Params::DEFAULT)
+}
+
+fn run(args: &CryptArgs, direction: Direction, params: Argon2Params) -> Result<bool, Failure> {
     let to_stdout = is_dash(&args.output);
     if !to_stdout {
-        check_overwrite(&args.output, args.force)?;
-    }
-    let input = open_input(&args.input)?;
-    let process = |out: &mut dyn Write| -> Result<(), Failure> {
-        match direction {
-            Direction::Encrypt => {
-                let mut nonce = [0u8; HEADER_NONCE_LEN];
-                getrandom::fill(&mut nonce).map_err(|e| Failure::Fatal(format!("OS random generator: {e}")))?;
-                sealed_stream::encrypt(&key, &nonce, input, out)
-                    .map(drop)
-                    .map_err(|e| Failure::Fatal(format!("encrypting {}: {}", args.input.display(), io_error_text(&e))))
-            }
-            Direction::Decrypt => sealed_stream::decrypt(&key, input, out).map(drop).map_err(|e| match e {
-                sealed_stream::DecryptError::Io(e) => {
-                    Failure::Fatal(format!("decrypting {}: {}", args.input.display(), io_error_text(&e)))
-                }
-                other => Failure::Fatal(format!("cannot decrypt {}: {other}", args.input.display())),
-            }),
+        check_output(&args.output, args.force)?;
+        if !is_dash(&args.input) {
+            check_not_same_file(&args.input, &args.output)?;
         }
+    }
+    let key;
+    let pass;
+    let secret = match &args.key {
+        Some(path) => {
+            key = read_key(path)?;
+            Secret::Key(&key)
+        }
+        None => {
+            pass = read_passphrase(args, matches!(direction, Direction::Encrypt))?;
+            Secret::Passphrase(&pass)
+        }
+    };
+    let (input, total) = open_input(&args.input)?;
+    let what = match direction {
+        Direction::Encrypt => "encrypting",
+        Direction::Decrypt => "decrypting",
+    };
+    let progress = Progress::for_stream(&args.progress, total, what);
+    let input = progress.reader(input);
+    let process = |out: &mut dyn Write| -> Result<(), Failure> {
+        let r = match direction {
+            Direction::Encrypt => {
+                let (nonce, salt) = (random::<HEADER_NONCE_LEN>()?, random::<SALT_LEN>()?);
+                sealed_stream::encrypt_v2(&secret, &nonce, &salt, params, input, out, args.threads)
+            }
+            Direction::Decrypt => sealed_stream::decrypt_any(&secret, input, out, args.threads),
+        };
+        progress.finish();
+        r.map(drop).map_err(|e| failure(direction, &args.input, e))
     };
     if to_stdout {
         let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
         process(&mut out)?;
         out.flush().map_err(Failure::Stdout)?;
     } else {
-        let mut tmp = TempOutput::create(&args.output)?;
-        process(tmp.writer())?;
-        tmp.commit(&args.output)?;
+        let mut file = AtomicFile::create(&args.output).map_err(|e| fatal("cannot create", &args.output, &e))?;
+        {
+            // Whole batches are written in one call; the buffer only gathers the header.
+            let mut out = BufWriter::with_capacity(1 << 16, file.file());
+            process(&mut out)?;
+            out.flush().map_err(|e| fatal("cannot write", &args.output, &e))?;
+        }
+        file.commit(args.force).map_err(|e| commit_error(&args.output, &e))?;
     }
     Ok(true)
 }

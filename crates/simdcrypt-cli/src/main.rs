@@ -4,6 +4,7 @@
 //! This file only parses the command line and maps outcomes to exit statuses; each
 //! subcommand lives in its own module.
 
+mod atomic_file;
 mod backends;
 mod bao;
 mod bench;
@@ -126,22 +127,30 @@ enum Command {
     ///
     /// The key comes from the operating system's random number generator. Keep the file
     /// secret: anyone who has it can decrypt, and forge, files encrypted with it.
+    /// `-o -` writes the 32 raw bytes to standard output instead (refused on a terminal).
     #[command(after_help = KEYGEN_EXIT_STATUS_HELP)]
     Keygen(crypt::KeygenArgs),
 
     /// Encrypt a file (XSalsa20-Poly1305 in 64 KiB authenticated chunks)
     ///
-    /// Writes OUT through a temporary file in the same folder, renamed when complete; an
-    /// existing OUT is kept unless --force. Memory use does not depend on the file size.
-    /// The format is documented in docs/file-format.md.
+    /// The key is a key file (-k, from `simdcrypt keygen`) or a passphrase (--passphrase,
+    /// asked twice on the terminal, or --passphrase-file), stretched with Argon2id
+    /// (64 MiB, 3 passes, 4 lanes unless --argon2-* say otherwise; the file records them).
+    /// OUT is written unnamed and appears only when complete and synced to disk: an
+    /// interrupted run (Ctrl-C, kill; on Linux even kill -9) leaves nothing behind. An existing OUT
+    /// is kept unless --force (then replaced atomically); OUT may not be a folder or IN
+    /// itself. Memory use does not depend on the file size. The format (version 2) is
+    /// documented in docs/file-format.md.
     #[command(after_help = CRYPT_EXIT_STATUS_HELP)]
-    Encrypt(crypt::CryptArgs),
+    Encrypt(crypt::EncryptArgs),
 
-    /// Decrypt a file made by `simdcrypt encrypt`
+    /// Decrypt a file made by `simdcrypt encrypt` (format version 1 or 2)
     ///
-    /// Any modification, truncation, extension, reordering or a wrong key is an error
-    /// (exit status 1) and OUT is not created. With `-o -` each chunk is written to stdout
-    /// once it has authenticated; a truncation is detected at the end.
+    /// Any modification (of a chunk or of the header), truncation, extension, reordering,
+    /// a wrong key or passphrase is an error (exit status 1) and OUT is not created: no
+    /// plaintext reaches the disk unless all of it authenticated, even if the run is
+    /// killed. With `-o -` each chunk is written to stdout once it has authenticated; a
+    /// truncation is detected at the end. OUT may not be a folder or IN itself.
     #[command(after_help = CRYPT_EXIT_STATUS_HELP)]
     Decrypt(crypt::CryptArgs),
 
@@ -181,8 +190,8 @@ fn main() -> ExitCode {
         Command::Backends(args) => backends::run(args, &mut out),
         Command::Bench(args) => return bench::run(args),
         Command::Keygen(args) => crypt::keygen(args),
-        Command::Encrypt(args) => crypt::run(args, crypt::Direction::Encrypt),
-        Command::Decrypt(args) => crypt::run(args, crypt::Direction::Decrypt),
+        Command::Encrypt(args) => crypt::encrypt(args),
+        Command::Decrypt(args) => crypt::decrypt(args),
         Command::Bao(args) => bao::run(args, &mut out),
     };
     // Flush before any final message so that stdout and stderr stay in order.

@@ -1,4 +1,5 @@
-//! A progress bar on standard error for `sum` and `check`: files, bytes, rate and ETA.
+//! A progress bar on standard error: files, bytes, rate and ETA for `sum` and `check`,
+//! bytes of one stream for `encrypt` and `decrypt`.
 //!
 //! It is drawn only when standard error is a terminal, so a redirected or piped stderr
 //! never receives an escape code, whatever the options. In `auto` mode it appears only once
@@ -6,11 +7,12 @@
 //! did. Messages written to stderr while it is drawn go through [`suspend`], which lifts
 //! the bar out of the way.
 
-use std::io::{self, IsTerminal};
+use std::io::{self, IsTerminal, Read};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// When to draw the bar (`--progress`, `--no-progress`, or neither).
@@ -33,6 +35,26 @@ impl Mode {
             (_, true) => Mode::Never,
             _ => Mode::Auto,
         }
+    }
+}
+
+/// `--progress` / `--no-progress`, for the subcommands that flatten it (`encrypt`,
+/// `decrypt`).
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct ProgressArgs {
+    /// Show a progress bar on stderr from the start (only when stderr is a terminal; by
+    /// default one appears when the work takes more than about a second)
+    #[arg(long, overrides_with = "no_progress")]
+    progress: bool,
+    /// Never show a progress bar
+    #[arg(long, overrides_with = "progress")]
+    no_progress: bool,
+}
+
+impl ProgressArgs {
+    /// The mode the flags ask for.
+    pub fn mode(&self) -> Mode {
+        Mode::from_flags(self.progress, self.no_progress)
     }
 }
 
@@ -94,6 +116,26 @@ impl Progress {
             _ => {}
         }
         progress
+    }
+
+    /// Progress over one stream of `total` bytes (unknown: 0, and the bar shows the bytes
+    /// done and the rate), labelled `what`: `encrypt`, `decrypt`.
+    pub fn for_stream(args: &ProgressArgs, total: Option<u64>, what: &str) -> Progress {
+        let progress = Progress::new(1, total.unwrap_or(0), args.mode());
+        if let Some(bar) = &progress.bar {
+            bar.set_message(what.to_string());
+            if total.is_none() {
+                if let Ok(style) = ProgressStyle::with_template("{msg} {binary_bytes} {binary_bytes_per_sec}") {
+                    bar.set_style(style);
+                }
+            }
+        }
+        progress
+    }
+
+    /// `reader`, advancing the bar by the bytes it reads.
+    pub fn reader<R: Read>(&self, reader: R) -> ProgressReader<R> {
+        ProgressReader { inner: reader, bar: self.bar.clone() }
     }
 
     /// Whether the bar may be drawn at all (else sizes need not be measured).
@@ -163,4 +205,21 @@ pub fn suspend<R>(f: impl FnOnce() -> R) -> R {
 /// that callers can skip measuring the work otherwise.
 pub fn wanted(mode: Mode) -> bool {
     mode != Mode::Never && io::stderr().is_terminal()
+}
+
+/// A reader that advances a progress bar by what it reads.
+#[derive(Debug)]
+pub struct ProgressReader<R> {
+    inner: R,
+    bar: Option<ProgressBar>,
+}
+
+impl<R: Read> Read for ProgressReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(bar) = &self.bar {
+            bar.inc(n as u64);
+        }
+        Ok(n)
+    }
 }

@@ -24,6 +24,7 @@ mod bao;
 mod batch;
 mod blake3_class;
 mod buffer;
+mod file_crypt;
 mod gost94_class;
 mod hash_class;
 mod highwayhash_class;
@@ -150,5 +151,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(highwayhash_class::highwayhash_many, m)?)?;
     bao::register(m)?;
     m.add_function(wrap_pyfunction!(state::_restore_state, m)?)?;
+    file_crypt::register(m)?;
     Ok(())
 }

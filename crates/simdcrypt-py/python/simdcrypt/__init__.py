@@ -63,6 +63,22 @@ Salsa20/20 (/12, /8) and XSalsa20 stream ciphers with seek, and NaCl's secretbox
     >>> simdcrypt.secretbox_open(bytes(32), bytes(24), boxed)
     b'hi'
 
+Files in the format of ``simdcrypt encrypt`` (a 32-byte key or a passphrase; chunks
+authenticated before any byte is returned; random access when reading)::
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> with simdcrypt.open_encrypted(os.path.join(d, "f.enc"), "wb", key=bytes(32)) as f:
+    ...     f.write(b"hello world")
+    11
+    >>> with simdcrypt.open_encrypted(os.path.join(d, "f.enc"), key=bytes(32)) as f:
+    ...     _ = f.seek(6)
+    ...     f.read()
+    b'world'
+
+``encrypt_file(src, dst, key=... or passphrase=...)`` and ``decrypt_file`` do whole
+files (on several threads with ``max_threads``); files appear whole or not at all.
+
 HighwayHash (64, 128 or 256 bits, a 32-byte key) with checkpoints and batches::
 
     >>> key = bytes(range(32))
@@ -90,6 +106,7 @@ from __future__ import annotations
 
 # Private names only: `dir(simdcrypt)` lists the API (``__all__``) and nothing else.
 import typing as _typing
+import io as _io
 
 from ._native import ALGORITHMS as _ALGORITHMS
 from ._native import (
@@ -97,6 +114,8 @@ from ._native import (
     AuthenticationError,
     BaoReader,
     BaoScrubReport,
+    EncryptedReader,
+    EncryptedWriter,
     Salsa20,
     XSalsa20,
     backends,
@@ -109,6 +128,8 @@ from ._native import (
     blake3_many,
     blake3_merge,
     blake3_subtree,
+    decrypt_file,
+    encrypt_file,
     gost94,
     gost94_many,
     hash_file,
@@ -120,6 +141,7 @@ from ._native import (
     hmac_streebog512,
     merkle_layers,
     merkle_root,
+    open_encrypted,
     secretbox_open,
     secretbox_seal,
     sha256,
@@ -137,10 +159,16 @@ if _typing.TYPE_CHECKING:
     # (Union, not |: the package supports Python 3.9.)
     _Hash = Union[blake3, sha256, highwayhash64, highwayhash128, highwayhash256, streebog256, streebog512, gost94]
 
+# Readers and writers of encrypted files are binary file objects.
+_io.BufferedIOBase.register(EncryptedReader)
+_io.BufferedIOBase.register(EncryptedWriter)
+
 __all__ = [
     "AuthenticationError",
     "BaoReader",
     "BaoScrubReport",
+    "EncryptedReader",
+    "EncryptedWriter",
     "Salsa20",
     "XSalsa20",
     "__version__",
@@ -155,6 +183,8 @@ __all__ = [
     "blake3_many",
     "blake3_merge",
     "blake3_subtree",
+    "decrypt_file",
+    "encrypt_file",
     "gost94",
     "gost94_many",
     "hash_file",
@@ -167,6 +197,7 @@ __all__ = [
     "merkle_layers",
     "merkle_root",
     "new",
+    "open_encrypted",
     "secretbox_open",
     "secretbox_seal",
     "sha256",

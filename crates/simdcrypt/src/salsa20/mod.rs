@@ -53,6 +53,7 @@ mod avx512_x16;
 mod neon_x4;
 mod platform;
 mod portable;
+pub mod sealed_reader;
 pub mod sealed_stream;
 pub mod secretbox;
 #[cfg(target_arch = "x86_64")]

@@ -70,6 +70,48 @@ pub fn open_in_place(
     Ok(())
 }
 
+/// Encrypts `plaintext` into `ciphertext` (the same length) and returns the tag: the
+/// detached form without an in-place copy first (the file format seals chunks straight
+/// from the read buffer into the write buffer).
+///
+/// # Panics
+///
+/// If the lengths differ.
+pub fn seal_to(
+    key: &[u8; KEY_LEN],
+    nonce: &[u8; XNONCE_LEN],
+    plaintext: &[u8],
+    ciphertext: &mut [u8],
+) -> [u8; TAG_LEN] {
+    assert_eq!(plaintext.len(), ciphertext.len(), "seal_to: ciphertext must be as long as plaintext");
+    let (mut cipher, mac) = setup(key, nonce);
+    cipher.xor_keystream_into(plaintext, ciphertext).expect("equal lengths, far shorter than the stream");
+    mac.compute_unpadded(ciphertext).into()
+}
+
+/// Checks `tag` against `ciphertext` and, only if it matches, decrypts it into `plaintext`
+/// (the same length). On failure `plaintext` is unchanged.
+///
+/// # Panics
+///
+/// If the lengths differ.
+pub fn open_to(
+    key: &[u8; KEY_LEN],
+    nonce: &[u8; XNONCE_LEN],
+    ciphertext: &[u8],
+    tag: &[u8; TAG_LEN],
+    plaintext: &mut [u8],
+) -> Result<(), AuthenticationError> {
+    assert_eq!(plaintext.len(), ciphertext.len(), "open_to: plaintext must be as long as ciphertext");
+    let (mut cipher, mac) = setup(key, nonce);
+    let expected: [u8; TAG_LEN] = mac.compute_unpadded(ciphertext).into();
+    if !bool::from(expected.ct_eq(tag)) {
+        return Err(AuthenticationError);
+    }
+    cipher.xor_keystream_into(ciphertext, plaintext).expect("equal lengths, far shorter than the stream");
+    Ok(())
+}
+
 /// `crypto_secretbox_easy`: the tag followed by the ciphertext, `TAG_LEN` bytes longer
 /// than `plaintext`.
 pub fn seal(key: &[u8; KEY_LEN], nonce: &[u8; XNONCE_LEN], plaintext: &[u8]) -> Vec<u8> {
