@@ -3,7 +3,9 @@
 //! Kernels import this file, and the dispatcher (`platform.rs`) imports the kernels, so
 //! neither imports the other.
 
-use super::{CvWords, BLOCK_LEN, OUT_LEN};
+#[cfg(target_arch = "x86_64")]
+use super::OUT_LEN;
+use super::{CvWords, BLOCK_LEN};
 
 /// The x86-64 kernels' walk over a job (`Platform::hash_many_prefix`): its inputs `N` at a
 /// time from the first, each group's lengths checked just before it, for as long as whole

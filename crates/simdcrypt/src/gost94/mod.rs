@@ -160,6 +160,8 @@ const fn make_tables(sbox: SBox) -> Tables {
 /// word j is XORed into output word i. ψ^n is linear, so a step's mixing
 /// ψ^61(H ⊕ ψ(M ⊕ ψ^12(S))) is ψ^61(H ⊕ ψ(M)) ⊕ ψ^74(S), and only the last term waits
 /// for the encryption.
+// Used by the x86-64 vector kernels only.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const fn psi_rows(n: usize) -> [u16; 16] {
     let mut rows = [0u16; 16];
     let mut i = 0;
@@ -182,8 +184,12 @@ pub(crate) const fn psi_rows(n: usize) -> [u16; 16] {
 }
 
 /// ψ^61, applied to H ⊕ ψ(M).
+// Used by the x86-64 vector kernels only.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const PSI61: [u16; 16] = psi_rows(61);
 /// ψ^74, applied to the encryption output S.
+// Used by the x86-64 vector kernels only.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const PSI74: [u16; 16] = psi_rows(74);
 
 static TEST_TABLES: Tables = make_tables(SBox::Test);
