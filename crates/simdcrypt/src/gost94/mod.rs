@@ -33,6 +33,8 @@
 
 mod algorithm;
 #[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
 mod avx512;
 mod batch;
 mod platform;
