@@ -6,17 +6,18 @@
 //! the four byte positions, each in its own table) and three blends that keep, in every
 //! byte, the lookup of that byte's position. The rotation is two shifts and an OR.
 //!
-//! One message: the four GOST 28147-89 encryptions of a step run in the four 32-bit lanes
-//! of an xmm register (VEX-encoded). The mixing is applied as the linear maps ψ^61 and ψ^74
-//! on 16-bit words (XORs selected by the rows of their matrices), so only ψ^74(S) waits for
-//! the encryption, and it is a few XOR levels deep instead of a chain of eighteen ψ^4.
+//! Only the many-message step is here. One message's four encryptions in the lanes of
+//! an xmm register were measured slower than the portable code: one round's shuffles,
+//! blends and the shift-and-OR rotation are a dependency chain about as long as a table
+//! lookup's, and the portable code runs four such chains side by side as well, so the
+//! `avx2` backend hashes single messages with the portable step.
 //!
-//! Many messages: eight messages per ymm register, one per 32-bit lane, as in `avx512.rs`;
+//! Eight messages per ymm register, one per 32-bit lane, as in `avx512.rs`;
 //! the sixteen lanes of [`Lanes`] are two such halves, one after the other.
 
 use core::arch::x86_64::*;
 
-use super::{portable, State, Tables, BLOCK_LEN, PSI61, PSI74};
+use super::{portable, Tables, PSI61, PSI74};
 
 pub(crate) use super::batch::Lanes;
 
@@ -27,16 +28,6 @@ fn load128<T: Copy>(v: &T) -> __m128i {
     const { assert!(core::mem::size_of::<T>() == 16) };
     // SAFETY: `v` is 16 readable bytes (checked above); the load allows any alignment.
     unsafe { _mm_loadu_si128((v as *const T).cast()) }
-}
-
-/// A register into a 16-byte value.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn store128<T: Copy>(v: &mut T, x: __m128i) {
-    const { assert!(core::mem::size_of::<T>() == 16) };
-    // SAFETY: `v` is 16 writable bytes (checked above) of plain integers; the store allows
-    // any alignment.
-    unsafe { _mm_storeu_si128((v as *mut T).cast(), x) }
 }
 
 /// A 32-byte value into a register.
@@ -76,12 +67,6 @@ impl SBoxes {
         };
         SBoxes { lo: core::array::from_fn(|j| table(&t.lo, j)), hi: core::array::from_fn(|j| table(&t.hi, j)) }
     }
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn low_lane(&self) -> ([__m128i; 4], [__m128i; 4]) {
-        (self.lo.map(|v| _mm256_castsi256_si128(v)), self.hi.map(|v| _mm256_castsi256_si128(v)))
-    }
 }
 
 /// f(x) = rotl11(S(x)) on every 32-bit lane of a ymm register.
@@ -100,130 +85,6 @@ fn f(s: &SBoxes, x: __m256i) -> __m256i {
     let b23 = _mm256_blendv_epi8(u[2], u[3], odd);
     let v = _mm256_blend_epi16::<0xAA>(b01, b23);
     _mm256_or_si256(_mm256_slli_epi32::<11>(v), _mm256_srli_epi32::<21>(v))
-}
-
-/// f on the four 32-bit lanes of an xmm register.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn f128(lo_t: &[__m128i; 4], hi_t: &[__m128i; 4], x: __m128i) -> __m128i {
-    let nibble = _mm_set1_epi8(0x0f);
-    let lo = _mm_and_si128(x, nibble);
-    let hi = _mm_and_si128(_mm_srli_epi32::<4>(x), nibble);
-    let u: [__m128i; 4] =
-        core::array::from_fn(|j| _mm_or_si128(_mm_shuffle_epi8(lo_t[j], lo), _mm_shuffle_epi8(hi_t[j], hi)));
-    let odd = _mm_set1_epi32(0xff00_ff00u32 as i32);
-    let b01 = _mm_blendv_epi8(u[0], u[1], odd);
-    let b23 = _mm_blendv_epi8(u[2], u[3], odd);
-    let v = _mm_blend_epi16::<0xAA>(b01, b23);
-    _mm_or_si128(_mm_slli_epi32::<11>(v), _mm_srli_epi32::<21>(v))
-}
-
-/// A ψ map (rows of its matrix on 16-bit words) applied to a 256-bit value: each output
-/// word is the XOR of the input words its row selects, in two chains.
-#[inline(always)]
-fn psi_map(rows: &[u16; 16], y: [u64; 4]) -> [u64; 4] {
-    let words: [u64; 16] = core::array::from_fn(|i| (y[i / 4] >> (16 * (i % 4))) & 0xffff);
-    let out: [u64; 16] = core::array::from_fn(|i| {
-        let mut acc = [0u64; 2];
-        let mut n = 0;
-        for (j, &w) in words.iter().enumerate() {
-            if rows[i] >> j & 1 == 1 {
-                acc[n & 1] ^= w;
-                n += 1;
-            }
-        }
-        acc[0] ^ acc[1]
-    });
-    core::array::from_fn(|k| out[4 * k] | out[4 * k + 1] << 16 | out[4 * k + 2] << 32 | out[4 * k + 3] << 48)
-}
-
-/// Byte order that gathers byte k of the two 64-bit words of a 128-bit lane into 16-bit
-/// word k (first word's byte low).
-const P_GATHER: [u8; 16] = [0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15];
-
-/// The four keys P(W_j), transposed: `keys[k]` holds key word k of encryption j in lane j.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn keys_of(w: &[[u64; 4]; 4]) -> [__m128i; 8] {
-    let gather = _mm256_broadcastsi128_si256(load128(&P_GATHER));
-    // Per encryption j: words 0..3 and 4..7 of P(W_j), word k = byte k of W_j's four words.
-    let mut halves = [[_mm_setzero_si128(); 4]; 2];
-    for (j, wj) in w.iter().enumerate() {
-        let g = _mm256_shuffle_epi8(load256(wj), gather);
-        let (a, b) = (_mm256_castsi256_si128(g), _mm256_extracti128_si256::<1>(g));
-        halves[0][j] = _mm_unpacklo_epi16(a, b);
-        halves[1][j] = _mm_unpackhi_epi16(a, b);
-    }
-    // 4×4 transposes of 32-bit words: from [encryption][key word] to [key word][encryption].
-    let mut keys = [_mm_setzero_si128(); 8];
-    for (half, v) in halves.iter().enumerate() {
-        let t0 = _mm_unpacklo_epi32(v[0], v[1]);
-        let t1 = _mm_unpacklo_epi32(v[2], v[3]);
-        let t2 = _mm_unpackhi_epi32(v[0], v[1]);
-        let t3 = _mm_unpackhi_epi32(v[2], v[3]);
-        keys[4 * half] = _mm_unpacklo_epi64(t0, t1);
-        keys[4 * half + 1] = _mm_unpackhi_epi64(t0, t1);
-        keys[4 * half + 2] = _mm_unpacklo_epi64(t2, t3);
-        keys[4 * half + 3] = _mm_unpackhi_epi64(t2, t3);
-    }
-    keys
-}
-
-/// The step function f(H, M) for one message.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn step_with(s: &SBoxes, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
-    let keys = keys_of(&portable::key_inputs(h, m));
-    // The part of the mixing that does not wait for the encryption: ψ^61(H ⊕ ψ(M)).
-    let mixed_hm = psi_map(&PSI61, portable::xor(h, portable::psi(m)));
-
-    let (lo_t, hi_t) = s.low_lane();
-    // Lane j: N1 = low half of H_j, N2 = high half.
-    let hv = load256(&h);
-    let (h01, h23) = (_mm256_castsi256_si128(hv), _mm256_extracti128_si256::<1>(hv));
-    let even = |a: __m128i, b: __m128i| {
-        _mm_castps_si128(_mm_shuffle_ps::<0b10_00_10_00>(_mm_castsi128_ps(a), _mm_castsi128_ps(b)))
-    };
-    let odd = |a: __m128i, b: __m128i| {
-        _mm_castps_si128(_mm_shuffle_ps::<0b11_01_11_01>(_mm_castsi128_ps(a), _mm_castsi128_ps(b)))
-    };
-    let mut n1 = even(h01, h23);
-    let mut n2 = odd(h01, h23);
-    let mut round = |k: __m128i| {
-        let x = _mm_xor_si128(n2, f128(&lo_t, &hi_t, _mm_add_epi32(n1, k)));
-        n2 = n1;
-        n1 = x;
-    };
-    for _ in 0..3 {
-        for &k in &keys {
-            round(k);
-        }
-    }
-    for &k in keys.iter().rev() {
-        round(k);
-    }
-    // The last round does not swap: S_j = N2 | N1 << 32.
-    let mut sv = [0u64; 4];
-    let (lo, hi) = (_mm_unpacklo_epi32(n2, n1), _mm_unpackhi_epi32(n2, n1));
-    store256(&mut sv, _mm256_set_m128i(hi, lo));
-    portable::xor(mixed_hm, psi_map(&PSI74, sv))
-}
-
-/// The step function f(H, M) for one message.
-#[target_feature(enable = "avx2")]
-pub(crate) fn step(t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
-    step_with(&SBoxes::new(t), h, m)
-}
-
-/// Hashes each 32-byte block of `blocks` in turn (H and Σ).
-#[target_feature(enable = "avx2")]
-pub(crate) fn compress_blocks(t: &Tables, state: &mut State, blocks: &[u8]) {
-    let s = SBoxes::new(t);
-    for block in blocks.chunks_exact(BLOCK_LEN) {
-        let m = super::load_block(block);
-        state.h = step_with(&s, state.h, m);
-        super::add256(&mut state.sigma, &m);
-    }
 }
 
 /// A(Y) = (y1 ⊕ y2) ‖ y4 ‖ y3 ‖ y2 on 64-bit words y1 (least significant) .. y4, held as
@@ -347,50 +208,6 @@ pub(crate) fn step_lanes(t: &Tables, hs: &mut Lanes, ms: &Lanes) {
             let mut words = [0u32; 8];
             store256(&mut words, word);
             row[range.clone()].copy_from_slice(&words);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The ψ maps by matrix rows against ψ applied n times.
-    #[test]
-    fn psi_map_matches_psi() {
-        let mut rng = crate::test_rng::XorShift64::new(0x1357_9BDF_2468_ACE0);
-        for _ in 0..50 {
-            let y: [u64; 4] = core::array::from_fn(|_| rng.next_u64());
-            let mut x = y;
-            for _ in 0..61 {
-                x = portable::psi(x);
-            }
-            assert_eq!(psi_map(&PSI61, y), x);
-            for _ in 61..74 {
-                x = portable::psi(x);
-            }
-            assert_eq!(psi_map(&PSI74, y), x);
-        }
-    }
-
-    /// P(W) by byte shuffles against the definition (byte k of each 64-bit word).
-    #[test]
-    fn keys_match_definition() {
-        if !std::is_x86_feature_detected!("avx2") {
-            return;
-        }
-        let mut rng = crate::test_rng::XorShift64::new(0x0F1E_2D3C_4B5A_6978);
-        let w: [[u64; 4]; 4] = core::array::from_fn(|_| core::array::from_fn(|_| rng.next_u64()));
-        // SAFETY: AVX2 was detected above.
-        let keys = unsafe { keys_of(&w) };
-        for (k, key) in keys.iter().enumerate() {
-            let mut lanes = [0u32; 4];
-            // SAFETY: as above.
-            unsafe { store128(&mut lanes, *key) };
-            for (j, wj) in w.iter().enumerate() {
-                let expected = (0..4).fold(0u32, |acc, i| acc | ((wj[i] >> (8 * k)) as u8 as u32) << (8 * i));
-                assert_eq!(lanes[j], expected, "key word {k} of encryption {j}");
-            }
         }
     }
 }

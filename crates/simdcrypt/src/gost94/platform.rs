@@ -23,8 +23,8 @@ pub enum Kind {
     /// in four lanes; batches sixteen messages to a register.
     #[cfg(target_arch = "x86_64")]
     Avx512,
-    /// AVX2: `vpshufb` nibble S-boxes (a table per byte position, blended), the four
-    /// encryptions of a step in four lanes; batches eight messages to a register.
+    /// AVX2: batches of eight messages to a register, `vpshufb` nibble S-boxes (a table
+    /// per byte position, blended); single messages use the portable step.
     #[cfg(target_arch = "x86_64")]
     Avx2,
 }
@@ -34,9 +34,9 @@ impl Kernels for Kind {
     const ALL: &'static [Kind] = &[
         #[cfg(target_arch = "x86_64")]
         Kind::Avx512,
-        // Below AVX-512: eight shuffles and three blends a round instead of two `vpermb`,
-        // but still ahead of the table-driven code, whose four encryptions are bound by
-        // their lookups' load latency (see the avx2 module).
+        // Below AVX-512 (eight shuffles and three blends a round instead of two `vpermb`).
+        // Ahead of portable for batches: eight messages a register do in one pass what the
+        // table-driven code does in eight; single messages take the portable step.
         #[cfg(target_arch = "x86_64")]
         Kind::Avx2,
         Kind::Portable,
@@ -86,12 +86,10 @@ impl Platform {
                 // and avx512vbmi were found (`requires`).
                 unsafe { avx512::compress_blocks(t, state, blocks) }
             }
+            // One message's step in AVX2 lanes is not faster than the table-driven one
+            // (see the avx2 module); this backend differs from portable in batches only.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => {
-                // SAFETY: a Platform of this kind exists only once ssse3, sse4.1, avx and avx2
-                // were found (`requires`).
-                unsafe { avx2::compress_blocks(t, state, blocks) }
-            }
+            Kind::Avx2 => portable::compress_blocks(t, state, blocks),
         }
     }
 
@@ -106,11 +104,7 @@ impl Platform {
                 unsafe { avx512::step(t, h, m) }
             }
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => {
-                // SAFETY: a Platform of this kind exists only once the kernel's target features
-                // were found (`requires`).
-                unsafe { avx2::step(t, h, m) }
-            }
+            Kind::Avx2 => portable::step(t, h, m),
         }
     }
 
@@ -129,7 +123,7 @@ impl Platform {
             }
             #[cfg(target_arch = "x86_64")]
             Kind::Avx2 => {
-                // SAFETY: a Platform of this kind exists only once the kernel's target features
+                // SAFETY: a Platform of this kind exists only once ssse3, sse4.1, avx and avx2
                 // were found (`requires`).
                 unsafe { avx2::step_lanes(t, hs, ms) };
                 true
