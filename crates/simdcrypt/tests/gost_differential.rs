@@ -186,14 +186,15 @@ fn batches_match_one_at_a_time() {
     assert!(Bits::from_bits(384).unwrap_err().to_string().contains("256 or 512, got 384"));
 }
 
-/// GOST R 34.11-94 batches around the multi-message kernel's lane count (16): equal
+/// GOST R 34.11-94 batches around the multi-message kernels' lane counts (16; the AVX2
+/// kernel's halves of 8): equal
 /// lengths at the block edges, ragged lengths, and one long message among short ones (the
 /// last busy lanes finish one at a time), both parameter sets, against RustCrypto.
 #[test]
 fn gost94_batches_around_the_lane_count() {
     let data = common::random_bytes(0x6B47, 1 << 14);
     let mut rng = common::rng(0x6B48);
-    let counts = [1usize, 2, 3, 15, 16, 17, 13, 30, 33];
+    let counts = [1usize, 2, 3, 7, 8, 9, 15, 16, 17, 13, 30, 33];
     for platform in common::supported_backends::<gost94::Platform>("gost94_batches_around_the_lane_count") {
         for &count in &counts {
             let mut shapes: Vec<(String, Vec<usize>)> = [0usize, 1, 8, 31, 32, 33, 63, 64, 65, 128, 1000]

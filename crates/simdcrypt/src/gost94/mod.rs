@@ -29,9 +29,12 @@
 //! side (independent chains for the out-of-order core), with S-box-and-rotation tables
 //! built at compile time for each parameter set. The AVX-512 backend runs them in vector
 //! lanes with byte-shuffle S-boxes, and [`hash_many`] runs sixteen messages at once, one
-//! per lane.
+//! per lane; without AVX-512, the AVX2 backend runs [`hash_many`] eight messages to a
+//! register.
 
 mod algorithm;
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod batch;

@@ -3,14 +3,20 @@
 use super::tables::{C, LPS};
 use super::{State, BLOCK_LEN};
 
-/// L∘P∘S of a 512-bit value, as eight little-endian words. Reading the state as bytes
-/// lets the table indices come from byte loads rather than shifts and masks.
+/// L∘P∘S of a 512-bit value, as eight little-endian words.
+///
+/// The 64 table indices are byte loads from the state stored in memory: one load, one
+/// XOR with a table entry per lookup, nothing kept in registers but the eight outputs.
+/// `black_box` hides the stored bytes' origin from the optimizer; seeing that they come
+/// from words in registers, it extracted all 64 with shifts up front and spilled them to
+/// the stack, which was slower than Nettle's C.
 #[inline(always)]
 pub(crate) fn lps(x: &[u64; 8]) -> [u64; 8] {
     let mut bytes = [0u8; 64];
     for (chunk, w) in bytes.chunks_exact_mut(8).zip(x) {
         chunk.copy_from_slice(&w.to_le_bytes());
     }
+    let bytes = core::hint::black_box(bytes);
     let mut out = [0u64; 8];
     for (i, o) in out.iter_mut().enumerate() {
         let mut r = 0;
