@@ -5,7 +5,7 @@
 //! [`REGISTRY`]. Each algorithm's entry lives in its own folder (`<algorithm>/algorithm.rs`).
 
 use crate::any::HashOptions;
-use crate::backend::BackendReport;
+use crate::backend::{BackendReport, Checked, Kernels};
 use crate::streaming::StreamingHash;
 use crate::Error;
 
@@ -89,6 +89,19 @@ pub(crate) fn batch_digest_len(algorithm: &Algorithm, count: usize, out_len: usi
         )));
     }
     Ok(per)
+}
+
+/// What every batch entry checks before its kernels run: the options, the output length,
+/// and the backend the options name (else the detected one).
+pub(crate) fn batch_backend<K: Kernels>(
+    algorithm: &Algorithm,
+    opts: &HashOptions,
+    count: usize,
+    out_len: usize,
+) -> Result<Checked<K>, Error> {
+    algorithm.check_options(opts)?;
+    batch_digest_len(algorithm, count, out_len)?;
+    opts.backend.as_deref().map_or_else(|| Ok(Checked::detect()), Checked::from_name)
 }
 
 /// [`Algorithm::hash_many`] for a hash with no batch kernels: a hasher per message, the

@@ -63,3 +63,33 @@ impl Clone for Box<dyn StreamingHash> {
         self.clone_box()
     }
 }
+
+/// [`StreamingHash`] for a hasher with the usual inherent methods: `update`, `finalize`
+/// (an array of the digest size), `reset`, `platform` and `export`. SHA-256, Streebog and
+/// GOST R 34.11-94 use it; BLAKE3 (any output length, threads) and HighwayHash (a result
+/// size per registry entry) write theirs out.
+macro_rules! fixed_output_streaming_hash {
+    ($(impl$([$($generics:tt)*])? for $t:ty, digest $len:expr;)*) => {$(
+        impl$(<$($generics)*>)? $crate::streaming::StreamingHash for $t {
+            fn update(&mut self, data: &[u8]) {
+                <$t>::update(self, data);
+            }
+            fn finalize_into(&self, out: &mut [u8]) {
+                out.copy_from_slice(&self.finalize());
+            }
+            fn reset(&mut self) {
+                <$t>::reset(self);
+            }
+            fn backend_name(&self) -> &'static str {
+                self.platform().name()
+            }
+            fn digest_len(&self) -> usize {
+                $len
+            }
+            fn export(&self) -> Vec<u8> {
+                <$t>::export(self)
+            }
+        }
+    )*};
+}
+pub(crate) use fixed_output_streaming_hash;

@@ -59,9 +59,7 @@ fn hash_many(sbox: SBox, opts: &HashOptions, messages: &[&[u8]], out: &mut [u8])
         SBox::CryptoPro => &ALGORITHM_CRYPTOPRO,
         SBox::Test => &ALGORITHM_TEST,
     };
-    algorithm.check_options(opts)?;
-    crate::registry::batch_digest_len(algorithm, messages.len(), out.len())?;
-    let platform = opts.backend.as_deref().map(Platform::from_name).transpose()?.unwrap_or_else(Platform::detect);
+    let platform = crate::registry::batch_backend(algorithm, opts, messages.len(), out.len())?;
     super::hash_many(messages, sbox, out, platform, opts.threads)
 }
 
@@ -82,23 +80,6 @@ impl Gost94 {
     }
 }
 
-impl StreamingHash for Gost94 {
-    fn update(&mut self, data: &[u8]) {
-        Gost94::update(self, data);
-    }
-    fn finalize_into(&self, out: &mut [u8]) {
-        out.copy_from_slice(&self.finalize());
-    }
-    fn reset(&mut self) {
-        Gost94::reset(self);
-    }
-    fn backend_name(&self) -> &'static str {
-        self.platform().name()
-    }
-    fn digest_len(&self) -> usize {
-        OUT_LEN
-    }
-    fn export(&self) -> Vec<u8> {
-        Gost94::export(self)
-    }
+crate::streaming::fixed_output_streaming_hash! {
+    impl for Gost94, digest OUT_LEN;
 }

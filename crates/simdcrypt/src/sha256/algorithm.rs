@@ -4,7 +4,6 @@ use super::{Platform, Sha256, BLOCK_LEN, OUT_LEN};
 use crate::any::HashOptions;
 use crate::backend::BackendReport;
 use crate::registry::{Algorithm, KeyUse, ReferenceTool};
-use crate::streaming::StreamingHash;
 use crate::Error;
 
 /// SHA-256 (FIPS 180-4). A thread count is accepted as an upper bound: SHA-256 is
@@ -40,23 +39,6 @@ impl Sha256 {
     }
 }
 
-impl StreamingHash for Sha256 {
-    fn update(&mut self, data: &[u8]) {
-        Sha256::update(self, data);
-    }
-    fn finalize_into(&self, out: &mut [u8]) {
-        out.copy_from_slice(&self.finalize());
-    }
-    fn reset(&mut self) {
-        Sha256::reset(self);
-    }
-    fn backend_name(&self) -> &'static str {
-        self.platform().name()
-    }
-    fn digest_len(&self) -> usize {
-        OUT_LEN
-    }
-    fn export(&self) -> Vec<u8> {
-        Sha256::export(self)
-    }
+crate::streaming::fixed_output_streaming_hash! {
+    impl for Sha256, digest OUT_LEN;
 }

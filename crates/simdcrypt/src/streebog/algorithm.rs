@@ -63,9 +63,7 @@ fn hash_many(
     messages: &[&[u8]],
     out: &mut [u8],
 ) -> Result<(), Error> {
-    algorithm.check_options(opts)?;
-    crate::registry::batch_digest_len(algorithm, messages.len(), out.len())?;
-    let platform = opts.backend.as_deref().map(Platform::from_name).transpose()?.unwrap_or_else(Platform::detect);
+    let platform = crate::registry::batch_backend(algorithm, opts, messages.len(), out.len())?;
     super::hash_many(messages, bits, out, platform, opts.threads)
 }
 
@@ -82,26 +80,6 @@ impl<const N: usize> Streebog<N> {
     }
 }
 
-impl<const N: usize> StreamingHash for Streebog<N>
-where
-    Streebog<N>: Clone,
-{
-    fn update(&mut self, data: &[u8]) {
-        Streebog::update(self, data);
-    }
-    fn finalize_into(&self, out: &mut [u8]) {
-        out.copy_from_slice(&self.finalize());
-    }
-    fn reset(&mut self) {
-        Streebog::reset(self);
-    }
-    fn backend_name(&self) -> &'static str {
-        self.platform().name()
-    }
-    fn digest_len(&self) -> usize {
-        N
-    }
-    fn export(&self) -> Vec<u8> {
-        Streebog::export(self)
-    }
+crate::streaming::fixed_output_streaming_hash! {
+    impl[const N: usize] for Streebog<N>, digest N;
 }
