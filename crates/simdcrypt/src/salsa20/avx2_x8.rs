@@ -4,11 +4,10 @@
 
 use core::arch::x86_64::*;
 
-use super::BLOCK_LEN;
+use super::driver::{self, WideKernel};
 use cipher::InOutBuf;
 
 const LANES: usize = 8;
-const STEP: usize = LANES * BLOCK_LEN;
 
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -89,34 +88,36 @@ pub(crate) fn xor_keystream(state: &[u32; 16], double_rounds: u32, io: InOutBuf<
 
 #[target_feature(enable = "avx2")]
 fn xor_n<const DR: u32>(state: &[u32; 16], io: InOutBuf<'_, '_, u8>) {
-    let mut counter = u64::from(state[8]) | (u64::from(state[9]) << 32);
-    let whole = io.len() / STEP * STEP;
-    let (body, mut tail) = io.split_at(whole);
-    let (inp, out) = body.into_raw();
-    let mut done = 0;
-    while done < whole {
-        let ks = blocks::<DR>(state, counter);
-        for (j, k) in ks.iter().enumerate() {
-            let at = done + j * 32;
-            // SAFETY: at + 32 <= whole, the length of both buffers behind `inp` and `out`
-            // (InOutBuf guarantees equal lengths; they may be the same memory, and each
-            // 32 bytes are read before they are written).
-            unsafe {
-                let m = _mm256_loadu_si256(inp.add(at).cast());
-                _mm256_storeu_si256(out.add(at).cast(), _mm256_xor_si256(m, *k));
-            }
-        }
-        counter = counter.wrapping_add(LANES as u64);
-        done += STEP;
+    // SAFETY: this function is compiled with the kernel's target feature, which the
+    // Platform that reached it was checked for.
+    unsafe { driver::xor_keystream::<Avx2, DR>(state, io) }
+}
+
+/// This kernel's step and vector accesses, for the shared driver.
+struct Avx2;
+
+// SAFETY: the methods are only called by `driver::xor_keystream` inlined into `xor_n`,
+// which has the `avx2` feature.
+unsafe impl WideKernel for Avx2 {
+    type Vector = __m256i;
+    const LANES: usize = LANES;
+
+    #[inline(always)]
+    unsafe fn keystream<const DR: u32>(state: &[u32; 16], counter: u64) -> [__m256i; 16] {
+        // SAFETY: the caller has the `avx2` feature (the trait's contract).
+        unsafe { blocks::<DR>(state, counter) }
     }
-    if !tail.is_empty() {
-        let ks = blocks::<DR>(state, counter);
-        let mut buf = [0u8; STEP];
-        for (j, k) in ks.iter().enumerate() {
-            // SAFETY: buf has STEP = 16 * 32 bytes; this writes bytes 32j .. 32j + 32.
-            unsafe { _mm256_storeu_si256(buf.as_mut_ptr().add(j * 32).cast(), *k) };
-        }
-        let n = tail.len();
-        tail.xor_in2out(&buf[..n]);
+
+    #[inline(always)]
+    unsafe fn xor(v: __m256i, inp: *const u8, out: *mut u8) {
+        // SAFETY: `inp` and `out` are valid for one vector (the trait's contract); unaligned
+        // accesses; the caller has the `avx2` feature.
+        unsafe { _mm256_storeu_si256(out.cast(), _mm256_xor_si256(_mm256_loadu_si256(inp.cast()), v)) }
+    }
+
+    #[inline(always)]
+    unsafe fn store(v: __m256i, out: *mut u8) {
+        // SAFETY: as in `xor`.
+        unsafe { _mm256_storeu_si256(out.cast(), v) }
     }
 }

@@ -49,6 +49,7 @@ mod avx2_x8;
 mod avx512_rows;
 #[cfg(target_arch = "x86_64")]
 mod avx512_x16;
+mod driver;
 #[cfg(target_arch = "aarch64")]
 mod neon_x4;
 mod platform;

@@ -3,11 +3,10 @@
 
 use core::arch::aarch64::*;
 
-use super::BLOCK_LEN;
+use super::driver::{self, WideKernel};
 use cipher::InOutBuf;
 
 const LANES: usize = 4;
-const STEP: usize = LANES * BLOCK_LEN;
 
 #[inline]
 #[target_feature(enable = "neon")]
@@ -88,34 +87,36 @@ pub(crate) fn xor_keystream(state: &[u32; 16], double_rounds: u32, io: InOutBuf<
 
 #[target_feature(enable = "neon")]
 fn xor_n<const DR: u32>(state: &[u32; 16], io: InOutBuf<'_, '_, u8>) {
-    let mut counter = u64::from(state[8]) | (u64::from(state[9]) << 32);
-    let whole = io.len() / STEP * STEP;
-    let (body, mut tail) = io.split_at(whole);
-    let (inp, out) = body.into_raw();
-    let mut done = 0;
-    while done < whole {
-        let ks = blocks::<DR>(state, counter);
-        for (j, k) in ks.iter().enumerate() {
-            let at = done + j * 16;
-            // SAFETY: at + 16 <= whole, the length of both buffers behind `inp` and `out`
-            // (InOutBuf guarantees equal lengths; they may be the same memory, and each
-            // 16 bytes are read before they are written).
-            unsafe {
-                let m = vld1q_u8(inp.add(at));
-                vst1q_u8(out.add(at), veorq_u8(m, vreinterpretq_u8_u32(*k)));
-            }
-        }
-        counter = counter.wrapping_add(LANES as u64);
-        done += STEP;
+    // SAFETY: this function is compiled with the kernel's target feature, which the
+    // Platform that reached it was checked for.
+    unsafe { driver::xor_keystream::<Neon, DR>(state, io) }
+}
+
+/// This kernel's step and vector accesses, for the shared driver.
+struct Neon;
+
+// SAFETY: the methods are only called by `driver::xor_keystream` inlined into `xor_n`,
+// which has the `neon` feature.
+unsafe impl WideKernel for Neon {
+    type Vector = uint32x4_t;
+    const LANES: usize = LANES;
+
+    #[inline(always)]
+    unsafe fn keystream<const DR: u32>(state: &[u32; 16], counter: u64) -> [uint32x4_t; 16] {
+        // SAFETY: the caller has the `neon` feature (the trait's contract).
+        unsafe { blocks::<DR>(state, counter) }
     }
-    if !tail.is_empty() {
-        let ks = blocks::<DR>(state, counter);
-        let mut buf = [0u8; STEP];
-        for (j, k) in ks.iter().enumerate() {
-            // SAFETY: buf has STEP = 16 * 16 bytes; this writes bytes 16j .. 16j + 16.
-            unsafe { vst1q_u8(buf.as_mut_ptr().add(j * 16), vreinterpretq_u8_u32(*k)) };
-        }
-        let n = tail.len();
-        tail.xor_in2out(&buf[..n]);
+
+    #[inline(always)]
+    unsafe fn xor(v: uint32x4_t, inp: *const u8, out: *mut u8) {
+        // SAFETY: `inp` and `out` are valid for one vector (the trait's contract); unaligned
+        // accesses; the caller has the `neon` feature.
+        unsafe { vst1q_u8(out, veorq_u8(vld1q_u8(inp), vreinterpretq_u8_u32(v))) }
+    }
+
+    #[inline(always)]
+    unsafe fn store(v: uint32x4_t, out: *mut u8) {
+        // SAFETY: as in `xor`.
+        unsafe { vst1q_u8(out, vreinterpretq_u8_u32(v)) }
     }
 }
