@@ -148,8 +148,7 @@ pub(crate) fn hexdigest<'py, C: HashClass>(obj: &C, py: Python<'py>) -> PyResult
 /// whatever prefix of it matched.
 pub(crate) fn verify<C: HashClass>(obj: &C, expected: &Bound<'_, PyAny>) -> PyResult<bool> {
     let py = expected.py();
-    let matches = with_digest(obj, py, |d| buffer::with_bytes(expected, |e| simdcrypt::mac::constant_time_eq(d, e)))?;
-    matches
+    with_digest(obj, py, |d| buffer::with_bytes(expected, |e| simdcrypt::mac::constant_time_eq(d, e)))?
 }
 
 /// `copy()`: an independent object with the same state.

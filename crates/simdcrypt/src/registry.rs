@@ -80,7 +80,7 @@ pub type BatchFn = fn(&HashOptions, &[&[u8]], &mut [u8]) -> Result<(), Error>;
 /// The digest length `out` asks for (its length over the message count), checked against
 /// what the algorithm produces: any length for an extendable-output function.
 pub(crate) fn batch_digest_len(algorithm: &Algorithm, count: usize, out_len: usize) -> Result<usize, Error> {
-    let per = if count == 0 { algorithm.digest_len } else { out_len / count };
+    let per = out_len.checked_div(count).unwrap_or(algorithm.digest_len);
     if count.checked_mul(per) != Some(out_len) || (!algorithm.xof && per != algorithm.digest_len) {
         let each = if algorithm.xof { "N".to_string() } else { algorithm.digest_len.to_string() };
         return Err(Error::InvalidArgument(format!(
