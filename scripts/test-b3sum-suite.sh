@@ -46,7 +46,7 @@ if ! found=$(find_crate); then
 fi
 rm -rf "$src" && mkdir -p "$scratch"
 case $found in
-    dir\ *) cp -R "${found#dir }" "$src" ;;
+    dir\ *) cp -Rp "${found#dir }" "$src" ;;
     crate\ *) tar -xzf "${found#crate }" -C "$scratch" ;;
 esac
 # Its own workspace: otherwise cargo takes it for a stray member of ours (it lies under our
@@ -56,9 +56,10 @@ printf '\n[workspace]\n' >>"$src/Cargo.toml"
 echo "building b3sum $version's test executable in $src"
 # A target folder beside the source, kept between runs (the source is unpacked afresh).
 (cd "$src" && CARGO_TARGET_DIR=$scratch/target cargo test --quiet --locked --no-run --test cli_tests)
+# The newest, should an older build have left another.
 tests_exe=$(find "$scratch/target/debug/deps" -maxdepth 1 -type f -name 'cli_tests-*' -perm -u+x \
-    -newer "$src/Cargo.toml" | head -n 1)
-[ -n "$tests_exe" ] || { echo "no fresh cli_tests executable under $scratch/target/debug/deps" >&2; exit 1; }
+    -printf '%T@ %p\n' | sort -rn | head -n 1 | cut -d' ' -f2-)
+[ -n "$tests_exe" ] || { echo "no cli_tests executable under $scratch/target/debug/deps" >&2; exit 1; }
 
 echo "building simdcrypt"
 cargo build --quiet -p simdcrypt-cli
