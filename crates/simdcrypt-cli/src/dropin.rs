@@ -138,6 +138,14 @@ mod tests {
             strings(rewrite(b3, args)),
             ["b3sum", "check", "-a", "blake3", "-j", "auto", "--key-file", "-", "m", "--", "-c"]
         );
+        // Without a FILE operand (option values are not operands), check reads stdin.
+        let args = ["--check", "--num-threads", "2", "--quiet"].map(OsString::from);
+        assert_eq!(
+            strings(rewrite(b3, args)),
+            ["b3sum", "check", "-a", "blake3", "--num-threads", "2", "--quiet", "-"]
+        );
+        let args = ["-c", "-"].map(OsString::from);
+        assert_eq!(strings(rewrite(b3, args)), ["b3sum", "check", "-a", "blake3", "-j", "auto", "-"]);
         let sha = detect(OsStr::new("sha256sum")).unwrap();
         let args = ["-b", "--tag", "f"].map(OsString::from);
         assert_eq!(strings(rewrite(sha, args)), ["sha256sum", "sum", "-a", "sha256", "--tag", "f"]);

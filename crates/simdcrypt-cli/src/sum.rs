@@ -120,7 +120,10 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
     let len = args.length.map(|l| l as usize);
     if args.seek > 0 {
         if let Some(fixed) = hashers.iter().find(|h| !h.is_xof()) {
-            return Err(Failure::Usage(format!("--seek needs an extendable-output algorithm, not {}", fixed.algorithm())));
+            return Err(Failure::Usage(format!(
+                "--seek needs an extendable-output algorithm, not {}",
+                fixed.algorithm()
+            )));
         }
     }
     // With --seek the first SEEK bytes are computed and dropped (see `skip_seek`).
