@@ -48,14 +48,38 @@ pub fn rewrite(tool: DropIn, args: impl IntoIterator<Item = OsString>) -> Vec<Os
     let mut threads_given = false;
     let mut rest = Vec::new();
     let mut after_dashdash = false;
+    // Whether a FILE operand was given, and whether the next argument is an option's value.
+    let mut operands = false;
+    let mut takes_value = false;
     for arg in args {
         if after_dashdash {
+            operands = true;
+            rest.push(arg);
+            continue;
+        }
+        if std::mem::take(&mut takes_value) {
             rest.push(arg);
             continue;
         }
         match arg.to_str() {
             Some("--") => {
                 after_dashdash = true;
+                rest.push(arg);
+            }
+            Some("-") => {
+                operands = true;
+                rest.push(arg);
+            }
+            Some(a) if !a.starts_with('-') => {
+                operands = true;
+                rest.push(arg);
+            }
+            Some("--derive-key" | "-l" | "--length" | "--seek") if !tool.is_coreutils() => {
+                takes_value = true;
+                rest.push(arg);
+            }
+            None => {
+                operands = true;
                 rest.push(arg);
             }
             Some("-c" | "--check") => check = true,
@@ -66,6 +90,7 @@ pub fn rewrite(tool: DropIn, args: impl IntoIterator<Item = OsString>) -> Vec<Os
             }
             Some(a) if a == "--num-threads" || a.starts_with("--num-threads=") => {
                 threads_given = true;
+                takes_value = a == "--num-threads";
                 rest.push(arg);
             }
             // coreutils' binary/text modes read the same bytes on Unix.
@@ -82,6 +107,10 @@ pub fn rewrite(tool: DropIn, args: impl IntoIterator<Item = OsString>) -> Vec<Os
         out.push("auto".into());
     }
     out.extend(rest);
+    // Both tools read standard input when given no FILE; `simdcrypt check` wants a MANIFEST.
+    if check && !operands {
+        out.push("-".into());
+    }
     out
 }
 
@@ -109,6 +138,14 @@ mod tests {
             strings(rewrite(b3, args)),
             ["b3sum", "check", "-a", "blake3", "-j", "auto", "--key-file", "-", "m", "--", "-c"]
         );
+        // Without a FILE operand (option values are not operands), check reads stdin.
+        let args = ["--check", "--num-threads", "2", "--quiet"].map(OsString::from);
+        assert_eq!(
+            strings(rewrite(b3, args)),
+            ["b3sum", "check", "-a", "blake3", "--num-threads", "2", "--quiet", "-"]
+        );
+        let args = ["-c", "-"].map(OsString::from);
+        assert_eq!(strings(rewrite(b3, args)), ["b3sum", "check", "-a", "blake3", "-j", "auto", "-"]);
         let sha = detect(OsStr::new("sha256sum")).unwrap();
         let args = ["-b", "--tag", "f"].map(OsString::from);
         assert_eq!(strings(rewrite(sha, args)), ["sha256sum", "sum", "-a", "sha256", "--tag", "f"]);

@@ -149,6 +149,10 @@ impl HashArgs {
     /// wrong length is reported against the key file.
     pub fn hasher(&self, algorithm: &str, opts: &HashOptions) -> Result<AnyHasher, Failure> {
         AnyHasher::new(algorithm, opts).map_err(|e| match (&e, &self.key_file) {
+            // The key piped in is counted in bytes, the words b3sum --keyed uses.
+            (simdcrypt::Error::InvalidLength { expected, got, .. }, Some(path)) if is_stdin(path) => {
+                Failure::Fatal(format!("expected {expected} key bytes from standard input, found {got}"))
+            }
             (simdcrypt::Error::InvalidLength { .. }, Some(path)) => {
                 Failure::Fatal(format!("key file {}: {e}", path.display()))
             }

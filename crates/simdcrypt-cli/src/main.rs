@@ -5,6 +5,7 @@
 //! subcommand lives in its own module.
 
 mod atomic_file;
+mod b3sum_check;
 mod backends;
 mod bao;
 mod bench;
@@ -165,10 +166,15 @@ enum Command {
 fn main() -> ExitCode {
     let mut args = std::env::args_os();
     let argv0 = args.next().unwrap_or_default();
-    let cli = match dropin::detect(&argv0) {
+    let tool = dropin::detect(&argv0);
+    let as_b3sum = tool.is_some_and(|t| !t.is_coreutils());
+    let cli = match tool {
         // Invoked as b3sum or sha256sum: behave as that tool.
         Some(tool) => {
             output::set_program_name(tool.name);
+            if as_b3sum {
+                output::keep_os_error_codes();
+            }
             match Cli::try_parse_from(dropin::rewrite(tool, args)) {
                 Ok(cli) => cli,
                 Err(e) => {
@@ -186,6 +192,8 @@ fn main() -> ExitCode {
     let mut out = Out::new();
     let result = match &cli.command {
         Command::Sum(args) => sum::run(args, &mut out),
+        // b3sum's checking rules and messages differ from coreutils' (see b3sum_check.rs).
+        Command::Check(args) if as_b3sum => b3sum_check::run(args, &mut out),
         Command::Check(args) => check::run(args, &mut out),
         Command::Backends(args) => backends::run(args, &mut out),
         Command::Bench(args) => return bench::run(args),

@@ -13,6 +13,14 @@ pub fn set_program_name(name: &'static str) {
     let _ = PROG.set(name);
 }
 
+/// Whether I/O errors keep Rust's ` (os error N)` suffix (b3sum prints it).
+static KEEP_OS_ERROR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes [`io_error_text`] keep the ` (os error N)` suffix, as b3sum's messages do.
+pub fn keep_os_error_codes() {
+    KEEP_OS_ERROR.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 fn program_name() -> &'static str {
     PROG.get().copied().unwrap_or("simdcrypt")
 }
@@ -59,9 +67,13 @@ pub fn warn(msg: fmt::Arguments<'_>) {
 }
 
 /// An I/O error's text without Rust's ` (os error N)` suffix, as coreutils prints it:
-/// `No such file or directory`, `Is a directory`, `Permission denied`.
+/// `No such file or directory`, `Is a directory`, `Permission denied` (with the suffix
+/// after [`keep_os_error_codes`]).
 pub fn io_error_text(e: &io::Error) -> String {
     let text = e.to_string();
+    if KEEP_OS_ERROR.load(std::sync::atomic::Ordering::Relaxed) {
+        return text;
+    }
     if let Some(code) = e.raw_os_error() {
         if let Some(stripped) = text.strip_suffix(&format!(" (os error {code})")) {
             return stripped.to_string();

@@ -40,6 +40,11 @@ pub struct SumArgs {
     )]
     pub length: Option<u64>,
 
+    /// Start the output this many bytes into the extendable output (BLAKE3), as b3sum's
+    /// --seek: `--seek 32 -l 32` prints bytes 32..64 of `-l 64`
+    #[arg(long, value_name = "SEEK", default_value_t = 0, conflicts_with = "tree")]
+    pub seek: u64,
+
     /// Print BSD-style lines: BLAKE3 (FILE) = HASH, SHA256 (FILE) = HASH, GOST12-256 (FILE) = HASH
     #[arg(long)]
     pub tag: bool,
@@ -113,6 +118,30 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
         )));
     }
     let len = args.length.map(|l| l as usize);
+    if args.seek > 0 {
+        if let Some(fixed) = hashers.iter().find(|h| !h.is_xof()) {
+            return Err(Failure::Usage(format!(
+                "--seek needs an extendable-output algorithm, not {}",
+                fixed.algorithm()
+            )));
+        }
+    }
+    // With --seek the first SEEK bytes are computed and dropped (see `skip_seek`).
+    let len = match (args.seek, len) {
+        (0, len) => len,
+        (seek, len) => {
+            let want = len.unwrap_or(simdcrypt::blake3::OUT_LEN) as u64;
+            match seek.checked_add(want).filter(|&end| end <= MAX_OUTPUT_LEN) {
+                Some(end) => Some(end as usize),
+                None => {
+                    return Err(Failure::Fatal(format!(
+                        "--seek {seek} with length {want} reaches past the {MAX_OUTPUT_LEN} bytes of output this \
+                         command computes"
+                    )))
+                }
+            }
+        }
+    };
     // Reject an unavailable length before reading any input. (Only fixed-length
     // algorithms can refuse one, and their digests are short.)
     for hasher in hashers.iter().filter(|h| !h.is_xof()) {
@@ -162,7 +191,7 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
     pool.ordered(
         &jobs,
         |job| match job {
-            Job::Hash(path) => Some(hashing::hash_all(path, hashers, len, no_mmap)),
+            Job::Hash(path) => Some(hashing::hash_all(path, hashers, len, no_mmap).map(|d| skip_seek(d, args.seek))),
             Job::Failed(..) => None,
         },
         |job, result| {
@@ -207,6 +236,16 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
     Ok(failures == 0)
 }
 
+/// Drops the first `seek` bytes of each digest (computed only to be skipped: `--seek`).
+fn skip_seek(mut d: Digests, seek: u64) -> Digests {
+    if seek > 0 {
+        for digest in &mut d.digests {
+            digest.drain(..seek as usize);
+        }
+    }
+    d
+}
+
 /// The total size of the files to hash, for the progress bar (unreadable ones count 0).
 fn total_size(jobs: &[Job]) -> u64 {
     jobs.iter()
@@ -228,7 +267,7 @@ fn run_raw(
     let ([path], [_]) = (files, hashers) else {
         return Err(Failure::Usage("--raw takes exactly one input and one algorithm".to_string()));
     };
-    match hashing::hash_all(path, hashers, len, args.hash.no_mmap) {
+    match hashing::hash_all(path, hashers, len, args.hash.no_mmap).map(|d| skip_seek(d, args.seek)) {
         Ok(mut d) => {
             let digest = args.hash.present(&hashers[0], d.digests.remove(0));
             out.record_bytes(&digest)?;

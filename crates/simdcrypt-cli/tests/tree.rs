@@ -486,7 +486,19 @@ fn invoked_as_b3sum_or_sha256sum() {
     let o = run(tool("sha256sum").arg("gone"));
     assert_eq!((code(&o), stderr(&o).as_str()), (1, "sha256sum: gone: No such file or directory\n"));
     let o = run(tool("b3sum").arg("gone"));
-    assert_eq!((code(&o), stderr(&o).as_str()), (1, "b3sum: gone: No such file or directory\n"));
+    // b3sum keeps Rust's "(os error N)" suffix; coreutils does not.
+    assert_eq!((code(&o), stderr(&o).as_str()), (1, "b3sum: gone: No such file or directory (os error 2)\n"));
+    // b3sum --check: stdin without operands, its FAILED line and summary, a malformed line.
+    let manifest = format!("{b3}  f\n{b3}  gone\n\n");
+    let o = run_with_stdin(tool("b3sum").arg("-c"), manifest.as_bytes());
+    assert_eq!(code(&o), 1);
+    assert_eq!(stdout(&o), "f: OK\ngone: FAILED (No such file or directory (os error 2))\n");
+    assert_eq!(stderr(&o), "b3sum: Empty line\nb3sum: WARNING: 2 computed checksums did NOT match\n");
+    // --seek: the output from that byte of the extendable output on.
+    let mut xof = [0u8; 40];
+    blake3::Hasher::new().update(&content).finalize_xof().fill(&mut xof);
+    let o = ok(run(tool("b3sum").args(["--seek", "8", "--no-names", "f"])));
+    assert_eq!(o, format!("{}\n", hex(&xof[8..])));
     // coreutils exits with status 1 on a usage error.
     assert_eq!(code(&run(tool("sha256sum").arg("--no-such-option"))), 1);
 }
