@@ -74,6 +74,9 @@ env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512,avx2 cargo test -p sim
 env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512,avx2,sse4.1 cargo test -p simdcrypt --test highwayhash_kat -- --show-output 2>&1 \
     | grep -E 'exercised|test result'
 
+step "b3sum's own CLI tests against simdcrypt as b3sum"
+./scripts/test-b3sum-suite.sh
+
 step "C ABI and its C, Nim and Go bindings"
 ./scripts/test-bindings.sh
 
