@@ -2,7 +2,6 @@
 
 use super::{portable, State, BLOCK_LEN};
 use crate::backend::{Checked, DetectCache, Kernels};
-#[cfg(target_arch = "x86_64")]
 use crate::cpu::Feature;
 
 #[cfg(target_arch = "x86_64")]
