@@ -142,7 +142,8 @@ assert "site-packages" in simdcrypt.__file__, simdcrypt.__file__
 # BLAKE3 and SHA-256 of b"abc", XSalsa20-Poly1305 (NaCl's secretbox) round trip.
 assert simdcrypt.blake3(b"abc").hexdigest() == "6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85"
 assert simdcrypt.sha256(b"abc").hexdigest() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-assert simdcrypt.blake3_many([b"abc", b""])[0] == simdcrypt.blake3(b"abc").digest()
+# blake3_many returns the digests concatenated.
+assert simdcrypt.blake3_many([b"abc", b""]) == simdcrypt.blake3(b"abc").digest() + simdcrypt.blake3(b"").digest()
 key, nonce = bytes(range(32)), bytes(range(24))
 sealed = simdcrypt.secretbox_seal(key, nonce, b"smoke test")
 assert simdcrypt.secretbox_open(key, nonce, sealed) == b"smoke test"
@@ -188,6 +189,10 @@ while read -r f; do
         PKG-INFO) continue ;;                                # generated
         pyproject.toml | README.md) src=crates/simdcrypt-py/$f ;;
         python/*) src=crates/simdcrypt-py/$f ;;
+        crates/simdcrypt/README.md)
+            # cargo package copies the workspace README for the crate's `readme`.
+            tar xzf "$sdist" -O "simdcrypt-$version/$f" | cmp -s - README.md && continue
+            src=$f ;;
         crates/simdcrypt/* | crates/simdcrypt-py/* | Cargo.toml | Cargo.lock) src=$f ;;
         *) echo "unexpected in the sdist: $f"; bad=1; continue ;;
     esac
