@@ -211,10 +211,10 @@ rm -rf "$work/venv"
 "$py" -m venv "$work/venv"
 # A target directory of its own, kept between runs, so only the crates rebuild; --quick
 # passes the dev profile through maturin's PEP 517 hook.
-export CARGO_TARGET_DIR=$root/target/sdist-check
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}/sdist-check
 if [ "$quick" = 1 ]; then export MATURIN_PEP517_ARGS="--profile dev"; fi
 "$work/venv/bin/pip" wheel -q --no-deps -w "$work/sdist-wheel" "$work/sdist-build/simdcrypt-$version"
-unset CARGO_TARGET_DIR MATURIN_PEP517_ARGS
+unset MATURIN_PEP517_ARGS
 ls "$work/sdist-wheel"
 "$work/venv/bin/pip" install -q --no-index --no-deps "$work"/sdist-wheel/*.whl
 (cd "$work" && venv/bin/python smoke.py)
