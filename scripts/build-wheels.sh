@@ -4,8 +4,9 @@
 #   - each wheel's tag is manylinux2014 (manylinux_2_17) and `auditwheel show` agrees;
 #   - each wheel holds exactly the package's tracked Python files, the compiled
 #     _native.abi3.so and the dist-info, nothing else (no tests, caches, build outputs);
-#   - the x86_64 wheel installs into fresh venvs (the oldest Python abi3 promises, 3.9,
-#     and the newest here) and passes a smoke test with known vectors;
+#   - the x86_64 wheel installs into fresh venvs (python3, and the interpreters named in
+#     PYTHONS, e.g. 3.9, the oldest abi3-py39 promises) and passes a smoke test with
+#     known vectors;
 #   - the aarch64 wheel passes the same smoke test in Debian's arm64 CPython under qemu
 #     (downloaded into a private root under .tools/: the host's dpkg is not touched);
 #   - every file of the sdist is a git-tracked file of the package or of the crates it
