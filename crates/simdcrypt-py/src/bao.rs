@@ -7,7 +7,7 @@
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -327,14 +327,29 @@ fn reader(obj: &Bound<'_, PyAny>) -> PyResult<Reader> {
 /// source and outboard: a file path, a binary file object (anything with read(n)), or a
 /// buffer. read() raises AuthenticationError at the first corruption (and after that,
 /// every call fails).
-#[pyclass(module = "simdcrypt")]
+#[pyclass(frozen, module = "simdcrypt")]
 pub(crate) struct BaoReader {
     decoder: Mutex<Option<Decoder<Reader, Reader>>>,
 }
 
+type DecoderSlot = Option<Decoder<Reader, Reader>>;
+
 impl BaoReader {
-    fn with<R>(&self, f: impl FnOnce(&mut Decoder<Reader, Reader>) -> PyResult<R>) -> PyResult<R> {
-        let mut guard = self.decoder.lock().map_err(|_| PyValueError::new_err("BaoReader is broken"))?;
+    /// Locks the decoder. The mutex is never waited for with the GIL held: its holder may
+    /// need the GIL to finish (a Python source's `read()`), so waiting happens detached and
+    /// the lock is then retried with the GIL.
+    fn lock(&self, py: Python<'_>) -> PyResult<MutexGuard<'_, DecoderSlot>> {
+        loop {
+            match self.decoder.try_lock() {
+                Ok(guard) => return Ok(guard),
+                Err(TryLockError::WouldBlock) => py.detach(|| drop(self.decoder.lock())),
+                Err(TryLockError::Poisoned(_)) => return Err(PyValueError::new_err("BaoReader is broken")),
+            }
+        }
+    }
+
+    fn with<R>(&self, py: Python<'_>, f: impl FnOnce(&mut Decoder<Reader, Reader>) -> PyResult<R>) -> PyResult<R> {
+        let mut guard = self.lock(py)?;
         match guard.as_mut() {
             Some(decoder) => f(decoder),
             None => Err(PyValueError::new_err("I/O operation on closed BaoReader")),
@@ -380,7 +395,7 @@ impl BaoReader {
     /// b"" at the end.
     #[pyo3(signature = (size=-1, /), text_signature = "(self, size=-1, /)")]
     fn read<'py>(&self, py: Python<'py>, size: isize) -> PyResult<Bound<'py, PyBytes>> {
-        self.with(|decoder| {
+        self.with(py, |decoder| {
             let mut out = Vec::new();
             let result = if size < 0 {
                 decoder.read_to_end(&mut out).map(drop)
@@ -413,16 +428,16 @@ impl BaoReader {
     }
 
     /// Drops the decoder and its inputs (files opened from paths are closed).
-    fn close(&self) {
-        if let Ok(mut guard) = self.decoder.lock() {
+    fn close(&self, py: Python<'_>) {
+        if let Ok(mut guard) = self.lock(py) {
             *guard = None;
         }
     }
 
     /// True after close().
     #[getter]
-    fn closed(&self) -> bool {
-        self.decoder.lock().map(|g| g.is_none()).unwrap_or(true)
+    fn closed(&self, py: Python<'_>) -> bool {
+        self.lock(py).map(|g| g.is_none()).unwrap_or(true)
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {
@@ -431,7 +446,7 @@ impl BaoReader {
 
     #[pyo3(signature = (*_args))]
     fn __exit__(&self, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
-        self.close();
+        self.close(_args.py());
         false
     }
 }

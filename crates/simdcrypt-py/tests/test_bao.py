@@ -197,3 +197,44 @@ def test_readme_example_runs() -> None:
     section = readme.split("## Bao: verified streaming", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "README.md", "exec"), {})
+
+
+def test_reader_shared_between_threads_with_a_slow_python_source() -> None:
+    # The reader's lock is never waited for with the GIL held: a source whose read()
+    # sleeps (releasing the GIL) while another thread calls read() must not deadlock.
+    import threading
+    import time
+
+    data = bytes(range(256)) * 64  # 16 KiB: several chunks
+    root, encoded = simdcrypt.bao_encode(data)
+
+    class SlowSource:
+        def __init__(self, payload: bytes) -> None:
+            self.f = io.BytesIO(payload)
+
+        def read(self, n: int) -> bytes:
+            time.sleep(0.01)
+            return self.f.read(n)
+
+    reader = simdcrypt.BaoReader(root, SlowSource(encoded))
+    parts: list[bytes] = []
+    lock = threading.Lock()
+
+    def worker() -> None:
+        while True:
+            chunk = reader.read(1500)
+            if not chunk:
+                return
+            with lock:
+                parts.append(chunk)
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert not any(t.is_alive() for t in threads), "BaoReader deadlocked"
+    assert sum(len(p) for p in parts) == len(data)
+    assert reader.closed is False
+    reader.close()
+    assert reader.closed is True
