@@ -83,6 +83,9 @@ step "C ABI and its C, Nim and Go bindings"
 step "aarch64 (NEON) under qemu"
 ./scripts/test-aarch64.sh
 
+step "Library docs (every public item documented, no broken links)"
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet -p simdcrypt --no-deps
+
 step "Benchmarks compile"
 cargo check --quiet -p simdcrypt-bench --benches
 

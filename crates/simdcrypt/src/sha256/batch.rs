@@ -275,8 +275,8 @@ impl BlockBatch {
         BlockBatch { platform: BatchPlatform::detect(), threads: Threads::One }
     }
 
-    /// Chooses the kernels (obtain one from [`Platform::from_name`] or
-    /// [`Platform::all_supported`], which check that this CPU can run it).
+    /// Chooses the kernels (obtain one from [`BatchPlatform::from_name`] or
+    /// [`BatchPlatform::all_supported`], which check that this CPU can run it).
     pub fn set_platform(&mut self, platform: BatchPlatform) -> &mut Self {
         self.platform = platform;
         self

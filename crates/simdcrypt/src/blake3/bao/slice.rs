@@ -85,7 +85,7 @@ fn walk(tree: &Tree, len: u64, start: u64, count: u64, visit: &mut impl FnMut(Pi
 }
 
 impl Options {
-    /// [`slice`] in this format.
+    /// [`slice()`] in this format.
     pub fn slice(&self, encoded: &[u8], start: u64, count: u64) -> Result<Vec<u8>, Error> {
         let len = read_header(encoded, "encoding")?;
         match self.format.encoded_len(len) {
