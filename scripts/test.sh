@@ -81,7 +81,8 @@ step "C ABI and its C, Nim and Go bindings"
 ./scripts/test-bindings.sh
 
 step "aarch64 (NEON) under qemu"
-./scripts/test-aarch64.sh
+# The expectations above are this x86-64 machine's, not the emulated aarch64 one's.
+env -u SIMDCRYPT_EXPECT_BACKENDS ./scripts/test-aarch64.sh
 
 step "Library docs (every public item documented, no broken links)"
 RUSTDOCFLAGS="-D warnings" cargo doc --quiet -p simdcrypt --no-deps
