@@ -97,5 +97,8 @@ step "Type stubs (mypy --strict, stubtest)"
 python -m mypy --strict crates/simdcrypt-py/python/simdcrypt crates/simdcrypt-py/tests/typing_usage.py
 python -m mypy.stubtest simdcrypt._native
 
+step "Wheels: manylinux x86-64 and aarch64 (smoke-tested under qemu), contents checked"
+./scripts/build-wheels.sh --quick
+
 step "Python tests"
 python -m pytest -q crates/simdcrypt-py/tests
