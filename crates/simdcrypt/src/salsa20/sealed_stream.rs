@@ -205,6 +205,23 @@ fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(n)
 }
 
+/// Reads the next batch of at most `cap` bytes into `buf`, plus one byte of look-ahead that
+/// tells whether the input goes on; that byte is kept in `carry` for the next batch.
+/// Returns how many bytes were read: more than `cap` means this is not the last batch.
+fn read_batch(input: &mut impl Read, buf: &mut Vec<u8>, cap: usize, carry: &mut Option<u8>) -> io::Result<usize> {
+    buf.resize(cap + 1, 0);
+    let mut have = 0;
+    if let Some(c) = carry.take() {
+        buf[0] = c;
+        have = 1;
+    }
+    have += read_full(input, &mut buf[have..])?;
+    if have > cap {
+        *carry = Some(buf[cap]);
+    }
+    Ok(have)
+}
+
 /// Encrypts all of `input` into `output` (header, then chunks), with the caller's fresh
 /// random `header_nonce`. Memory stays at about one chunk. Returns the plaintext length.
 pub fn encrypt(
@@ -766,18 +783,9 @@ pub fn seal_chunks(key: &FileKey, mut input: impl Read, mut output: impl Write, 
     let mut next_index = 0u64;
     let mut total = 0u64;
     let fill = |b: &mut Batch| -> io::Result<()> {
-        b.input.resize(cap + 1, 0);
-        let mut have = 0;
-        if let Some(c) = carry.take() {
-            b.input[0] = c;
-            have = 1;
-        }
-        have += read_full(&mut input, &mut b.input[have..])?;
+        let have = read_batch(&mut input, &mut b.input, cap, &mut carry)?;
         b.is_final = have <= cap;
-        if !b.is_final {
-            carry = Some(b.input[cap]);
-            have = cap;
-        }
+        let have = have.min(cap);
         b.input_len = have;
         let chunks = have.div_ceil(CHUNK_LEN).max(1);
         b.first = next_index;
@@ -825,18 +833,9 @@ pub fn open_chunks(
     let mut next_index = 0u64;
     let mut total = 0u64;
     let fill = |b: &mut Batch| -> Result<(), DecryptError> {
-        b.input.resize(cap + 1, 0);
-        let mut have = 0;
-        if let Some(c) = carry.take() {
-            b.input[0] = c;
-            have = 1;
-        }
-        have += read_full(&mut input, &mut b.input[have..])?;
+        let have = read_batch(&mut input, &mut b.input, cap, &mut carry)?;
         b.is_final = have <= cap;
-        if !b.is_final {
-            carry = Some(b.input[cap]);
-            have = cap;
-        }
+        let have = have.min(cap);
         b.input_len = have;
         let chunks = have.div_ceil(SEALED_CHUNK_LEN);
         b.first = next_index;
