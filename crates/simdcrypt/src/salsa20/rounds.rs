@@ -88,7 +88,7 @@ unsafe fn quarter<W: Words>(x: &mut [W; 16], a: usize, b: usize, c: usize, d: us
 /// Only from code compiled with `W`'s kernel's target features (see [`Words`]).
 #[inline(always)]
 pub(crate) unsafe fn keystream_words<W: Words, const DR: u32>(state: &[u32; 16], counter: u64) -> [W; 16] {
-    // SAFETY (the whole body): the caller has the kernel's features (the trait's contract).
+    // SAFETY: the caller has the kernel's features (the trait's contract); the whole body.
     unsafe {
         // A loop, not `array::from_fn` (see `quads`).
         let (c8, c9) = W::counter_words(counter);
