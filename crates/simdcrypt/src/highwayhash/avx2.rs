@@ -224,7 +224,7 @@ pub(crate) fn hash(key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
     update_all(&mut r, &data[..whole]);
     finish_regs(&mut r, &data[whole..], rounds);
     // SAFETY: this function has AVX2.
-    unsafe { r.to_state() }
+    unsafe { r.written() }
 }
 
 /// The state for a key, written with vector stores (so that the kernels' vector loads of it
@@ -232,7 +232,7 @@ pub(crate) fn hash(key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
 #[target_feature(enable = "avx2")]
 pub(crate) fn new_state(key: &[u8; KEY_LEN]) -> State {
     // SAFETY: this function has AVX2.
-    unsafe { Regs::init(key).to_state() }
+    unsafe { Regs::init(key).written() }
 }
 
 /// A whole message's 64-bit result, computed in registers (no state written to memory):

@@ -132,6 +132,6 @@ pub(crate) fn hash(key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
             |r: &mut Regs<V2>, p| r.update_each(p),
             |r, rem, n| regs::finish_regs_halves(r, rem, n),
         )
-        .to_state()
+        .written()
     }
 }
