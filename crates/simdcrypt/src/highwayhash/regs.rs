@@ -119,7 +119,7 @@ impl<V: Vector> Regs<V> {
     ///
     /// See [`Vector`].
     #[inline(always)]
-    pub(super) unsafe fn to_state(&self) -> State {
+    pub(super) unsafe fn written(&self) -> State {
         let mut s = State { v0: [0; 4], v1: [0; 4], mul0: [0; 4], mul1: [0; 4] };
         // SAFETY: the caller has the kernel's features.
         unsafe { self.store(&mut s) };
