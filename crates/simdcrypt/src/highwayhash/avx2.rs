@@ -3,56 +3,71 @@
 
 use core::arch::x86_64::*;
 
-use super::{remainder_tail, State, INIT0, INIT1, KEY_LEN, PACKET_LEN};
+use super::regs::{self, Vector};
+use super::{remainder_tail, State, KEY_LEN, PACKET_LEN};
 use crate::highwayhash::portable::ZIPPER;
 
-pub(super) struct Regs {
-    pub(super) v0: __m256i,
-    pub(super) v1: __m256i,
-    pub(super) mul0: __m256i,
-    pub(super) mul1: __m256i,
-}
+/// The state variables, one register each.
+pub(super) type Regs = regs::Regs<__m256i>;
 
-#[inline]
-#[target_feature(enable = "avx2")]
-fn load_words(words: &[u64; 4]) -> __m256i {
-    // SAFETY: `words` is 32 readable bytes; the load is unaligned.
-    unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
-}
+// SAFETY: used only by this file's `#[target_feature(enable = "avx2")]` functions and the
+// AVX-512 kernel's (which include AVX2).
+unsafe impl Vector for __m256i {
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: `p` is valid for 32 bytes (the trait's contract); the load is unaligned.
+        unsafe { _mm256_loadu_si256(p.cast()) }
+    }
 
-#[inline]
-#[target_feature(enable = "avx2")]
-fn store_words(words: &mut [u64; 4], v: __m256i) {
-    // SAFETY: `words` is 32 writable bytes; the store is unaligned.
-    unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), v) }
-}
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8) {
+        // SAFETY: `p` is valid for 32 bytes (the trait's contract); the store is unaligned.
+        unsafe { _mm256_storeu_si256(p.cast(), self) }
+    }
 
-#[inline]
-#[target_feature(enable = "avx2")]
-fn load(s: &State) -> Regs {
-    Regs { v0: load_words(&s.v0), v1: load_words(&s.v1), mul0: load_words(&s.mul0), mul1: load_words(&s.mul1) }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: the caller has AVX2 (the trait's contract); likewise below.
+        unsafe { _mm256_add_epi64(a, b) }
+    }
+
+    #[inline(always)]
+    unsafe fn xor(a: Self, b: Self) -> Self {
+        // SAFETY: as in `add`.
+        unsafe { _mm256_xor_si256(a, b) }
+    }
+
+    #[inline(always)]
+    unsafe fn mul_lo_hi(a: Self, b: Self) -> Self {
+        // SAFETY: as in `add`.
+        unsafe { _mm256_mul_epu32(a, _mm256_srli_epi64(b, 32)) }
+    }
+
+    #[inline(always)]
+    unsafe fn zipper(a: Self) -> Self {
+        // SAFETY: as in `add`.
+        unsafe { _mm256_shuffle_epi8(a, zipper_mask()) }
+    }
+
+    #[inline(always)]
+    unsafe fn rot32(a: Self) -> Self {
+        // SAFETY: as in `add`.
+        unsafe { _mm256_shuffle_epi32(a, 0xb1) }
+    }
 }
 
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) fn store(r: &Regs, s: &mut State) {
-    store_words(&mut s.v0, r.v0);
-    store_words(&mut s.v1, r.v1);
-    store_words(&mut s.mul0, r.mul0);
-    store_words(&mut s.mul1, r.mul1);
+    // SAFETY: this function has AVX2.
+    unsafe { r.store(s) }
 }
 
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) fn init(key: &[u8; KEY_LEN]) -> Regs {
-    // SAFETY: `key` is 32 readable bytes; the load is unaligned. (A vector load of the
-    // caller's bytes: converting them to words first would store four u64 that this load
-    // could not be forwarded from, a stall on every one-shot hash.)
-    let k = unsafe { _mm256_loadu_si256(key.as_ptr().cast()) };
-    let mul0 = load_words(&INIT0);
-    let mul1 = load_words(&INIT1);
-    // Swapping each word's 32-bit halves is rotating it by 32.
-    Regs { v0: _mm256_xor_si256(mul0, k), v1: _mm256_xor_si256(mul1, _mm256_shuffle_epi32(k, 0xb1)), mul0, mul1 }
+    // SAFETY: this function has AVX2.
+    unsafe { Regs::init(key) }
 }
 
 #[inline]
@@ -68,27 +83,8 @@ fn zipper_mask() -> __m256i {
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) fn update(r: &mut Regs, packet: __m256i) {
-    let mask = zipper_mask();
-    // (v1 + packet) + mul0: the same sum as the reference's v1 + (mul0 + packet), with
-    // mul0, the value that arrives last, added last.
-    r.v1 = _mm256_add_epi64(_mm256_add_epi64(r.v1, packet), r.mul0);
-    r.mul0 = _mm256_xor_si256(r.mul0, _mm256_mul_epu32(r.v1, _mm256_srli_epi64(r.v0, 32)));
-    r.v0 = _mm256_add_epi64(r.v0, r.mul1);
-    r.mul1 = _mm256_xor_si256(r.mul1, _mm256_mul_epu32(r.v0, _mm256_srli_epi64(r.v1, 32)));
-    r.v0 = _mm256_add_epi64(r.v0, _mm256_shuffle_epi8(r.v1, mask));
-    r.v1 = _mm256_add_epi64(r.v1, _mm256_shuffle_epi8(r.v0, mask));
-}
-
-/// A round whose packet was already added to v1 (see `update_all`).
-#[inline]
-#[target_feature(enable = "avx2")]
-fn round_packet_added(r: &mut Regs, mask: __m256i) {
-    r.v1 = _mm256_add_epi64(r.v1, r.mul0);
-    r.mul0 = _mm256_xor_si256(r.mul0, _mm256_mul_epu32(r.v1, _mm256_srli_epi64(r.v0, 32)));
-    r.v0 = _mm256_add_epi64(r.v0, r.mul1);
-    r.mul1 = _mm256_xor_si256(r.mul1, _mm256_mul_epu32(r.v0, _mm256_srli_epi64(r.v1, 32)));
-    r.v0 = _mm256_add_epi64(r.v0, _mm256_shuffle_epi8(r.v1, mask));
-    r.v1 = _mm256_add_epi64(r.v1, _mm256_shuffle_epi8(r.v0, mask));
+    // SAFETY: this function has AVX2.
+    unsafe { r.update(packet) }
 }
 
 /// The rounds of `update` over many packets, arranged for the shortest loop-carried chain.
@@ -104,15 +100,16 @@ pub(super) fn update_all(r: &mut Regs, packets: &[u8]) {
         // SAFETY: 32 readable bytes (checked above); the load is unaligned.
         unsafe { _mm256_loadu_si256(packet.as_ptr().cast()) }
     };
-    let mask = zipper_mask();
     let mut chunks = packets.chunks_exact(PACKET_LEN);
     let Some(first) = chunks.next() else { return };
     r.v1 = _mm256_add_epi64(r.v1, load(first));
     for next in chunks {
-        round_packet_added(r, mask);
+        // SAFETY: this function has AVX2.
+        unsafe { r.round_packet_added() };
         r.v1 = _mm256_add_epi64(r.v1, load(next));
     }
-    round_packet_added(r, mask);
+    // SAFETY: this function has AVX2.
+    unsafe { r.round_packet_added() };
 }
 
 #[inline]
@@ -206,45 +203,43 @@ fn remainder_load(rem: &[u8], size: __m256i) -> __m256i {
 /// Hashes whole 32-byte packets.
 #[target_feature(enable = "avx2")]
 pub(crate) fn update_packets(s: &mut State, packets: &[u8]) {
-    let mut r = load(s);
-    update_all(&mut r, packets);
-    store(&r, s);
+    // SAFETY: this function has AVX2.
+    unsafe { regs::update_packets(s, packets, |r, p| update_all(r, p)) }
 }
 
 /// The remainder and the finalization rounds (see `Platform::finish`).
 #[target_feature(enable = "avx2")]
 pub(crate) fn finish(s: &mut State, remainder: &[u8], rounds: usize) {
-    let mut r = load(s);
-    finish_regs(&mut r, remainder, rounds);
-    store(&r, s);
+    // SAFETY: this function has AVX2.
+    unsafe { regs::finish(s, remainder, rounds, |r, rem, n| finish_regs(r, rem, n)) }
 }
 
 /// A whole message, kept in registers from the key to the finished state.
 #[target_feature(enable = "avx2")]
 pub(crate) fn hash(key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
+    // Not `regs::absorb`: through its closures the remainder's length took one more
+    // instruction on this one-shot path.
     let mut r = init(key);
     let whole = data.len() - data.len() % PACKET_LEN;
     update_all(&mut r, &data[..whole]);
     finish_regs(&mut r, &data[whole..], rounds);
-    let mut s = State { v0: [0; 4], v1: [0; 4], mul0: [0; 4], mul1: [0; 4] };
-    store(&r, &mut s);
-    s
+    // SAFETY: this function has AVX2.
+    unsafe { r.written() }
 }
 
 /// The state for a key, written with vector stores (so that the kernels' vector loads of it
 /// are forwarded from the stores instead of waiting for them to complete).
 #[target_feature(enable = "avx2")]
 pub(crate) fn new_state(key: &[u8; KEY_LEN]) -> State {
-    let r = init(key);
-    let mut s = State { v0: [0; 4], v1: [0; 4], mul0: [0; 4], mul1: [0; 4] };
-    store(&r, &mut s);
-    s
+    // SAFETY: this function has AVX2.
+    unsafe { Regs::init(key).written() }
 }
 
 /// A whole message's 64-bit result, computed in registers (no state written to memory):
 /// the one-shot path for short inputs.
 #[target_feature(enable = "avx2")]
 pub(crate) fn hash64(key: &[u8; KEY_LEN], data: &[u8]) -> u64 {
+    // As in `hash`.
     let mut r = init(key);
     let whole = data.len() - data.len() % PACKET_LEN;
     update_all(&mut r, &data[..whole]);

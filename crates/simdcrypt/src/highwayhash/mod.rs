@@ -37,6 +37,8 @@ mod checkpoint;
 mod neon;
 mod platform;
 mod portable;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod regs;
 #[cfg(target_arch = "x86_64")]
 mod sse41;
 

@@ -4,78 +4,69 @@
 use core::arch::aarch64::*;
 
 use super::driver::{self, WideKernel};
+use super::rounds::{self, Words};
 use cipher::InOutBuf;
 
 const LANES: usize = 4;
-
-#[inline]
-#[target_feature(enable = "neon")]
-fn rotl<const L: i32, const R: i32>(v: uint32x4_t) -> uint32x4_t {
-    vsriq_n_u32::<R>(vshlq_n_u32::<L>(v), v)
-}
-
-#[inline]
-#[target_feature(enable = "neon")]
-fn quarter(x: &mut [uint32x4_t; 16], a: usize, b: usize, c: usize, d: usize) {
-    x[b] = veorq_u32(x[b], rotl::<7, 25>(vaddq_u32(x[a], x[d])));
-    x[c] = veorq_u32(x[c], rotl::<9, 23>(vaddq_u32(x[b], x[a])));
-    x[d] = veorq_u32(x[d], rotl::<13, 19>(vaddq_u32(x[c], x[b])));
-    x[a] = veorq_u32(x[a], rotl::<18, 14>(vaddq_u32(x[d], x[c])));
-}
 
 /// The keystream of blocks `counter .. counter + 4`: bytes 16g .. 16g + 16 of block `r`
 /// in `out[4r + g]`.
 #[inline]
 #[target_feature(enable = "neon")]
 fn blocks<const DR: u32>(state: &[u32; 16], counter: u64) -> [uint32x4_t; 16] {
-    let mut x: [uint32x4_t; 16] = core::array::from_fn(|i| vdupq_n_u32(state[i]));
-    // The full 64-bit counter per lane: the carry into word 9 is per block.
-    let c: [u64; LANES] = core::array::from_fn(|j| counter.wrapping_add(j as u64));
-    let lo: [u32; LANES] = core::array::from_fn(|j| c[j] as u32);
-    let hi: [u32; LANES] = core::array::from_fn(|j| (c[j] >> 32) as u32);
-    // SAFETY: lo and hi are 4 u32s each, exactly what vld1q_u32 reads.
-    unsafe {
-        x[8] = vld1q_u32(lo.as_ptr());
-        x[9] = vld1q_u32(hi.as_ptr());
+    // SAFETY: this function has the `neon` feature that `Words for uint32x4_t` needs.
+    let y = unsafe { rounds::quads(&rounds::keystream_words::<uint32x4_t, DR>(state, counter)) };
+    core::array::from_fn(|i| y[i % 4][i / 4])
+}
+
+// SAFETY: only used by `blocks`, which has the `neon` feature.
+unsafe impl Words for uint32x4_t {
+    #[inline(always)]
+    unsafe fn splat(w: u32) -> Self {
+        // SAFETY: the caller has the `neon` feature (the trait's contract).
+        unsafe { vdupq_n_u32(w) }
     }
-    let (c8, c9) = (x[8], x[9]);
-    for _ in 0..DR {
-        quarter(&mut x, 0, 4, 8, 12);
-        quarter(&mut x, 5, 9, 13, 1);
-        quarter(&mut x, 10, 14, 2, 6);
-        quarter(&mut x, 15, 3, 7, 11);
-        quarter(&mut x, 0, 1, 2, 3);
-        quarter(&mut x, 5, 6, 7, 4);
-        quarter(&mut x, 10, 11, 8, 9);
-        quarter(&mut x, 15, 12, 13, 14);
+
+    #[inline(always)]
+    unsafe fn counter_words(counter: u64) -> (Self, Self) {
+        let (lo, hi) = rounds::lane_counters::<LANES>(counter);
+        // SAFETY: as in `splat`; `lo` and `hi` are 4 u32s each, exactly what vld1q_u32 reads.
+        let v = |w: [u32; LANES]| unsafe { vld1q_u32(w.as_ptr()) };
+        (v(lo), v(hi))
     }
-    // Feed-forward: the broadcast words are rebuilt rather than kept live (registers).
-    for i in 0..16 {
-        let input = match i {
-            8 => c8,
-            9 => c9,
-            _ => vdupq_n_u32(state[i]),
-        };
-        x[i] = vaddq_u32(x[i], input);
+
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: as in `splat`.
+        unsafe { vaddq_u32(a, b) }
     }
-    let mut out = [vdupq_n_u32(0); 16];
-    for g in 0..4 {
-        let t0 = vzip1q_u32(x[4 * g], x[4 * g + 1]);
-        let t1 = vzip2q_u32(x[4 * g], x[4 * g + 1]);
-        let t2 = vzip1q_u32(x[4 * g + 2], x[4 * g + 3]);
-        let t3 = vzip2q_u32(x[4 * g + 2], x[4 * g + 3]);
-        let (t0, t1, t2, t3) = (
-            vreinterpretq_u64_u32(t0),
-            vreinterpretq_u64_u32(t1),
-            vreinterpretq_u64_u32(t2),
-            vreinterpretq_u64_u32(t3),
-        );
-        out[g] = vreinterpretq_u32_u64(vzip1q_u64(t0, t2));
-        out[4 + g] = vreinterpretq_u32_u64(vzip2q_u64(t0, t2));
-        out[8 + g] = vreinterpretq_u32_u64(vzip1q_u64(t1, t3));
-        out[12 + g] = vreinterpretq_u32_u64(vzip2q_u64(t1, t3));
+
+    #[inline(always)]
+    unsafe fn xor(a: Self, b: Self) -> Self {
+        // SAFETY: as in `splat`.
+        unsafe { veorq_u32(a, b) }
     }
-    out
+
+    #[inline(always)]
+    unsafe fn rotl<const L: i32, const R: i32>(v: Self) -> Self {
+        // SAFETY: as in `splat`.
+        unsafe { vsriq_n_u32::<R>(vshlq_n_u32::<L>(v), v) }
+    }
+
+    #[inline(always)]
+    unsafe fn zip32(a: Self, b: Self) -> (Self, Self) {
+        // SAFETY: as in `splat`.
+        unsafe { (vzip1q_u32(a, b), vzip2q_u32(a, b)) }
+    }
+
+    #[inline(always)]
+    unsafe fn zip64(a: Self, b: Self) -> (Self, Self) {
+        // SAFETY: as in `splat`.
+        unsafe {
+            let (a, b) = (vreinterpretq_u64_u32(a), vreinterpretq_u64_u32(b));
+            (vreinterpretq_u32_u64(vzip1q_u64(a, b)), vreinterpretq_u32_u64(vzip2q_u64(a, b)))
+        }
+    }
 }
 
 /// XORs the keystream into `io` from the block counter in words 8 and 9 of `state`. Any
