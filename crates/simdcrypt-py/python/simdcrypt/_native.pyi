@@ -17,6 +17,7 @@ __all__ = [
     "BaoScrubReport",
     "XSalsa20",
     "__version__",
+    "_HASH_CLASSES",
     "_restore_state",
     "backends",
     "bao_decode",
@@ -181,8 +182,10 @@ class gost94(_HashObject):
 class AuthenticationError(ValueError):
     """A secretbox failed authentication (forged, corrupted, or wrong key/nonce)."""
 
-@final
-class Salsa20:
+@type_check_only
+class _StreamCipher:
+    """What Salsa20 and XSalsa20 share (stubs only): all but the nonce's length."""
+
     def __new__(
         cls,
         key: Buffer,
@@ -207,29 +210,12 @@ class Salsa20:
     def backend(self) -> str: ...
 
 @final
-class XSalsa20:
-    def __new__(
-        cls,
-        key: Buffer,
-        nonce: Buffer,
-        /,
-        *,
-        rounds: int = 20,
-        counter: int = 0,
-        max_threads: int = 1,
-        backend: str | None = None,
-    ) -> Self: ...
-    def encrypt(self, data: Buffer, /) -> bytes: ...
-    def decrypt(self, data: Buffer, /) -> bytes: ...
-    def encrypt_into(self, data: Buffer, out: Buffer, /) -> None: ...
-    def keystream(self, n: int, /) -> bytes: ...
-    def seek(self, position: int, /) -> None: ...
-    @property
-    def position(self) -> int: ...
-    @property
-    def rounds(self) -> int: ...
-    @property
-    def backend(self) -> str: ...
+class Salsa20(_StreamCipher):
+    """Salsa20/20 (/12, /8) with an 8-byte nonce."""
+
+@final
+class XSalsa20(_StreamCipher):
+    """XSalsa20/20 (/12, /8) with a 24-byte nonce."""
 
 def secretbox_seal(key: Buffer, nonce: Buffer, plaintext: Buffer, /) -> bytes: ...
 def secretbox_open(key: Buffer, nonce: Buffer, boxed: Buffer, /) -> bytes: ...
@@ -253,10 +239,15 @@ class highwayhash128(_HighwayHashBase):
 class highwayhash256(_HighwayHashBase):
     """HighwayHash with a 256-bit result, with hashlib's interface."""
 
+# The classes of the algorithms new() takes (a new hash class joins this union).
+_AnyHash = blake3 | sha256 | highwayhash64 | highwayhash128 | highwayhash256 | streebog256 | streebog512 | gost94
+
+# Every hash class by its Python name (lib.rs's add_hash_class): new() and unpickling find
+# classes here.
+_HASH_CLASSES: Final[dict[str, type[_AnyHash | hmac_streebog256 | hmac_streebog512]]]
+
 def backends() -> dict[str, _BackendInfo]: ...
-def _restore_state(
-    blob: Buffer, key: Buffer | None = None
-) -> blake3 | sha256 | streebog256 | streebog512 | hmac_streebog256 | hmac_streebog512 | gost94 | highwayhash64 | highwayhash128 | highwayhash256: ...
+def _restore_state(blob: Buffer, key: Buffer | None = None) -> _AnyHash | hmac_streebog256 | hmac_streebog512: ...
 def hash_file(
     path: str | bytes | PathLike[str] | PathLike[bytes],
     algorithm: str = "blake3",
