@@ -19,17 +19,11 @@ fn vectors(name: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// Deterministic bytes without a dependency: a xorshift stream.
+/// Deterministic test bytes: the official `blake3` crate's output stream for the seed.
 fn pseudo_random(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
+    let mut out = vec![0u8; len];
+    blake3::Hasher::new().update(&seed.to_le_bytes()).finalize_xof().fill(&mut out);
+    out
 }
 
 fn hash_by_name(

@@ -26,14 +26,7 @@ crate::state::hmac!(HmacStreebog256, HmacStreebog512);
 /// (`hmac`, constructed from a key and data).
 macro_rules! streebog_class {
     (hash $(#[$doc:meta])* $class:ident($state:ty) as $py:literal named $name:literal, $size:literal) => {
-        hash_class! {
-            $(#[$doc])*
-            pub(crate) struct $class($state) as $py {
-                name: class $name,
-                digest_size: $size,
-                block_size: BLOCK_LEN,
-            }
-
+        streebog_class!(@class $(#[$doc])* $class($state) as $py named $name, $size,
             #[new]
             #[pyo3(signature = (data=None, /, *, backend=None), text_signature = "(data=b'', /, *, backend=None)")]
             fn py_new(data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
@@ -41,17 +34,10 @@ macro_rules! streebog_class {
                 h.set_platform(args::backend::<Platform>(backend.as_deref())?);
                 hash_class::new_object(h, data)
             }
-        }
+        );
     };
     (hmac $(#[$doc:meta])* $class:ident($state:ty) as $py:literal named $name:literal, $size:literal) => {
-        hash_class! {
-            $(#[$doc])*
-            pub(crate) struct $class($state) as $py {
-                name: class $name,
-                digest_size: $size,
-                block_size: BLOCK_LEN,
-            }
-
+        streebog_class!(@class $(#[$doc])* $class($state) as $py named $name, $size,
             #[new]
             #[pyo3(signature = (key, data=None, /, *, backend=None), text_signature = "(key, data=b'', /, *, backend=None)")]
             fn py_new(key: &Bound<'_, PyAny>, data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
@@ -60,6 +46,17 @@ macro_rules! streebog_class {
                 h.set_platform(p);
                 hash_class::new_object(h, data)
             }
+        );
+    };
+    (@class $(#[$doc:meta])* $class:ident($state:ty) as $py:literal named $name:literal, $size:literal, $new:item) => {
+        hash_class! {
+            $(#[$doc])*
+            pub(crate) struct $class($state) as $py {
+                name: class $name,
+                digest_size: $size,
+                block_size: BLOCK_LEN,
+            }
+            $new
         }
     };
 }
