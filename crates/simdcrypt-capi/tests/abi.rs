@@ -19,17 +19,11 @@ fn vectors(name: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// Deterministic bytes without a dependency: a xorshift stream.
+/// Deterministic test bytes: the official `blake3` crate's output stream for the seed.
 fn pseudo_random(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
+    let mut out = vec![0u8; len];
+    blake3::Hasher::new().update(&seed.to_le_bytes()).finalize_xof().fill(&mut out);
+    out
 }
 
 fn hash_by_name(
@@ -340,68 +334,59 @@ fn errors_are_codes_with_messages() {
     std::thread::spawn(|| assert_eq!(last_error(), "")).join().unwrap();
 }
 
+/// Salsa20/20 (an 8-byte nonce) or XSalsa20/20 (a 24-byte nonce and a 32-byte key)
+/// through the C ABI, from block `counter`.
+///
+/// # Safety
+///
+/// `input` readable and `output` writable for `len` bytes (the same, disjoint or
+/// overlapping buffers).
+unsafe fn salsa_xor(key: &[u8], nonce: &[u8], counter: u64, input: *const u8, output: *mut u8, len: usize) -> i32 {
+    assert!(nonce.len() == 8 || (nonce.len() == 24 && key.len() == 32));
+    // SAFETY: key and nonce are slices of the lengths each function reads; the buffers are
+    // the caller's contract.
+    unsafe {
+        match nonce.len() {
+            8 => simdcrypt_salsa20_xor(key.as_ptr(), key.len(), nonce.as_ptr(), 20, counter, input, output, len),
+            _ => simdcrypt_xsalsa20_xor(key.as_ptr(), nonce.as_ptr(), 20, counter, input, output, len),
+        }
+    }
+}
+
 #[test]
 fn salsa20_and_xsalsa20_match_rustcrypto() {
     use cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
     let key: [u8; 32] = std::array::from_fn(|i| i as u8);
     let nonce8 = [7u8; 8];
     let nonce24: [u8; 24] = std::array::from_fn(|i| 100 + i as u8);
+    // RustCrypto's keystream from block `counter` over `buf`, by the nonce's length.
+    let reference = |nonce: &[u8], counter: u64, buf: &mut [u8]| {
+        if nonce.len() == 8 {
+            let mut c = salsa20::Salsa20::new(&key.into(), nonce.try_into().unwrap());
+            c.seek(counter * 64);
+            c.apply_keystream(buf);
+        } else {
+            let mut c = salsa20::XSalsa20::new(&key.into(), nonce.try_into().unwrap());
+            c.seek(counter * 64);
+            c.apply_keystream(buf);
+        }
+    };
     for &len in &[0usize, 1, 63, 64, 65, 1000, 70_000] {
         let plain = pseudo_random(len, 42);
         for counter in [0u64, 1, 1 << 40] {
-            let mut want = plain.clone();
-            let mut c = salsa20::Salsa20::new(&key.into(), &nonce8.into());
-            c.seek(counter * 64);
-            c.apply_keystream(&mut want);
-            let mut got = vec![0u8; len];
-            // SAFETY: key of 32, nonce of 8, disjoint input and output of `len` bytes.
-            let rc = unsafe {
-                simdcrypt_salsa20_xor(
-                    key.as_ptr(),
-                    32,
-                    nonce8.as_ptr(),
-                    20,
-                    counter,
-                    plain.as_ptr(),
-                    got.as_mut_ptr(),
-                    len,
-                )
-            };
-            assert_eq!((rc, &got), (OK, &want), "salsa20 len {len} counter {counter}");
-            // In place.
-            let mut buf = plain.clone();
-            // SAFETY: input and output are the same buffer, which the function allows.
-            let rc = unsafe {
-                simdcrypt_salsa20_xor(
-                    key.as_ptr(),
-                    32,
-                    nonce8.as_ptr(),
-                    20,
-                    counter,
-                    buf.as_ptr(),
-                    buf.as_mut_ptr(),
-                    len,
-                )
-            };
-            assert_eq!((rc, &buf), (OK, &want));
-
-            let mut want = plain.clone();
-            let mut c = salsa20::XSalsa20::new(&key.into(), &nonce24.into());
-            c.seek(counter * 64);
-            c.apply_keystream(&mut want);
-            // SAFETY: key of 32, nonce of 24, disjoint buffers.
-            let rc = unsafe {
-                simdcrypt_xsalsa20_xor(
-                    key.as_ptr(),
-                    nonce24.as_ptr(),
-                    20,
-                    counter,
-                    plain.as_ptr(),
-                    got.as_mut_ptr(),
-                    len,
-                )
-            };
-            assert_eq!((rc, &got), (OK, &want), "xsalsa20 len {len} counter {counter}");
+            for (name, nonce) in [("salsa20", &nonce8[..]), ("xsalsa20", &nonce24[..])] {
+                let mut want = plain.clone();
+                reference(nonce, counter, &mut want);
+                let mut got = vec![0u8; len];
+                // SAFETY: disjoint input and output of `len` bytes.
+                let rc = unsafe { salsa_xor(&key, nonce, counter, plain.as_ptr(), got.as_mut_ptr(), len) };
+                assert_eq!((rc, &got), (OK, &want), "{name} len {len} counter {counter}");
+                // In place.
+                let mut buf = plain.clone();
+                // SAFETY: input and output are the same buffer, which the functions allow.
+                let rc = unsafe { salsa_xor(&key, nonce, counter, buf.as_ptr(), buf.as_mut_ptr(), len) };
+                assert_eq!((rc, &buf), (OK, &want), "{name} in place, len {len} counter {counter}");
+            }
         }
     }
     // Overlapping by a shift: output = input XOR keystream, as if copied first.
@@ -410,9 +395,7 @@ fn salsa20_and_xsalsa20_match_rustcrypto() {
     salsa20::Salsa20::new(&key.into(), &nonce8.into()).apply_keystream(&mut want);
     let mut buf = plain.clone();
     // SAFETY: both ranges lie in `buf`; overlap is allowed.
-    let rc = unsafe {
-        simdcrypt_salsa20_xor(key.as_ptr(), 32, nonce8.as_ptr(), 20, 0, buf.as_ptr().add(10), buf.as_mut_ptr(), 290)
-    };
+    let rc = unsafe { salsa_xor(&key, &nonce8, 0, buf.as_ptr().add(10), buf.as_mut_ptr(), 290) };
     assert_eq!((rc, &buf[..290]), (OK, &want[..]));
     // SAFETY: valid pointers; a 17-byte key and 7 rounds are rejected.
     unsafe {

@@ -15,6 +15,17 @@ use crate::buffer;
 /// Shorter ones finish faster than releasing and re-taking the GIL would.
 pub(crate) const GIL_RELEASE_MIN: usize = 2048;
 
+/// Runs `f` with the GIL released when `len` (the bytes it works on) is at least
+/// [`GIL_RELEASE_MIN`], with the GIL held otherwise. The caller keeps every buffer `f`
+/// reads or writes pinned (a held buffer export, or a bytes object no other code sees yet).
+pub(crate) fn detach_if_long<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
+    if len >= GIL_RELEASE_MIN {
+        py.detach(f)
+    } else {
+        f()
+    }
+}
+
 /// `max_threads=AUTO`.
 pub(crate) const AUTO_THREADS: isize = -1;
 
@@ -45,6 +56,12 @@ pub(crate) fn backend<B: Backend>(name: Option<&str>) -> PyResult<B> {
         Some(name) => B::from_name(name).map_err(value_error),
         None => Ok(B::detect()),
     }
+}
+
+/// `max_threads=` and `backend=` together, as the batch functions take them (threads
+/// checked first).
+pub(crate) fn threads_and_backend<B: Backend>(max_threads: isize, backend: Option<&str>) -> PyResult<(Threads, B)> {
+    Ok((threads(max_threads)?, self::backend(backend)?))
 }
 
 /// The BLAKE3 mode that `key=` and `derive_key_context=` select, owning the key or context

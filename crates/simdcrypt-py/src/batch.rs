@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use simdcrypt::blake3::{Batch, Platform};
 
-use crate::args::{self, BigIndex, ModeArgs, GIL_RELEASE_MIN};
+use crate::args::{self, BigIndex, ModeArgs};
 use crate::messages;
 
 /// Hashes many independent messages in one call and returns their digests, concatenated:
@@ -45,9 +45,9 @@ pub(crate) fn blake3_many<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let (out_len, _) = args::output_range(length, BigIndex(0))?;
     let mode = ModeArgs::new(key, derive_key_context)?;
-    let threads = args::threads(max_threads)?;
+    let (threads, platform) = args::threads_and_backend::<Platform>(max_threads, backend.as_deref())?;
     let mut batch = Batch::new(mode.mode());
-    batch.set_platform(args::backend::<Platform>(backend.as_deref())?).set_max_threads(threads);
+    batch.set_platform(platform).set_max_threads(threads);
     hash_batch(py, messages, out_len, |slices, out| batch.hash_into(slices, out_len, out))
 }
 
@@ -77,7 +77,6 @@ pub(crate) fn hash_batch<'py>(
     crate::buffer::new_bytes(py, total_out, |out| {
         // `out` belongs to a bytes object no other code can see yet, and `held` keeps every
         // message pinned until after the hashing.
-        let result = if work >= GIL_RELEASE_MIN { py.detach(|| hash(slices, out)) } else { hash(slices, out) };
-        result.map_err(args::value_error)
+        args::detach_if_long(py, work, || hash(slices, out)).map_err(args::value_error)
     })
 }

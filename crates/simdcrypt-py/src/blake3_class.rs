@@ -8,7 +8,7 @@ use pyo3::types::{PyBytes, PyString};
 use simdcrypt::any::HashOptions;
 use simdcrypt::blake3::{Hasher, OutputReader, Platform, BLOCK_LEN, KEY_LEN, OUT_LEN};
 
-use crate::args::{self, BigIndex, ModeArgs, GIL_RELEASE_MIN};
+use crate::args::{self, BigIndex, ModeArgs};
 use crate::buffer;
 use crate::hash_class::{self, hash_class};
 
@@ -20,12 +20,8 @@ const HEX_IN_RUST_MAX: usize = 4096;
 /// impossible size is a MemoryError), computed without the GIL when long.
 pub(crate) fn xof_bytes(py: Python<'_>, mut reader: OutputReader, len: usize) -> PyResult<Bound<'_, PyBytes>> {
     crate::buffer::new_bytes(py, len, |out| {
-        if out.len() >= GIL_RELEASE_MIN {
-            // `out` belongs to a bytes object no other code can see yet.
-            py.detach(|| reader.fill(out));
-        } else {
-            reader.fill(out);
-        }
+        // `out` belongs to a bytes object no other code can see yet.
+        args::detach_if_long(py, out.len(), || reader.fill(out));
         Ok(())
     })
 }
@@ -41,6 +37,20 @@ pub(crate) fn options(
     // Options the library adds later keep their defaults.
     #[allow(clippy::needless_update)]
     Ok(HashOptions { key, derive_key_context, backend, threads: args::threads(max_threads)?, ..HashOptions::default() })
+}
+
+hash_class::plain_hash_state!(Hasher);
+
+impl crate::state::Resumable for Hasher {
+    fn export(&self) -> Vec<u8> {
+        Hasher::export(self)
+    }
+    fn key(&self) -> Option<Vec<u8>> {
+        Hasher::key(self).map(|k| k.to_vec())
+    }
+    fn restore(blob: &[u8], key: Option<&[u8]>, _: &str) -> Result<Self, simdcrypt::Error> {
+        Hasher::restore(blob, key)
+    }
 }
 
 hash_class! {

@@ -6,18 +6,9 @@ use pyo3::types::PyBytes;
 use simdcrypt::gost94::{self, Gost94, Platform, SBox, BLOCK_LEN, OUT_LEN};
 
 use crate::args;
-use crate::hash_class::{self, hash_class, HashState};
+use crate::hash_class::{self, hash_class};
 
-impl HashState for Gost94 {
-    fn absorb(&mut self, data: &[u8]) {
-        self.update(data);
-    }
-    fn finish(&self, out: &mut [u8]) {
-        out.copy_from_slice(&self.finalize());
-    }
-    fn backend_name(&self) -> &'static str {
-        self.platform().name()
-    }
+hash_class::plain_hash_state!(Gost94 {
     /// The parameter set decides the name `new()` takes.
     fn object_name(&self) -> Option<&'static str> {
         Some(match self.sbox() {
@@ -25,7 +16,8 @@ impl HashState for Gost94 {
             SBox::Test => "gost94-test",
         })
     }
-}
+});
+crate::state::unkeyed!(Gost94);
 
 hash_class! {
     /// An incremental GOST R 34.11-94 hasher with hashlib's interface.
@@ -39,10 +31,8 @@ hash_class! {
     /// same bytes reversed.
     pub(crate) struct PyGost94(Gost94) as "gost94" {
         name: object "gost94",
-        digest: fixed,
         digest_size: OUT_LEN,
         block_size: BLOCK_LEN,
-        update_returns_self: false,
     }
 
     #[new]
@@ -82,7 +72,6 @@ pub(crate) fn gost94_many<'py>(
     backend: Option<String>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let sbox = SBox::from_name(sbox).map_err(args::value_error)?;
-    let threads = args::threads(max_threads)?;
-    let p = args::backend::<Platform>(backend.as_deref())?;
+    let (threads, p) = args::threads_and_backend::<Platform>(max_threads, backend.as_deref())?;
     crate::batch::hash_batch(py, messages, OUT_LEN, |m, out| gost94::hash_many(m, sbox, out, p, threads))
 }

@@ -17,7 +17,7 @@ use pyo3::pyclass::boolean_struct::True;
 use pyo3::types::{PyBytes, PyString};
 use pyo3::PyClass;
 
-use crate::args::GIL_RELEASE_MIN;
+use crate::args;
 use crate::buffer;
 use crate::shared_state::SharedState;
 
@@ -40,11 +40,12 @@ pub(crate) trait HashState: Clone + Send + 'static {
     }
 }
 
-/// The library hashers whose `update`, `finalize` (an array of the digest size) and
-/// `platform` have the usual shape.
+/// Implements [`HashState`] for library hashers whose `update`, `finalize` (an array of the
+/// digest size) and `platform` have the usual shape; each class file invokes it for its
+/// hasher. Items in braces after a type are added to its impl (gost94's `object_name`).
 macro_rules! plain_hash_state {
-    ($($t:ty),* $(,)?) => {$(
-        impl HashState for $t {
+    ($($t:ty $({ $($extra:item)* })?),* $(,)?) => {$(
+        impl $crate::hash_class::HashState for $t {
             fn absorb(&mut self, data: &[u8]) {
                 self.update(data);
             }
@@ -54,18 +55,11 @@ macro_rules! plain_hash_state {
             fn backend_name(&self) -> &'static str {
                 self.platform().name()
             }
+            $($($extra)*)?
         }
     )*};
 }
-
-plain_hash_state!(
-    simdcrypt::blake3::Hasher,
-    simdcrypt::sha256::Sha256,
-    simdcrypt::streebog::Streebog256,
-    simdcrypt::streebog::Streebog512,
-    simdcrypt::streebog::HmacStreebog256,
-    simdcrypt::streebog::HmacStreebog512,
-);
+pub(crate) use plain_hash_state;
 
 /// A hash class (a frozen pyclass, shareable between threads): its hasher and constants.
 /// [`hash_class!`] implements it.
@@ -88,14 +82,8 @@ pub(crate) trait HashClass: PyClass<Frozen = True> + Sync {
 /// Hashes `data` into `state` without the GIL when it is long. `state` is not shared yet.
 pub(crate) fn absorb_unshared<S: HashState>(state: &mut S, data: &Bound<'_, PyAny>) -> PyResult<()> {
     let py = data.py();
-    buffer::with_bytes(data, |bytes| {
-        if bytes.len() >= GIL_RELEASE_MIN {
-            // The export stays held until with_bytes returns, so the memory stays put.
-            py.detach(|| state.absorb(bytes));
-        } else {
-            state.absorb(bytes);
-        }
-    })
+    // The export stays held until with_bytes returns, so the memory stays put.
+    buffer::with_bytes(data, |bytes| args::detach_if_long(py, bytes.len(), || state.absorb(bytes)))
 }
 
 /// A new object of class `C` around `state`, after hashing the constructor's `data`.
@@ -114,14 +102,8 @@ pub(crate) fn update<'py, C: HashClass>(
 ) -> PyResult<Option<Bound<'py, C>>> {
     let state = slf.get().shared();
     let py = data.py();
-    buffer::with_bytes(data, |bytes| {
-        if bytes.len() >= GIL_RELEASE_MIN {
-            // The export stays held until with_bytes returns, so the memory stays put.
-            py.detach(|| state.lock_blocking().map(|mut h| h.absorb(bytes)))
-        } else {
-            state.locked(py, |h| h.absorb(bytes))
-        }
-    })??;
+    // The export stays held until with_bytes returns, so the memory stays put.
+    buffer::with_bytes(data, |bytes| state.locked_for(py, bytes.len(), |h| h.absorb(bytes)))??;
     Ok(C::UPDATE_RETURNS_SELF.then(|| slf.clone()))
 }
 
@@ -189,11 +171,12 @@ pub(crate) fn repr<C: HashClass>(slf: &Bound<'_, C>) -> PyResult<String> {
 ///     pub(crate) struct PySha256(Sha256) as "sha256" {   // the Python class name
 ///         name: class "sha256",    // `name`: a class attribute (`class`) or, where the
 ///                                  // object may name itself, a property (`object`)
-///         digest: fixed,           // `fixed`: digest() / hexdigest() of DIGEST_SIZE bytes;
-///                                  // `custom`: the class writes its own
 ///         digest_size: OUT_LEN,
 ///         block_size: BLOCK_LEN,
-///         update_returns_self: false,
+///         // Optional, with their defaults (hashlib's shape):
+///         // digest: fixed,        // `fixed`: digest() / hexdigest() of DIGEST_SIZE bytes;
+///         //                       // `custom`: the class writes its own
+///         // update_returns_self: false,
 ///     }
 ///     #[new]
 ///     fn py_new(...) -> PyResult<Self> { ... }   // the constructor and other own items
@@ -207,10 +190,10 @@ macro_rules! hash_class {
         $(#[$attr:meta])*
         $vis:vis struct $class:ident($state:ty) as $py:literal {
             name: $name_kind:ident $name:literal,
-            digest: $digest_kind:ident,
+            $(digest: $digest_kind:ident,)?
             digest_size: $digest_size:expr,
-            block_size: $block_size:expr,
-            update_returns_self: $returns_self:literal $(,)?
+            block_size: $block_size:expr
+            $(, update_returns_self: $returns_self:literal)? $(,)?
         }
         $($own:item)*
     ) => {
@@ -230,7 +213,7 @@ macro_rules! hash_class {
             type State = $state;
             const HASH_NAME: &'static str = $name;
             const DIGEST_SIZE: usize = $digest_size;
-            const UPDATE_RETURNS_SELF: bool = $returns_self;
+            const UPDATE_RETURNS_SELF: bool = false $(|| $returns_self)?;
             fn shared(&self) -> &$crate::shared_state::SharedState<$state> {
                 &self.state
             }
@@ -239,11 +222,11 @@ macro_rules! hash_class {
             }
         }
 
-        $crate::hash_class::hash_class!(@name $name_kind, $digest_kind, $class, $block_size, [$($own)*]);
+        $crate::hash_class::hash_class!(@name $name_kind, [$($digest_kind)?], $class, $block_size, [$($own)*]);
     };
 
     // The `name` attribute.
-    (@name class, $digest_kind:ident, $class:ident, $block_size:expr, [$($items:item)*]) => {
+    (@name class, $digest_kind:tt, $class:ident, $block_size:expr, [$($items:item)*]) => {
         $crate::hash_class::hash_class!(@digest $digest_kind, $class, $block_size, [
             /// The hash's name, as `new()` takes it.
             #[classattr]
@@ -253,7 +236,7 @@ macro_rules! hash_class {
             $($items)*
         ]);
     };
-    (@name object, $digest_kind:ident, $class:ident, $block_size:expr, [$($items:item)*]) => {
+    (@name object, $digest_kind:tt, $class:ident, $block_size:expr, [$($items:item)*]) => {
         $crate::hash_class::hash_class!(@digest $digest_kind, $class, $block_size, [
             /// The hash's name, as `new()` takes it.
             #[getter]
@@ -265,7 +248,10 @@ macro_rules! hash_class {
     };
 
     // digest() and hexdigest().
-    (@digest fixed, $class:ident, $block_size:expr, [$($items:item)*]) => {
+    (@digest [], $class:ident, $block_size:expr, [$($items:item)*]) => {
+        $crate::hash_class::hash_class!(@digest [fixed], $class, $block_size, [$($items)*]);
+    };
+    (@digest [fixed], $class:ident, $block_size:expr, [$($items:item)*]) => {
         $crate::hash_class::hash_class!(@emit $class, $block_size, [
             /// The digest of the input so far. The object can keep being updated.
             #[pyo3(text_signature = "($self)")]
@@ -281,7 +267,7 @@ macro_rules! hash_class {
             $($items)*
         ]);
     };
-    (@digest custom, $class:ident, $block_size:expr, [$($items:item)*]) => {
+    (@digest [custom], $class:ident, $block_size:expr, [$($items:item)*]) => {
         $crate::hash_class::hash_class!(@emit $class, $block_size, [$($items)*]);
     };
 

@@ -39,6 +39,28 @@ impl HashState for HighwayState {
     }
 }
 
+impl crate::state::Resumable for HighwayState {
+    fn export(&self) -> Vec<u8> {
+        self.hasher.export(self.size)
+    }
+    fn key(&self) -> Option<Vec<u8>> {
+        Some(self.hasher.key().to_vec())
+    }
+    fn restore(blob: &[u8], key: Option<&[u8]>, class_name: &str) -> Result<Self, simdcrypt::Error> {
+        let size = [Size::Bits64, Size::Bits128, Size::Bits256]
+            .into_iter()
+            .find(|s| s.name() == class_name)
+            .expect("a HighwayHash class name");
+        let key = crate::state::needs_key(key, class_name)?;
+        let key: &[u8; 32] = key.try_into().map_err(|_| simdcrypt::Error::InvalidLength {
+            what: "highwayhash key",
+            expected: 32,
+            got: key.len(),
+        })?;
+        Ok(HighwayState { hasher: HighwayHasher::restore(blob, key, size)?, size })
+    }
+}
+
 /// The state `highwayhash<bits>(key=key, backend=backend)` starts from.
 fn new_state(size: Size, key: &Bound<'_, PyAny>, backend: Option<String>) -> PyResult<HighwayState> {
     let key = key_arg(key, size.name())?;
@@ -63,10 +85,8 @@ macro_rules! highwayhash_class {
                 "shared between threads; inputs of 2 KiB or more are hashed without the GIL.")]
             pub(crate) struct $rust(HighwayState) as $py {
                 name: class $py,
-                digest: fixed,
                 digest_size: $size.len(),
                 block_size: PACKET_LEN,
-                update_returns_self: false,
             }
 
             #[new]
@@ -120,8 +140,7 @@ pub(crate) fn highwayhash_many<'py>(
         .and_then(|b| Size::from_bits(b).ok())
         .ok_or_else(|| PyValueError::new_err(format!("bits must be 64, 128 or 256, got {bits}")))?;
     let key = key_arg(key, "highwayhash")?;
-    let threads = args::threads(max_threads)?;
-    let platform = args::backend::<Platform>(backend.as_deref())?;
+    let (threads, platform) = args::threads_and_backend::<Platform>(max_threads, backend.as_deref())?;
     crate::batch::hash_batch(py, messages, size.len(), |m, out| {
         highwayhash::hash_many_with(platform, threads, &key, m, size, out)
     })

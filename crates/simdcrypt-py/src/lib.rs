@@ -3,7 +3,8 @@
 //! The pure-Python package `simdcrypt` (python/simdcrypt) re-exports this module and adds
 //! `new()` and `algorithms_available`. Everything here is driven by the library's
 //! `ALGORITHMS`, `backend_report()` and `any` module, so a new algorithm needs only its
-//! class here (`blake3`, `sha256`). BLAKE3 also has module functions: `blake3_many` (batches of messages,
+//! class here (`blake3`, `sha256`), registered in `_native` with one `add_hash_class` line
+//! (which also lists it in `_HASH_CLASSES`, where `new()` and unpickling find it). BLAKE3 also has module functions: `blake3_many` (batches of messages,
 //! batch.rs) and `blake3_subtree` / `blake3_merge` (hashing an input in pieces,
 //! subtree.rs). SHA-256 has `sha256_many` (hashtree-style batches of 64-byte blocks,
 //! sha256_batch.rs) and `merkle_root` / `merkle_layers` (SSZ-style Merkle trees, merkle.rs).
@@ -38,6 +39,17 @@ mod shared_state;
 mod state;
 mod streebog_class;
 mod subtree;
+
+/// The module attribute that maps each hash class's Python name to the class: what `new()`
+/// (python/simdcrypt/__init__.py) and `_restore_state` (state.rs) look classes up in, so
+/// that registering a class here with [`add_hash_class`] is all either needs.
+pub(crate) const HASH_CLASSES: &str = "_HASH_CLASSES";
+
+/// Adds a hash class to the module and to its [`HASH_CLASSES`].
+fn add_hash_class<C: hash_class::HashClass + pyo3::PyTypeInfo>(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<C>()?;
+    m.getattr(HASH_CLASSES)?.set_item(C::NAME, m.py().get_type::<C>())
+}
 
 /// `{algorithm: {"selected": backend, "supported": [backends, best first]}}` for this CPU.
 #[pyfunction]
@@ -123,11 +135,18 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         PyErr::warn(m.py(), &category, &message, 1)?;
     }
     m.add("ALGORITHMS", PyTuple::new(m.py(), simdcrypt::ALGORITHMS.iter())?)?;
-    m.add_class::<blake3_class::PyBlake3>()?;
-    m.add_class::<sha256_class::PySha256>()?;
-    m.add_class::<highwayhash_class::PyHighwayHash64>()?;
-    m.add_class::<highwayhash_class::PyHighwayHash128>()?;
-    m.add_class::<highwayhash_class::PyHighwayHash256>()?;
+    // The hash classes: one line each.
+    m.add(HASH_CLASSES, PyDict::new(m.py()))?;
+    add_hash_class::<blake3_class::PyBlake3>(m)?;
+    add_hash_class::<sha256_class::PySha256>(m)?;
+    add_hash_class::<highwayhash_class::PyHighwayHash64>(m)?;
+    add_hash_class::<highwayhash_class::PyHighwayHash128>(m)?;
+    add_hash_class::<highwayhash_class::PyHighwayHash256>(m)?;
+    add_hash_class::<streebog_class::PyStreebog256>(m)?;
+    add_hash_class::<streebog_class::PyStreebog512>(m)?;
+    add_hash_class::<streebog_class::PyHmacStreebog256>(m)?;
+    add_hash_class::<streebog_class::PyHmacStreebog512>(m)?;
+    add_hash_class::<gost94_class::PyGost94>(m)?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(hash_file, m)?)?;
     m.add_function(wrap_pyfunction!(batch::blake3_many, m)?)?;
@@ -136,11 +155,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merkle::merkle_layers, m)?)?;
     m.add_function(wrap_pyfunction!(subtree::blake3_subtree, m)?)?;
     m.add_function(wrap_pyfunction!(subtree::blake3_merge, m)?)?;
-    m.add_class::<streebog_class::PyStreebog256>()?;
-    m.add_class::<streebog_class::PyStreebog512>()?;
-    m.add_class::<streebog_class::PyHmacStreebog256>()?;
-    m.add_class::<streebog_class::PyHmacStreebog512>()?;
-    m.add_class::<gost94_class::PyGost94>()?;
     m.add_function(wrap_pyfunction!(streebog_class::streebog_many, m)?)?;
     m.add_function(wrap_pyfunction!(gost94_class::gost94_many, m)?)?;
     m.add_class::<salsa20_class::PySalsa20>()?;

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use simdcrypt::sha256::{BlockBatch, MERKLE_MAX_DEPTH};
 
-use crate::args::{self, BigIndex, GIL_RELEASE_MIN};
+use crate::args::{self, BigIndex};
 use crate::buffer;
 use crate::sha256_batch::block_batch;
 
@@ -30,16 +30,18 @@ fn options(
     Ok((depth, block_batch(max_threads, backend)?))
 }
 
-/// Runs `f` on the leaves' bytes, without the GIL when they hold 2 KiB or more (the
+/// The body of both functions: checks the keyword arguments, then runs `f(leaves,
+/// depth, batch)` on the leaves' bytes, without the GIL when they hold 2 KiB or more (the
 /// buffer stays pinned until the call returns).
-fn with_leaves<'py, R: Send>(
+fn build<'py, R: Send>(
     py: Python<'py>,
     leaves: &Bound<'py, PyAny>,
-    f: impl FnOnce(&[u8]) -> Result<R, simdcrypt::Error> + Send,
+    (depth, max_threads, backend): (Option<BigIndex>, isize, Option<String>),
+    f: impl FnOnce(&[u8], Option<u32>, &BlockBatch) -> Result<R, simdcrypt::Error> + Send,
 ) -> PyResult<R> {
+    let (depth, batch) = options(depth, max_threads, backend)?;
     buffer::with_bytes(leaves, |data| {
-        let result = if data.len() >= GIL_RELEASE_MIN { py.detach(|| f(data)) } else { f(data) };
-        result.map_err(args::value_error)
+        args::detach_if_long(py, data.len(), || f(data, depth, &batch)).map_err(args::value_error)
     })?
 }
 
@@ -68,8 +70,7 @@ pub(crate) fn merkle_root<'py>(
     max_threads: isize,
     backend: Option<String>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let (depth, batch) = options(depth, max_threads, backend)?;
-    let root = with_leaves(py, leaves, |data| simdcrypt::sha256::merkle_root(data, depth, &batch))?;
+    let root = build(py, leaves, (depth, max_threads, backend), simdcrypt::sha256::merkle_root)?;
     Ok(PyBytes::new(py, &root))
 }
 
@@ -91,7 +92,6 @@ pub(crate) fn merkle_layers<'py>(
     max_threads: isize,
     backend: Option<String>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let (depth, batch) = options(depth, max_threads, backend)?;
-    let layers = with_leaves(py, leaves, |data| simdcrypt::sha256::merkle_layers(data, depth, &batch))?;
+    let layers = build(py, leaves, (depth, max_threads, backend), simdcrypt::sha256::merkle_layers)?;
     PyList::new(py, layers.iter().map(|layer| PyBytes::new(py, layer)))
 }

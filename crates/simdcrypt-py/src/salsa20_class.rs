@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use simdcrypt::salsa20::{self, Platform, Rounds, Salsa20 as Cipher, STREAM_LEN};
 
-use crate::args::{self, BigIndex, GIL_RELEASE_MIN};
+use crate::args::{self, BigIndex};
 use crate::buffer::{self, InOutBytes};
 use crate::shared_state::SharedState;
 
@@ -60,13 +60,8 @@ impl CipherCore {
         buffer::with_bytes(data, |input| {
             buffer::new_bytes_uninit(py, input.len(), |out| {
                 // Every byte of `out` is written when this returns Ok (new_bytes_uninit's rule).
-                let mut run =
-                    |c: &mut Cipher| c.xor_keystream_uninit(input, out).map(|_| ()).map_err(args::value_error);
-                if input.len() >= GIL_RELEASE_MIN {
-                    py.detach(|| self.state.lock_blocking().and_then(|mut c| run(&mut c)))
-                } else {
-                    self.state.locked(py, run)?
-                }
+                let run = |c: &mut Cipher| c.xor_keystream_uninit(input, out).map(|_| ()).map_err(args::value_error);
+                self.state.locked_for(py, input.len(), run)?
             })
         })?
     }
@@ -85,11 +80,7 @@ impl CipherCore {
                 }
                 .map_err(args::value_error)
             };
-            if len >= GIL_RELEASE_MIN {
-                py.detach(|| self.state.lock_blocking().and_then(|mut c| run(&mut c)))
-            } else {
-                self.state.locked(py, run)?
-            }
+            self.state.locked_for(py, len, run)?
         })?
     }
 
@@ -108,12 +99,8 @@ impl CipherCore {
         buffer::new_bytes(py, n, |out| {
             // `new_bytes` zeroed `out`, so XOR-ing the keystream in writes the keystream
             // (fill_keystream would zero it a second time).
-            let mut run = |c: &mut Cipher| c.xor_keystream(out).map_err(args::value_error);
-            if n >= GIL_RELEASE_MIN {
-                py.detach(|| self.state.lock_blocking().and_then(|mut c| run(&mut c)))
-            } else {
-                self.state.locked(py, run)?
-            }
+            let run = |c: &mut Cipher| c.xor_keystream(out).map_err(args::value_error);
+            self.state.locked_for(py, n, run)?
         })
     }
 

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use simdcrypt::salsa20::{secretbox, KEY_LEN, XNONCE_LEN};
 
-use crate::args::GIL_RELEASE_MIN;
+use crate::args;
 use crate::buffer;
 
 pyo3::create_exception!(
@@ -21,6 +21,11 @@ fn fixed<const N: usize>(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<[u8; N]
     buffer::array::<N>(obj)?.map_err(|got| PyValueError::new_err(format!("{what} must be {N} bytes, got {got}")))
 }
 
+/// The key (32 bytes) and nonce (24 bytes) arguments of both functions, checked.
+fn key_and_nonce(key: &Bound<'_, PyAny>, nonce: &Bound<'_, PyAny>) -> PyResult<([u8; KEY_LEN], [u8; XNONCE_LEN])> {
+    Ok((fixed("key", key)?, fixed("nonce", nonce)?))
+}
+
 /// secretbox_seal(key, nonce, plaintext) -> bytes: the 16-byte Poly1305 tag followed by
 /// the XSalsa20 ciphertext (key: 32 bytes, nonce: 24 bytes, never reused with a key).
 #[pyfunction]
@@ -31,13 +36,13 @@ pub(crate) fn secretbox_seal<'py>(
     plaintext: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let py = key.py();
-    let key: [u8; KEY_LEN] = fixed("key", key)?;
-    let nonce: [u8; XNONCE_LEN] = fixed("nonce", nonce)?;
+    let (key, nonce) = key_and_nonce(key, nonce)?;
     buffer::with_bytes(plaintext, |p| {
         buffer::new_bytes_uninit(py, p.len() + secretbox::TAG_LEN, |out| {
             let (tag, body) = out.split_at_mut(secretbox::TAG_LEN);
-            let mut seal = || secretbox::seal_in_place(&key, &nonce, buffer::init_from(body, p));
-            let t = if p.len() >= GIL_RELEASE_MIN { py.detach(seal) } else { seal() };
+            let t = args::detach_if_long(py, p.len(), || {
+                secretbox::seal_in_place(&key, &nonce, buffer::init_from(body, p))
+            });
             buffer::init_from(tag, &t);
             Ok(())
         })
@@ -55,8 +60,7 @@ pub(crate) fn secretbox_open<'py>(
     boxed: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let py = key.py();
-    let key: [u8; KEY_LEN] = fixed("key", key)?;
-    let nonce: [u8; XNONCE_LEN] = fixed("nonce", nonce)?;
+    let (key, nonce) = key_and_nonce(key, nonce)?;
     buffer::with_bytes(boxed, |b| {
         if b.len() < secretbox::TAG_LEN {
             return Err(AuthenticationError::new_err(format!(
@@ -68,9 +72,10 @@ pub(crate) fn secretbox_open<'py>(
         let (tag, body) = b.split_at(secretbox::TAG_LEN);
         let tag: [u8; secretbox::TAG_LEN] = tag.try_into().expect("16 bytes");
         buffer::new_bytes_uninit(py, body.len(), |out| {
-            let mut open = || secretbox::open_in_place(&key, &nonce, buffer::init_from(out, body), &tag);
-            let r = if body.len() >= GIL_RELEASE_MIN { py.detach(open) } else { open() };
-            r.map_err(|e| AuthenticationError::new_err(e.to_string()))
+            args::detach_if_long(py, body.len(), || {
+                secretbox::open_in_place(&key, &nonce, buffer::init_from(out, body), &tag)
+            })
+            .map_err(|e| AuthenticationError::new_err(e.to_string()))
         })
     })?
 }

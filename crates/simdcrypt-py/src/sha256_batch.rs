@@ -6,14 +6,13 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use simdcrypt::sha256::{BatchPlatform, BlockBatch, BLOCK_LEN, OUT_LEN};
 
-use crate::args::{self, GIL_RELEASE_MIN};
+use crate::args;
 use crate::buffer;
 
 /// The batch that `max_threads=` and `backend=` select, checked (also used by the Merkle
 /// functions, which hash with the same kernels).
 pub(crate) fn block_batch(max_threads: isize, backend: Option<String>) -> PyResult<BlockBatch> {
-    let threads = args::threads(max_threads)?;
-    let platform = args::backend::<BatchPlatform>(backend.as_deref())?;
+    let (threads, platform) = args::threads_and_backend::<BatchPlatform>(max_threads, backend.as_deref())?;
     let mut batch = BlockBatch::new();
     batch.set_platform(platform).set_max_threads(threads);
     Ok(batch)
@@ -51,11 +50,9 @@ pub(crate) fn sha256_many<'py>(
         }
         let out_len = data.len() / BLOCK_LEN * OUT_LEN;
         crate::buffer::new_bytes(py, out_len, |out| {
-            let mut hash = || batch.hash_into(data, out);
             // `out` belongs to a bytes object no other code can see yet, and the export of
             // `blocks` is held until with_bytes returns.
-            let result = if data.len() >= GIL_RELEASE_MIN { py.detach(hash) } else { hash() };
-            result.map_err(args::value_error)
+            args::detach_if_long(py, data.len(), || batch.hash_into(data, out)).map_err(args::value_error)
         })
     })?
 }

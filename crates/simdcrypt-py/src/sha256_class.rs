@@ -8,6 +8,9 @@ use simdcrypt::sha256::{Platform, Sha256, BLOCK_LEN, OUT_LEN};
 use crate::args;
 use crate::hash_class::{self, hash_class};
 
+hash_class::plain_hash_state!(Sha256);
+crate::state::unkeyed!(Sha256);
+
 hash_class! {
     /// An incremental SHA-256 hasher with hashlib's interface.
     ///
@@ -22,10 +25,8 @@ hash_class! {
     /// or more are hashed without holding the GIL.
     pub(crate) struct PySha256(Sha256) as "sha256" {
         name: class "sha256",
-        digest: fixed,
         digest_size: OUT_LEN,
         block_size: BLOCK_LEN,
-        update_returns_self: false,
     }
 
     #[new]

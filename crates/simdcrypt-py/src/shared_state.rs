@@ -38,6 +38,21 @@ impl<H: Send> SharedState<H> {
         }
     }
 
+    /// [`locked`](Self::locked) for work on `len` bytes: with the GIL released for the
+    /// wait and the work when `len` is at least `GIL_RELEASE_MIN`.
+    pub(crate) fn locked_for<R: Send>(
+        &self,
+        py: Python<'_>,
+        len: usize,
+        f: impl FnOnce(&mut H) -> R + Send,
+    ) -> PyResult<R> {
+        if len >= crate::args::GIL_RELEASE_MIN {
+            py.detach(|| self.lock_blocking().map(|mut h| f(&mut h)))
+        } else {
+            self.locked(py, f)
+        }
+    }
+
     /// Locks without regard to the GIL: only for callers that released it.
     pub(crate) fn lock_blocking(&self) -> PyResult<MutexGuard<'_, H>> {
         self.state.lock().map_err(|_| self.poisoned())

@@ -18,95 +18,80 @@ use crate::args;
 use crate::buffer;
 use crate::hash_class::{self, hash_class};
 
-hash_class! {
+hash_class::plain_hash_state!(Streebog256, Streebog512, HmacStreebog256, HmacStreebog512);
+crate::state::unkeyed!(Streebog256, Streebog512);
+crate::state::hmac!(HmacStreebog256, HmacStreebog512);
+
+/// Writes the class of one size: a hash (`hash`, constructed from data) or its HMAC
+/// (`hmac`, constructed from a key and data).
+macro_rules! streebog_class {
+    (hash $(#[$doc:meta])* $class:ident($state:ty) as $py:literal named $name:literal, $size:literal) => {
+        streebog_class!(@class $(#[$doc])* $class($state) as $py named $name, $size,
+            #[new]
+            #[pyo3(signature = (data=None, /, *, backend=None), text_signature = "(data=b'', /, *, backend=None)")]
+            fn py_new(data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
+                let mut h = <$state>::new();
+                h.set_platform(args::backend::<Platform>(backend.as_deref())?);
+                hash_class::new_object(h, data)
+            }
+        );
+    };
+    (hmac $(#[$doc:meta])* $class:ident($state:ty) as $py:literal named $name:literal, $size:literal) => {
+        streebog_class!(@class $(#[$doc])* $class($state) as $py named $name, $size,
+            #[new]
+            #[pyo3(signature = (key, data=None, /, *, backend=None), text_signature = "(key, data=b'', /, *, backend=None)")]
+            fn py_new(key: &Bound<'_, PyAny>, data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
+                let p = args::backend::<Platform>(backend.as_deref())?;
+                let mut h = buffer::with_bytes(key, <$state>::new)?;
+                h.set_platform(p);
+                hash_class::new_object(h, data)
+            }
+        );
+    };
+    (@class $(#[$doc:meta])* $class:ident($state:ty) as $py:literal named $name:literal, $size:literal, $new:item) => {
+        hash_class! {
+            $(#[$doc])*
+            pub(crate) struct $class($state) as $py {
+                name: class $name,
+                digest_size: $size,
+                block_size: BLOCK_LEN,
+            }
+            $new
+        }
+    };
+}
+
+streebog_class!(hash
     /// An incremental Streebog-256 (GOST R 34.11-2012) hasher with hashlib's interface.
     ///
     /// streebog256(data=b"", /, *, backend=None)
     ///
     /// digest() returns the byte string of OpenSSL, RHash, Nettle and RustCrypto; the
     /// standard prints the same bytes reversed. Safe to share between threads.
-    pub(crate) struct PyStreebog256(Streebog256) as "streebog256" {
-        name: class "streebog256",
-        digest: fixed,
-        digest_size: 32,
-        block_size: BLOCK_LEN,
-        update_returns_self: false,
-    }
+    PyStreebog256(Streebog256) as "streebog256" named "streebog256", 32
+);
 
-    #[new]
-    #[pyo3(signature = (data=None, /, *, backend=None), text_signature = "(data=b'', /, *, backend=None)")]
-    fn py_new(data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
-        let mut h = Streebog256::new();
-        h.set_platform(args::backend::<Platform>(backend.as_deref())?);
-        hash_class::new_object(h, data)
-    }
-}
-
-hash_class! {
+streebog_class!(hash
     /// An incremental Streebog-512 (GOST R 34.11-2012) hasher with hashlib's interface.
     ///
     /// streebog512(data=b"", /, *, backend=None)
-    pub(crate) struct PyStreebog512(Streebog512) as "streebog512" {
-        name: class "streebog512",
-        digest: fixed,
-        digest_size: 64,
-        block_size: BLOCK_LEN,
-        update_returns_self: false,
-    }
+    PyStreebog512(Streebog512) as "streebog512" named "streebog512", 64
+);
 
-    #[new]
-    #[pyo3(signature = (data=None, /, *, backend=None), text_signature = "(data=b'', /, *, backend=None)")]
-    fn py_new(data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
-        let mut h = Streebog512::new();
-        h.set_platform(args::backend::<Platform>(backend.as_deref())?);
-        hash_class::new_object(h, data)
-    }
-}
-
-hash_class! {
+streebog_class!(hmac
     /// HMAC-Streebog-256 (RFC 7836) with hmac.HMAC's interface.
     ///
     /// hmac_streebog256(key, data=b"", /, *, backend=None): key is any bytes-like object
     /// (longer than 64 bytes: hashed first, as HMAC specifies).
-    pub(crate) struct PyHmacStreebog256(HmacStreebog256) as "hmac_streebog256" {
-        name: class "hmac-streebog256",
-        digest: fixed,
-        digest_size: 32,
-        block_size: BLOCK_LEN,
-        update_returns_self: false,
-    }
+    PyHmacStreebog256(HmacStreebog256) as "hmac_streebog256" named "hmac-streebog256", 32
+);
 
-    #[new]
-    #[pyo3(signature = (key, data=None, /, *, backend=None), text_signature = "(key, data=b'', /, *, backend=None)")]
-    fn py_new(key: &Bound<'_, PyAny>, data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
-        let p = args::backend::<Platform>(backend.as_deref())?;
-        let mut h = buffer::with_bytes(key, HmacStreebog256::new)?;
-        h.set_platform(p);
-        hash_class::new_object(h, data)
-    }
-}
-
-hash_class! {
+streebog_class!(hmac
     /// HMAC-Streebog-512 (RFC 7836) with hmac.HMAC's interface.
     ///
     /// hmac_streebog512(key, data=b"", /, *, backend=None)
-    pub(crate) struct PyHmacStreebog512(HmacStreebog512) as "hmac_streebog512" {
-        name: class "hmac-streebog512",
-        digest: fixed,
-        digest_size: 64,
-        block_size: BLOCK_LEN,
-        update_returns_self: false,
-    }
-
-    #[new]
-    #[pyo3(signature = (key, data=None, /, *, backend=None), text_signature = "(key, data=b'', /, *, backend=None)")]
-    fn py_new(key: &Bound<'_, PyAny>, data: Option<&Bound<'_, PyAny>>, backend: Option<String>) -> PyResult<Self> {
-        let p = args::backend::<Platform>(backend.as_deref())?;
-        let mut h = buffer::with_bytes(key, HmacStreebog512::new)?;
-        h.set_platform(p);
-        hash_class::new_object(h, data)
-    }
-}
+    PyHmacStreebog512(HmacStreebog512) as "hmac_streebog512" named "hmac-streebog512", 64
+);
 
 /// Streebog digests of many independent messages, concatenated: `len(messages) *
 /// bits // 8` bytes, digest `i` being `streebog256(messages[i]).digest()` (or 512).
@@ -135,7 +120,6 @@ pub(crate) fn streebog_many<'py>(
         .ok()
         .and_then(|b| Bits::from_bits(b).ok())
         .ok_or_else(|| PyValueError::new_err(format!("streebog bits must be 256 or 512, got {bits}")))?;
-    let threads = args::threads(max_threads)?;
-    let p = args::backend::<Platform>(backend.as_deref())?;
+    let (threads, p) = args::threads_and_backend::<Platform>(max_threads, backend.as_deref())?;
     crate::batch::hash_batch(py, messages, bits.out_len(), |m, out| streebog::hash_many(m, bits, out, p, threads))
 }

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use simdcrypt::blake3::{subtree, OUT_LEN};
 
-use crate::args::{self, BigIndex, ModeArgs, GIL_RELEASE_MIN};
+use crate::args::{self, BigIndex, ModeArgs};
 use crate::blake3_class::xof_bytes;
 use crate::buffer;
 
@@ -49,13 +49,8 @@ pub(crate) fn blake3_subtree<'py>(
     let cv = buffer::with_bytes(data, |bytes| {
         let mode = mode.mode();
         // The library checks offset and length before hashing anything.
-        let hash = || subtree::chaining_value(mode, bytes, offset);
-        if bytes.len() >= GIL_RELEASE_MIN {
-            // The export stays held until with_bytes returns, so the memory stays put.
-            py.detach(hash)
-        } else {
-            hash()
-        }
+        // The export stays held until with_bytes returns, so the memory stays put.
+        args::detach_if_long(py, bytes.len(), || subtree::chaining_value(mode, bytes, offset))
     })?
     .map_err(args::value_error)?;
     Ok(PyBytes::new(py, &cv))

@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pytest
@@ -78,30 +78,29 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize(fixture, SUPPORTED[algorithm])
 
 
-@pytest.fixture
-def make_hasher(backend: str) -> Callable[..., simdcrypt.blake3]:
-    """``make_hasher(data=b"", **kwargs)``: a simdcrypt.blake3 on the test's backend."""
+def _maker(cls: Callable[..., Any], algorithm: str, backend: str) -> Callable[..., Any]:
+    """``make(data=b"", **kwargs)``: a ``cls`` object on ``backend``, checked to use it and
+    recorded as exercised."""
 
-    def make(data: Any = b"", **kwargs: Any) -> simdcrypt.blake3:
-        h = simdcrypt.blake3(data, backend=backend, **kwargs)
+    def make(data: Any = b"", **kwargs: Any) -> Any:
+        h = cls(data, backend=backend, **kwargs)
         assert h.backend == backend
-        _EXERCISED.add(("blake3", backend))
+        _EXERCISED.add((algorithm, backend))
         return h
 
     return make
+
+
+@pytest.fixture
+def make_hasher(backend: str) -> Callable[..., simdcrypt.blake3]:
+    """``make_hasher(data=b"", **kwargs)``: a simdcrypt.blake3 on the test's backend."""
+    return _maker(simdcrypt.blake3, "blake3", backend)
 
 
 @pytest.fixture
 def make_sha256(sha256_backend: str) -> Callable[..., simdcrypt.sha256]:
     """``make_sha256(data=b"", **kwargs)``: a simdcrypt.sha256 on the test's backend."""
-
-    def make(data: Any = b"", **kwargs: Any) -> simdcrypt.sha256:
-        h = simdcrypt.sha256(data, backend=sha256_backend, **kwargs)
-        assert h.backend == sha256_backend
-        _EXERCISED.add(("sha256", sha256_backend))
-        return h
-
-    return make
+    return _maker(simdcrypt.sha256, "sha256", sha256_backend)
 
 
 def record_backend(name: str, algorithm: str = "blake3") -> None:
@@ -284,3 +283,47 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if missing:
         shown = ", ".join(f"{algorithm} {b}" for algorithm, b in missing)
         terminalreporter.write_line(f"FAILED: supported backends never exercised: {shown}", red=True)
+
+
+# Every hash class (the HMAC ones included).
+HASH_CLASSES: list[Any] = [
+    simdcrypt.blake3,
+    simdcrypt.sha256,
+    simdcrypt.streebog256,
+    simdcrypt.streebog512,
+    simdcrypt.hmac_streebog256,
+    simdcrypt.hmac_streebog512,
+    simdcrypt.gost94,
+    simdcrypt.highwayhash64,
+    simdcrypt.highwayhash128,
+    simdcrypt.highwayhash256,
+]
+
+
+class OtherSequence(Sequence[Any]):
+    """A sequence that is neither a list nor a tuple."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.items[i]
+
+
+def update_from_threads(update: Callable[[bytes], object], piece: bytes, threads: int, rounds: int) -> None:
+    """Calls ``update(piece)`` ``rounds`` times on each of ``threads`` threads at once. Every
+    thread adds the same piece, so every interleaving gives the same input; a lost or torn
+    update would change the digest."""
+
+    def feed() -> None:
+        for _ in range(rounds):
+            update(piece)
+
+    workers = [threading.Thread(target=feed) for _ in range(threads)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()

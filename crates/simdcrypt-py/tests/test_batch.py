@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import simdcrypt
+from conftest import OtherSequence
 from conftest import MODES, SUPPORTED_BACKENDS, releases_gil, mode_kwargs, record_backend, resize_while
 
 AUTO = simdcrypt.blake3.AUTO
@@ -191,19 +192,6 @@ def test_numpy_rows_without_memory() -> None:
         simdcrypt.blake3_many(huge, length=2**30)
 
 
-class Messages(collections.abc.Sequence):  # type: ignore[type-arg]
-    """A sequence that is neither a list nor a tuple."""
-
-    def __init__(self, items: list[Any]) -> None:
-        self._items = items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __getitem__(self, i: Any) -> Any:
-        return self._items[i]
-
-
 class BytesSubclass(bytes):
     pass
 
@@ -232,7 +220,7 @@ def test_every_kind_of_element(backend: str, tmp_path: Path) -> None:
         expected = b"".join(official_digests(raw))
         assert many(elements, backend) == expected
         assert many(tuple(elements), backend) == expected
-        assert many(Messages(elements), backend) == expected
+        assert many(OtherSequence(elements), backend) == expected
         assert many(ListSubclass(elements), backend) == expected
     assert mapped.closed  # the export was released: the map could close
 
@@ -368,7 +356,7 @@ def test_sequence_claiming_a_huge_length() -> None:
     with pytest.raises(TypeError, match=r"^messages\[0\] must be a bytes-like object, not int$"):
         simdcrypt.blake3_many(range(10**15))  # type: ignore[arg-type]
 
-    class Claims(Messages):
+    class Claims(OtherSequence):
         def __len__(self) -> int:
             return 2**62
 
@@ -391,7 +379,7 @@ def test_failing_sequence_propagates_its_error() -> None:
     with pytest.raises(KeyError, match="boom"):
         simdcrypt.blake3_many(Broken())
 
-    class BadLength(Messages):
+    class BadLength(OtherSequence):
         def __len__(self) -> int:
             raise RuntimeError("no length")
 

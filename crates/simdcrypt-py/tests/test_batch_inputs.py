@@ -6,13 +6,13 @@ counts. (Timings are in BENCHMARKS.md, not here.)"""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
 import pytest
 
 import simdcrypt
+from conftest import OtherSequence
 
 KEY = bytes(range(32))
 COUNTS = [0, 1, 15, 16, 17, 100_000]
@@ -40,19 +40,6 @@ ITEM_TYPES: dict[str, Callable[[np.ndarray[Any, Any]], list[Any]]] = {
         for i, row in enumerate(a)
     ],
 }
-
-
-class _Seq(Sequence[Any]):
-    """A sequence that is neither a list nor a tuple."""
-
-    def __init__(self, items: list[Any]) -> None:
-        self.items = items
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    def __getitem__(self, i: Any) -> Any:
-        return self.items[i]
 
 
 def _array(count: int) -> np.ndarray[Any, Any]:
@@ -85,7 +72,7 @@ def test_list_equals_numpy(
         assert many(items) == expected, kind
         if kind in ("bytes", "mixed"):
             assert many(tuple(items)) == expected, kind
-            assert many(_Seq(items)) == expected, kind
+            assert many(OtherSequence(items)) == expected, kind
 
 
 def test_lengths_may_differ() -> None:

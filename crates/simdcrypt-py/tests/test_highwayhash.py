@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 from pathlib import Path
 from typing import Any, Callable, Union
 
@@ -15,7 +14,7 @@ import numpy as np
 import pytest
 
 import simdcrypt
-from conftest import BUFFER_KINDS, NON_CONTIGUOUS, random_splits, record_backend, releases_gil
+from conftest import BUFFER_KINDS, NON_CONTIGUOUS, random_splits, record_backend, releases_gil, update_from_threads
 
 VECTORS_PATH = (Path(__file__).resolve().parent / "../../../test-vectors/highwayhash.json").resolve()
 
@@ -198,14 +197,6 @@ def test_shared_between_threads() -> None:
     h = simdcrypt.highwayhash256(key=key)
     piece = bytes(range(256)) * 64
 
-    def work() -> None:
-        for _ in range(50):
-            h.update(piece)
-
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    update_from_threads(h.update, piece, threads=4, rounds=50)
     assert h.digest() == CFFI[256](key, piece * 200)
     assert releases_gil(lambda: h.update(bytes(64 << 20)))

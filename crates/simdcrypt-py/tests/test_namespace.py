@@ -40,3 +40,19 @@ def test_native_module_exports_match_the_package() -> None:
         assert getattr(simdcrypt, name) is getattr(simdcrypt._native, name)
     if native is not None:
         assert exported <= native
+
+
+def test_hash_classes_come_from_the_native_registration() -> None:
+    # lib.rs's add_hash_class enters each class in _HASH_CLASSES under its Python name;
+    # __init__.py exports them and builds new() and algorithms_available from that table.
+    classes = simdcrypt._native._HASH_CLASSES
+    assert sorted(classes) == sorted(cls.__name__ for cls in classes.values())
+    for name, cls in classes.items():
+        assert name in simdcrypt.__all__ and getattr(simdcrypt, name) is cls
+    assert simdcrypt.algorithms_available == {n for n in simdcrypt._native.ALGORITHMS if n in classes} | {"gost94-test"}
+    for name in simdcrypt.algorithms_available - {"gost94-test"}:
+        kwargs = {"key": bytes(32)} if name.startswith("highwayhash") else {}
+        assert type(simdcrypt.new(name, **kwargs)) is classes[name]
+    # The HMAC classes are hash classes but no algorithms of new().
+    assert "hmac_streebog256" in classes and "hmac_streebog256" not in simdcrypt.algorithms_available
+    assert "ALGORITHMS" not in simdcrypt.__all__ and not hasattr(simdcrypt, "ALGORITHMS")

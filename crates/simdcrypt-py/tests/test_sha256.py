@@ -8,7 +8,6 @@ import io
 import json
 import random
 import sys
-import threading
 from pathlib import Path
 from typing import Any, Callable
 
@@ -16,6 +15,7 @@ import pytest
 
 import simdcrypt
 from conftest import BUFFER_KINDS, NON_CONTIGUOUS, SUPPORTED, payload, random_splits, record_backend, releases_gil
+from conftest import update_from_threads
 
 VECTORS_PATH = (Path(__file__).resolve().parent / "../../../test-vectors/sha256.json").resolve()
 
@@ -182,20 +182,9 @@ def test_long_updates_release_the_gil() -> None:
 
 
 def test_one_object_shared_between_threads() -> None:
-    # Every thread adds the same piece, so every interleaving gives the same input; a lost
-    # or torn update would change the digest.
     h = simdcrypt.sha256()
     piece = payload(3001)  # above the GIL-release threshold, not a whole number of blocks
-
-    def feed() -> None:
-        for _ in range(50):
-            h.update(piece)
-
-    threads = [threading.Thread(target=feed) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    update_from_threads(h.update, piece, threads=8, rounds=50)
     assert h.digest() == hashlib.sha256(piece * 400).digest()
 
 

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simdcrypt
+from conftest import HASH_CLASSES
 
 KEY32 = bytes(range(32))
 
@@ -103,18 +104,7 @@ def test_errors_say_what_is_wrong() -> None:
     assert simdcrypt.sha256.restore(memoryview(bytearray(blob))).digest() == hashlib.sha256(b"abc").digest()
 
 
-ALL_CLASSES = [
-    simdcrypt.blake3,
-    simdcrypt.sha256,
-    simdcrypt.streebog256,
-    simdcrypt.streebog512,
-    simdcrypt.hmac_streebog256,
-    simdcrypt.hmac_streebog512,
-    simdcrypt.gost94,
-    simdcrypt.highwayhash64,
-    simdcrypt.highwayhash128,
-    simdcrypt.highwayhash256,
-]
+ALL_CLASSES = HASH_CLASSES
 
 
 @settings(max_examples=200, deadline=None)
