@@ -54,6 +54,7 @@ mod driver;
 mod neon_x4;
 mod platform;
 mod portable;
+mod scalar_short;
 pub mod sealed_reader;
 pub mod sealed_stream;
 pub mod secretbox;
