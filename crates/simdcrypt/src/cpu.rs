@@ -292,6 +292,78 @@ pub fn hardware_features() -> Features {
     *CACHE.get_or_init(detect_hardware)
 }
 
+/// The CPU's maker, for the few choices that depend on the microarchitecture rather than
+/// on the instruction sets (see [`identity`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
+pub enum Vendor {
+    /// "GenuineIntel".
+    Intel,
+    /// "AuthenticAMD".
+    Amd,
+    /// Any other, or not x86-64.
+    Other,
+}
+
+/// Vendor, family and model as CPUID leaf 1 reports them (the family and model with their
+/// extended fields added, as both vendors define them).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Identity {
+    /// The maker.
+    pub vendor: Vendor,
+    /// The display family (AMD Zen 4 is 0x19, Zen 5 is 0x1A; Intel's big cores are 6).
+    pub family: u32,
+    /// The display model.
+    pub model: u32,
+}
+
+impl Identity {
+    /// Whether this is an AMD family 0x1A CPU (Zen 5). On the one measured (an EPYC VM,
+    /// BENCHMARKS.md "This round, on an AMD EPYC"), simple vector integer instructions
+    /// (`vpaddd`, `vprold`, `vpxord`, `vpshufd`) take two cycles of latency at every
+    /// register width, where scalar `add`/`rol`/`xor` take one: latency-bound vector code
+    /// is chosen differently there.
+    pub fn is_amd_zen5(self) -> bool {
+        self.vendor == Vendor::Amd && self.family == 0x1A
+    }
+}
+
+/// This CPU's vendor, family and model (read once and cached). Kernel choices use it only
+/// where a measurement showed that the best kernel differs by family; never for
+/// correctness, which depends on [`features`] alone.
+pub fn identity() -> Identity {
+    static CACHE: OnceLock<Identity> = OnceLock::new();
+    *CACHE.get_or_init(read_identity)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn read_identity() -> Identity {
+    use core::arch::x86_64::__cpuid;
+    // SAFETY: CPUID exists on every x86-64 CPU and has no side effects.
+    #[allow(unused_unsafe)]
+    let (leaf0, leaf1) = unsafe { (__cpuid(0), __cpuid(1)) };
+    let mut name = [0u8; 12];
+    name[..4].copy_from_slice(&leaf0.ebx.to_le_bytes());
+    name[4..8].copy_from_slice(&leaf0.edx.to_le_bytes());
+    name[8..].copy_from_slice(&leaf0.ecx.to_le_bytes());
+    let vendor = match &name {
+        b"GenuineIntel" => Vendor::Intel,
+        b"AuthenticAMD" => Vendor::Amd,
+        _ => Vendor::Other,
+    };
+    let base_family = leaf1.eax >> 8 & 0xF;
+    let base_model = leaf1.eax >> 4 & 0xF;
+    let family = if base_family == 0xF { base_family + (leaf1.eax >> 20 & 0xFF) } else { base_family };
+    let model =
+        if base_family == 0xF || base_family == 6 { base_model | (leaf1.eax >> 16 & 0xF) << 4 } else { base_model };
+    Identity { vendor, family, model }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn read_identity() -> Identity {
+    Identity { vendor: Vendor::Other, family: 0, model: 0 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,6 +387,30 @@ mod tests {
         assert_eq!(f.has(Feature::Vaes), is_x86_feature_detected!("vaes"));
         let bmi = is_x86_feature_detected!("bmi1") && is_x86_feature_detected!("bmi2");
         assert_eq!(f.has(Feature::Bmi2), bmi);
+    }
+
+    /// The family and vendor as Linux reports them (the same CPUID fields, decoded by the
+    /// kernel), where /proc/cpuinfo exists.
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    #[test]
+    fn identity_agrees_with_proc_cpuinfo() {
+        let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else { return };
+        let field = |name: &str| {
+            info.lines().find(|l| l.starts_with(name)).and_then(|l| l.split(':').nth(1)).map(|v| v.trim().to_string())
+        };
+        let id = identity();
+        if let Some(family) = field("cpu family") {
+            assert_eq!(family.parse::<u32>().unwrap(), id.family);
+        }
+        if let Some(model) = field("model\t") {
+            assert_eq!(model.parse::<u32>().unwrap(), id.model);
+        }
+        match field("vendor_id").as_deref() {
+            Some("AuthenticAMD") => assert_eq!(id.vendor, Vendor::Amd),
+            Some("GenuineIntel") => assert_eq!(id.vendor, Vendor::Intel),
+            _ => {}
+        }
+        println!("identity: {id:?}");
     }
 
     #[test]

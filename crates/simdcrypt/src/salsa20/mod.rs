@@ -55,6 +55,7 @@ mod neon_x4;
 mod platform;
 mod portable;
 mod rounds;
+mod scalar_short;
 pub mod sealed_reader;
 pub mod sealed_stream;
 pub mod secretbox;

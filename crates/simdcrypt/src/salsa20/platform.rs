@@ -1,6 +1,6 @@
 //! Salsa20 backend selection and the one dispatch point into the kernels.
 
-use super::portable;
+use super::{portable, scalar_short};
 use crate::backend::{Checked, DetectCache, Kernels};
 use crate::cpu::Feature;
 use cipher::InOutBuf;
@@ -133,17 +133,17 @@ impl Platform {
     }
 
     /// Fewer blocks than half a wide step, one block at a time, from block `counter`:
-    /// AVX-512 has a row-wise kernel for that (avx512_rows.rs, faster than the portable
-    /// code); the others use the portable code.
+    /// AVX-512 has a row-wise kernel for that (avx512_rows.rs), used where it beats the
+    /// scalar one (`scalar_short::rows_win`); everything else runs scalar_short.rs.
     fn short_kernel(self, state: &[u32; 16], counter: u64, double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
         match self.kind() {
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
+            Kind::Avx512 if scalar_short::rows_win() => {
                 // SAFETY: every public entry point that takes a Platform asserts
                 // `is_supported()` (avx512f) before a kernel can run.
                 unsafe { avx512_rows::xor_keystream(state, counter, double_rounds, io) }
             }
-            _ => portable::xor_keystream(&with_counter(state, counter), double_rounds, io),
+            _ => scalar_short::xor_keystream(state, counter, double_rounds, io),
         }
     }
 
