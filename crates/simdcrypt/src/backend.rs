@@ -58,6 +58,96 @@ impl Default for DetectCache {
     }
 }
 
+/// Declares an algorithm's kernel sets: its `Kind` enum, the `Platform` alias for checked
+/// kinds, and the [`Kernels`] implementation, from one list of variants.
+///
+/// The variants are written best first, and that order is [`Kernels::ALL`] (what
+/// [`Checked::detect`] prefers); the last one is the portable code. Each variant names
+/// its backend, and, unless it runs anywhere, the one architecture it is built for and
+/// the CPU features its kernels use (its whole bundle, as [`Kernels::requires`] says):
+///
+/// ```ignore
+/// crate::backend::kernel_kinds! {
+///     algorithm: "sha256",
+///     /// Docs of the alias.
+///     pub type Platform = Checked<Kind>;
+///     /// Docs of the enum.
+///     pub enum Kind {
+///         /// Docs of the variant.
+///         ShaNi = "shani" on "x86_64" needs [Sha, Ssse3, Sse41],
+///         /// Plain Rust, any CPU.
+///         Portable = "portable",
+///     }
+///     // Optional: more items for the `Kernels` impl (a provided method overridden).
+///     impl Kernels {}
+/// }
+/// ```
+///
+/// A variant with an architecture exists only there (`#[cfg(target_arch)]` on the variant
+/// and every arm); elsewhere its name goes to [`Kernels::OTHER_ARCHITECTURES`], so that
+/// asking for it says "not supported here" rather than "unknown". Plain `//` comments
+/// between variants (why a kind needs a feature, why it sits where it does) are kept in
+/// the source and cost nothing.
+macro_rules! kernel_kinds {
+    (
+        algorithm: $algorithm:literal,
+        $(#[$alias_meta:meta])*
+        $alias_vis:vis type $alias:ident = Checked<$kind:ident>;
+        $(#[$kind_meta:meta])*
+        $kind_vis:vis enum $kind2:ident {
+            $(
+                $(#[$variant_meta:meta])*
+                $variant:ident = $name:literal $(on $arch:literal needs [$($feature:ident),* $(,)?])?
+            ),+ $(,)?
+        }
+        $(impl Kernels { $($extra:tt)* })?
+    ) => {
+        $(#[$alias_meta])*
+        $alias_vis type $alias = $crate::backend::Checked<$kind>;
+
+        $(#[$kind_meta])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+        #[non_exhaustive]
+        $kind_vis enum $kind2 {
+            $(
+                $(#[$variant_meta])*
+                $(#[cfg(target_arch = $arch)])?
+                $variant,
+            )+
+        }
+
+        impl $crate::backend::Kernels for $kind {
+            const ALGORITHM: &'static str = $algorithm;
+            const ALL: &'static [Self] = &[$($(#[cfg(target_arch = $arch)])? Self::$variant,)+];
+            const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] =
+                &[$($(#[cfg(not(target_arch = $arch))] ($name, $arch),)?)+];
+
+            fn detected() -> &'static $crate::backend::DetectCache {
+                static DETECTED: $crate::backend::DetectCache = $crate::backend::DetectCache::new();
+                &DETECTED
+            }
+
+            fn name(self) -> &'static str {
+                match self {
+                    $($(#[cfg(target_arch = $arch)])? Self::$variant => $name,)+
+                }
+            }
+
+            fn requires(self) -> &'static [$crate::cpu::Feature] {
+                match self {
+                    $(
+                        $(#[cfg(target_arch = $arch)])?
+                        Self::$variant => &[$($($crate::cpu::Feature::$feature),*)?],
+                    )+
+                }
+            }
+
+            $($($extra)*)?
+        }
+    };
+}
+pub(crate) use kernel_kinds;
+
 /// A kernel set that this CPU can run: the only thing the dispatch points accept.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Checked<K>(K);

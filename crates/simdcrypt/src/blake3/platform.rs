@@ -2,97 +2,35 @@
 
 pub(crate) use super::job::HashManyJob;
 use super::{portable, CvWords, BLOCK_LEN, OUT_LEN};
-use crate::backend::{Checked, DetectCache, Kernels};
-use crate::cpu::Feature;
 
 #[cfg(target_arch = "aarch64")]
 use super::neon;
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512, sse41};
 
-/// A BLAKE3 kernel set this CPU can run: chosen once per hasher; every call goes through
-/// its methods, which are the only place that enters a SIMD kernel. Obtained only from
-/// `detect`, `from_name`, `all_supported` or `portable` (see [`crate::backend`]).
-pub type Platform = Checked<Kind>;
+crate::backend::kernel_kinds! {
+    algorithm: "blake3",
+    /// A BLAKE3 kernel set this CPU can run: chosen once per hasher; every call goes through
+    /// its methods, which are the only place that enters a SIMD kernel. Obtained only from
+    /// `detect`, `from_name`, `all_supported` or `portable` (see [`crate::backend`]).
+    pub type Platform = Checked<Kind>;
 
-/// The names of BLAKE3's kernel sets; only a checked [`Platform`] reaches a kernel.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-#[non_exhaustive]
-pub enum Kind {
-    /// Plain Rust, any CPU.
-    Portable,
-    /// x86-64 SSE4.1: 4 inputs at a time.
-    #[cfg(target_arch = "x86_64")]
-    Sse41,
-    /// x86-64 AVX2: 8 inputs at a time.
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    /// x86-64 AVX-512 (F and VL): 16 inputs at a time.
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-    /// aarch64 NEON: 4 inputs at a time.
-    #[cfg(target_arch = "aarch64")]
-    Neon,
-}
-
-impl Kernels for Kind {
-    const ALGORITHM: &'static str = "blake3";
-    const ALL: &'static [Kind] = &[
-        #[cfg(target_arch = "x86_64")]
-        Kind::Avx512,
-        #[cfg(target_arch = "x86_64")]
-        Kind::Avx2,
-        #[cfg(target_arch = "x86_64")]
-        Kind::Sse41,
-        #[cfg(target_arch = "aarch64")]
-        Kind::Neon,
-        Kind::Portable,
-    ];
-    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx512", "x86_64"),
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx2", "x86_64"),
-        #[cfg(not(target_arch = "x86_64"))]
-        ("sse41", "x86_64"),
-        #[cfg(not(target_arch = "aarch64"))]
-        ("neon", "aarch64"),
-    ];
-
-    fn detected() -> &'static DetectCache {
-        static DETECTED: DetectCache = DetectCache::new();
-        &DETECTED
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Portable => "portable",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Sse41 => "sse41",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => "avx2",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => "avx512",
-            #[cfg(target_arch = "aarch64")]
-            Kind::Neon => "neon",
-        }
-    }
-
-    fn requires(self) -> &'static [Feature] {
-        match self {
-            Kind::Portable => &[],
-            #[cfg(target_arch = "x86_64")]
-            Kind::Sse41 => &[Feature::Sse41],
-            // Every AVX2 kernel, remainders and single blocks included, is AVX2 code; SSE4.1
-            // and AVX, which every AVX2 CPU has, are listed so the check states all it needs.
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => &[Feature::Sse41, Feature::Avx, Feature::Avx2],
-            // AVX-512's 8-lane remainder kernel uses the AVX2 kernel's message loading.
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => &[Feature::Sse41, Feature::Avx, Feature::Avx2, Feature::Avx512F, Feature::Avx512Vl],
-            #[cfg(target_arch = "aarch64")]
-            Kind::Neon => &[Feature::Neon],
-        }
+    /// The names of BLAKE3's kernel sets, best first; only a checked [`Platform`] reaches a
+    /// kernel.
+    pub enum Kind {
+        /// x86-64 AVX-512 (F and VL): 16 inputs at a time.
+        // AVX-512's 8-lane remainder kernel uses the AVX2 kernel's message loading.
+        Avx512 = "avx512" on "x86_64" needs [Sse41, Avx, Avx2, Avx512F, Avx512Vl],
+        /// x86-64 AVX2: 8 inputs at a time.
+        // Every AVX2 kernel, remainders and single blocks included, is AVX2 code; SSE4.1
+        // and AVX, which every AVX2 CPU has, are listed so the check states all it needs.
+        Avx2 = "avx2" on "x86_64" needs [Sse41, Avx, Avx2],
+        /// x86-64 SSE4.1: 4 inputs at a time.
+        Sse41 = "sse41" on "x86_64" needs [Sse41],
+        /// aarch64 NEON: 4 inputs at a time.
+        Neon = "neon" on "aarch64" needs [Neon],
+        /// Plain Rust, any CPU.
+        Portable = "portable",
     }
 }
 

@@ -1,102 +1,37 @@
 //! HighwayHash backend selection and the one dispatch point into the kernels.
 
 use super::{portable, Size, State, KEY_LEN, PACKET_LEN};
-use crate::backend::{Checked, DetectCache, Kernels};
-use crate::cpu::Feature;
 
 #[cfg(target_arch = "aarch64")]
 use super::neon;
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512, sse41};
 
-/// A HighwayHash kernel set. Chosen once per hasher; [`Platform`]'s methods are the only
-/// place that enters a SIMD kernel.
-///
-/// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-/// checks this CPU (see [`crate::backend`]).
-pub type Platform = Checked<Kind>;
+crate::backend::kernel_kinds! {
+    algorithm: "highwayhash",
+    /// A HighwayHash kernel set. Chosen once per hasher; [`Platform`]'s methods are the only
+    /// place that enters a SIMD kernel.
+    ///
+    /// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
+    /// checks this CPU (see [`crate::backend`]).
+    pub type Platform = Checked<Kind>;
 
-/// The names of the kernel sets; only a checked [`Platform`] reaches a kernel.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-#[non_exhaustive]
-pub enum Kind {
-    /// Plain Rust, any CPU.
-    Portable,
-    /// x86-64 SSE4.1: the 256-bit state as pairs of 128-bit vectors.
-    #[cfg(target_arch = "x86_64")]
-    Sse41,
-    /// x86-64 AVX2: one 256-bit vector per state variable.
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    /// x86-64 AVX-512 (F, BW, VL): batches run two messages per 512-bit register; single
-    /// messages use the AVX2 rounds (one message is a chain of dependent rounds that a
-    /// wider register cannot shorten), with AVX-512VL for the one-shot remainder.
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-    /// aarch64 NEON: the state as pairs of 128-bit vectors.
-    #[cfg(target_arch = "aarch64")]
-    Neon,
-}
-
-impl Kernels for Kind {
-    const ALGORITHM: &'static str = "highwayhash";
-    const ALL: &'static [Kind] = &[
-        #[cfg(target_arch = "x86_64")]
-        Kind::Avx512,
-        #[cfg(target_arch = "x86_64")]
-        Kind::Avx2,
-        #[cfg(target_arch = "x86_64")]
-        Kind::Sse41,
-        #[cfg(target_arch = "aarch64")]
-        Kind::Neon,
-        Kind::Portable,
-    ];
-    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx512", "x86_64"),
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx2", "x86_64"),
-        #[cfg(not(target_arch = "x86_64"))]
-        ("sse41", "x86_64"),
-        #[cfg(not(target_arch = "aarch64"))]
-        ("neon", "aarch64"),
-    ];
-
-    fn detected() -> &'static DetectCache {
-        static DETECTED: DetectCache = DetectCache::new();
-        &DETECTED
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Portable => "portable",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Sse41 => "sse41",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => "avx2",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => "avx512",
-            #[cfg(target_arch = "aarch64")]
-            Kind::Neon => "neon",
-        }
-    }
-
-    fn requires(self) -> &'static [Feature] {
-        match self {
-            Kind::Portable => &[],
-            // pshufb is SSSE3; named after the reference's SSE4.1 target, whose bundle it keeps.
-            #[cfg(target_arch = "x86_64")]
-            Kind::Sse41 => &[Feature::Ssse3, Feature::Sse41],
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => &[Feature::Sse41, Feature::Avx, Feature::Avx2],
-            // vpshufb on 512 bits is BW; ragged batch tails finish on the AVX2 kernels.
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                &[Feature::Sse41, Feature::Avx, Feature::Avx2, Feature::Avx512F, Feature::Avx512Bw, Feature::Avx512Vl]
-            }
-            #[cfg(target_arch = "aarch64")]
-            Kind::Neon => &[Feature::Neon],
-        }
+    /// The names of the kernel sets, best first; only a checked [`Platform`] reaches a kernel.
+    pub enum Kind {
+        /// x86-64 AVX-512 (F, BW, VL): batches run two messages per 512-bit register; single
+        /// messages use the AVX2 rounds (one message is a chain of dependent rounds that a
+        /// wider register cannot shorten), with AVX-512VL for the one-shot remainder.
+        // vpshufb on 512 bits is BW; ragged batch tails finish on the AVX2 kernels.
+        Avx512 = "avx512" on "x86_64" needs [Sse41, Avx, Avx2, Avx512F, Avx512Bw, Avx512Vl],
+        /// x86-64 AVX2: one 256-bit vector per state variable.
+        Avx2 = "avx2" on "x86_64" needs [Sse41, Avx, Avx2],
+        /// x86-64 SSE4.1: the 256-bit state as pairs of 128-bit vectors.
+        // pshufb is SSSE3; named after the reference's SSE4.1 target, whose bundle it keeps.
+        Sse41 = "sse41" on "x86_64" needs [Ssse3, Sse41],
+        /// aarch64 NEON: the state as pairs of 128-bit vectors.
+        Neon = "neon" on "aarch64" needs [Neon],
+        /// Plain Rust, any CPU.
+        Portable = "portable",
     }
 }
 

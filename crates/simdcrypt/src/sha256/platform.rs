@@ -1,75 +1,30 @@
 //! SHA-256 backend selection and the one dispatch point into the kernels.
 
 use super::{portable, BLOCK_LEN};
-use crate::backend::{Checked, DetectCache, Kernels};
-use crate::cpu::Feature;
 
 #[cfg(target_arch = "aarch64")]
 use super::armv8;
 #[cfg(target_arch = "x86_64")]
 use super::shani;
 
-/// A SHA-256 kernel set. Chosen once per hasher; `Platform::compress_blocks` is the only
-/// place that enters a SIMD kernel.
-///
-/// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-/// checks this CPU (see [`crate::backend`]).
-pub type Platform = Checked<Kind>;
+crate::backend::kernel_kinds! {
+    algorithm: "sha256",
+    /// A SHA-256 kernel set. Chosen once per hasher; `Platform::compress_blocks` is the only
+    /// place that enters a SIMD kernel.
+    ///
+    /// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
+    /// checks this CPU (see [`crate::backend`]).
+    pub type Platform = Checked<Kind>;
 
-/// The names of the kernel sets; only a checked [`Platform`] reaches a kernel.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-#[non_exhaustive]
-pub enum Kind {
-    /// Plain Rust, any CPU.
-    Portable,
-    /// x86-64 SHA extensions (with the SSSE3 byte shuffle and SSE4.1 blend they need).
-    #[cfg(target_arch = "x86_64")]
-    ShaNi,
-    /// aarch64 ARMv8 Cryptography Extension SHA-256 instructions.
-    #[cfg(target_arch = "aarch64")]
-    ArmSha2,
-}
-
-impl Kernels for Kind {
-    const ALGORITHM: &'static str = "sha256";
-    const ALL: &'static [Kind] = &[
-        #[cfg(target_arch = "x86_64")]
-        Kind::ShaNi,
-        #[cfg(target_arch = "aarch64")]
-        Kind::ArmSha2,
-        Kind::Portable,
-    ];
-    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
-        #[cfg(not(target_arch = "x86_64"))]
-        ("shani", "x86_64"),
-        #[cfg(not(target_arch = "aarch64"))]
-        ("armv8-sha2", "aarch64"),
-    ];
-
-    fn detected() -> &'static DetectCache {
-        static DETECTED: DetectCache = DetectCache::new();
-        &DETECTED
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Portable => "portable",
-            #[cfg(target_arch = "x86_64")]
-            Kind::ShaNi => "shani",
-            #[cfg(target_arch = "aarch64")]
-            Kind::ArmSha2 => "armv8-sha2",
-        }
-    }
-
-    fn requires(self) -> &'static [Feature] {
-        match self {
-            Kind::Portable => &[],
-            // pshufb (byte swap) and palignr are SSSE3, pblendw is SSE4.1.
-            #[cfg(target_arch = "x86_64")]
-            Kind::ShaNi => &[Feature::Sha, Feature::Ssse3, Feature::Sse41],
-            #[cfg(target_arch = "aarch64")]
-            Kind::ArmSha2 => &[Feature::Neon, Feature::Sha2],
-        }
+    /// The names of the kernel sets, best first; only a checked [`Platform`] reaches a kernel.
+    pub enum Kind {
+        /// x86-64 SHA extensions (with the SSSE3 byte shuffle and SSE4.1 blend they need).
+        // pshufb (byte swap) and palignr are SSSE3, pblendw is SSE4.1.
+        ShaNi = "shani" on "x86_64" needs [Sha, Ssse3, Sse41],
+        /// aarch64 ARMv8 Cryptography Extension SHA-256 instructions.
+        ArmSha2 = "armv8-sha2" on "aarch64" needs [Neon, Sha2],
+        /// Plain Rust, any CPU.
+        Portable = "portable",
     }
 }
 

@@ -1,62 +1,26 @@
 //! Streebog backend selection and the one dispatch point into the kernels.
 
 use super::{portable, State, BLOCK_LEN};
-use crate::backend::{Checked, DetectCache, Kernels};
-use crate::cpu::Feature;
 
 #[cfg(target_arch = "x86_64")]
 use super::avx512_gfni;
 
-/// A Streebog kernel set. Chosen once per hasher; the methods here are the only places
-/// that enter a SIMD kernel.
-///
-/// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-/// checks this CPU (see [`crate::backend`]).
-pub type Platform = Checked<Kind>;
+crate::backend::kernel_kinds! {
+    algorithm: "streebog",
+    /// A Streebog kernel set. Chosen once per hasher; the methods here are the only places
+    /// that enter a SIMD kernel.
+    ///
+    /// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
+    /// checks this CPU (see [`crate::backend`]).
+    pub type Platform = Checked<Kind>;
 
-/// The names of the kernel sets; only a checked [`Platform`] reaches a kernel.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-#[non_exhaustive]
-pub enum Kind {
-    /// The 8×256 lookup tables, any CPU.
-    Portable,
-    /// AVX-512 with VBMI byte permutes (S-box and transposition) and GFNI affine
-    /// transforms (the linear layer L).
-    #[cfg(target_arch = "x86_64")]
-    Avx512Gfni,
-}
-
-impl Kernels for Kind {
-    const ALGORITHM: &'static str = "streebog";
-    const ALL: &'static [Kind] = &[
-        #[cfg(target_arch = "x86_64")]
-        Kind::Avx512Gfni,
-        Kind::Portable,
-    ];
-    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx512-gfni", "x86_64"),
-    ];
-
-    fn detected() -> &'static DetectCache {
-        static DETECTED: DetectCache = DetectCache::new();
-        &DETECTED
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Portable => "portable",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Gfni => "avx512-gfni",
-        }
-    }
-
-    fn requires(self) -> &'static [Feature] {
-        match self {
-            Kind::Portable => &[],
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Gfni => &[Feature::Avx512F, Feature::Avx512Bw, Feature::Avx512Vbmi, Feature::Gfni],
-        }
+    /// The names of the kernel sets, best first; only a checked [`Platform`] reaches a kernel.
+    pub enum Kind {
+        /// AVX-512 with VBMI byte permutes (S-box and transposition) and GFNI affine
+        /// transforms (the linear layer L).
+        Avx512Gfni = "avx512-gfni" on "x86_64" needs [Avx512F, Avx512Bw, Avx512Vbmi, Gfni],
+        /// The 8×256 lookup tables, any CPU.
+        Portable = "portable",
     }
 }
 
