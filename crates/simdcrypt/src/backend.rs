@@ -63,17 +63,18 @@ impl Default for DetectCache {
 ///
 /// The variants are written best first, and that order is [`Kernels::ALL`] (what
 /// [`Checked::detect`] prefers); the last one is the portable code. Each variant names
-/// its backend, and, unless it runs anywhere, the one architecture it is built for and
-/// the CPU features its kernels use (its whole bundle, as [`Kernels::requires`] says):
+/// its backend and, unless it runs anywhere, the one architecture it is built for and the
+/// CPU features its kernels use (its whole bundle, as [`Kernels::requires`] says):
 ///
 /// ```ignore
 /// crate::backend::kernel_kinds! {
 ///     algorithm: "sha256",
-///     /// Docs of the alias.
+///     /// What the alias is for (the macro adds how one is obtained).
 ///     pub type Platform = Checked<Kind>;
-///     /// Docs of the enum.
+///     /// Optional docs of the enum (the macro writes its first line).
 ///     pub enum Kind {
 ///         /// Docs of the variant.
+///         // Why it needs these features, or why it sits where it does.
 ///         ShaNi = "shani" on "x86_64" needs [Sha, Ssse3, Sse41],
 ///         /// Plain Rust, any CPU.
 ///         Portable = "portable",
@@ -85,16 +86,14 @@ impl Default for DetectCache {
 ///
 /// A variant with an architecture exists only there (`#[cfg(target_arch)]` on the variant
 /// and every arm); elsewhere its name goes to [`Kernels::OTHER_ARCHITECTURES`], so that
-/// asking for it says "not supported here" rather than "unknown". Plain `//` comments
-/// between variants (why a kind needs a feature, why it sits where it does) are kept in
-/// the source and cost nothing.
+/// asking for it says "not supported here" rather than "unknown".
 macro_rules! kernel_kinds {
     (
         algorithm: $algorithm:literal,
         $(#[$alias_meta:meta])*
-        $alias_vis:vis type $alias:ident = Checked<$kind:ident>;
+        $alias_vis:vis type $alias:ident = Checked<$alias_kind:ident>;
         $(#[$kind_meta:meta])*
-        $kind_vis:vis enum $kind2:ident {
+        $kind_vis:vis enum $kind:ident {
             $(
                 $(#[$variant_meta:meta])*
                 $variant:ident = $name:literal $(on $arch:literal needs [$($feature:ident),* $(,)?])?
@@ -103,12 +102,17 @@ macro_rules! kernel_kinds {
         $(impl Kernels { $($extra:tt)* })?
     ) => {
         $(#[$alias_meta])*
-        $alias_vis type $alias = $crate::backend::Checked<$kind>;
+        ///
+        /// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of
+        /// which checks this CPU (see [`crate::backend`]).
+        $alias_vis type $alias = $crate::backend::Checked<$alias_kind>;
 
+        #[doc = concat!("The names of the ", $algorithm, " kernel sets, best first; only a checked [`",
+            stringify!($alias), "`] reaches a kernel.")]
         $(#[$kind_meta])*
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
         #[non_exhaustive]
-        $kind_vis enum $kind2 {
+        $kind_vis enum $kind {
             $(
                 $(#[$variant_meta])*
                 $(#[cfg(target_arch = $arch)])?
@@ -147,6 +151,18 @@ macro_rules! kernel_kinds {
     };
 }
 pub(crate) use kernel_kinds;
+
+/// Runs `check` on every kernel set of `K` this CPU supports, then prints which ran, so
+/// that a test comparing backends says what it exercised.
+#[cfg(test)]
+pub(crate) fn for_each_supported<K: Kernels>(test: &str, mut check: impl FnMut(Checked<K>)) {
+    let mut exercised = Vec::new();
+    for platform in Checked::<K>::all_supported() {
+        exercised.push(platform.name());
+        check(platform);
+    }
+    println!("{test}: {} backends exercised: {}", K::ALGORITHM, exercised.join(", "));
+}
 
 /// A kernel set that this CPU can run: the only thing the dispatch points accept.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]

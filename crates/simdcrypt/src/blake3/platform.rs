@@ -11,12 +11,9 @@ use super::{avx2, avx512, sse41};
 crate::backend::kernel_kinds! {
     algorithm: "blake3",
     /// A BLAKE3 kernel set this CPU can run: chosen once per hasher; every call goes through
-    /// its methods, which are the only place that enters a SIMD kernel. Obtained only from
-    /// `detect`, `from_name`, `all_supported` or `portable` (see [`crate::backend`]).
+    /// its methods, which are the only place that enters a SIMD kernel.
     pub type Platform = Checked<Kind>;
 
-    /// The names of BLAKE3's kernel sets, best first; only a checked [`Platform`] reaches a
-    /// kernel.
     pub enum Kind {
         /// x86-64 AVX-512 (F and VL): 16 inputs at a time.
         // AVX-512's 8-lane remainder kernel uses the AVX2 kernel's message loading.
@@ -260,9 +257,7 @@ mod tests {
         let key: CvWords = core::array::from_fn(|i| 0x0101_0101u32.wrapping_mul(i as u32 + 1));
         let mut data = vec![0u8; 31 * 1024];
         crate::test_rng::XorShift64::new(0x2545_F491_4F6C_DD1D).fill(&mut data);
-        let mut exercised = Vec::new();
-        for platform in Platform::all_supported() {
-            exercised.push(platform.name());
+        crate::backend::for_each_supported("hash_many_matches_portable", |platform: Platform| {
             for (blocks, increment) in [(16usize, true), (1, false), (3, true)] {
                 let len = blocks * BLOCK_LEN;
                 for counter in [0u64, u64::from(u32::MAX), i32::MAX as u64, u64::from(u32::MAX) - 5] {
@@ -290,8 +285,7 @@ mod tests {
                     }
                 }
             }
-        }
-        println!("hash_many_matches_portable: blake3 backends exercised: {}", exercised.join(", "));
+        });
     }
 
     /// Each backend's single compressions against the portable ones: counters across the
@@ -300,9 +294,7 @@ mod tests {
     fn compressions_match_portable() {
         let mut rng = crate::test_rng::XorShift64::new(0x9E37_79B9_7F4A_7C15);
         let mut next = move || rng.next_u64();
-        let mut exercised = Vec::new();
-        for platform in Platform::all_supported() {
-            exercised.push(platform.name());
+        crate::backend::for_each_supported("compressions_match_portable", |platform: Platform| {
             for counter in [0u64, 1, u64::from(u32::MAX), u64::from(u32::MAX) + 1, i32::MAX as u64, u64::MAX] {
                 for (block_len, flags) in [(64u8, 0u8), (64, 1), (17, 2 | 8), (0, 1 | 2 | 8), (64, 4 | 8 | 16)] {
                     let cv: CvWords = core::array::from_fn(|_| next() as u32);
@@ -317,8 +309,7 @@ mod tests {
                     assert_eq!(got, expected, "compress_xof {what}");
                 }
             }
-        }
-        println!("compressions_match_portable: blake3 backends exercised: {}", exercised.join(", "));
+        });
     }
 
     /// `hash_many_prefix` stops at a length that differs from the first input's: it hashes
@@ -327,9 +318,7 @@ mod tests {
     fn hash_many_prefix_stops_at_another_length() {
         let key: CvWords = core::array::from_fn(|i| 0x0303_0303u32.wrapping_mul(i as u32 + 1));
         let data: Vec<u8> = (0..64 * 1024).map(|i: u32| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
-        let mut exercised = Vec::new();
-        for platform in Platform::all_supported() {
-            exercised.push(platform.name());
+        crate::backend::for_each_supported("hash_many_prefix_stops_at_another_length", |platform: Platform| {
             for (len, other) in [(64usize, 128usize), (128, 64), (1024, 192)] {
                 for count in [1usize, 9, 16, 17, 33, 40] {
                     for differs in 1..=count {
@@ -359,8 +348,7 @@ mod tests {
                     }
                 }
             }
-        }
-        println!("hash_many_prefix_stops_at_another_length: blake3 backends exercised: {}", exercised.join(", "));
+        });
     }
 
     /// The lane-form level kernels against the portable kernel in rows: 64 chunks (counters

@@ -8,12 +8,8 @@ use super::{portable, State, Tables, BLOCK_LEN};
 crate::backend::kernel_kinds! {
     algorithm: "gost94",
     /// A GOST R 34.11-94 kernel set.
-    ///
-    /// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-    /// checks this CPU (see [`crate::backend`]).
     pub type Platform = Checked<Kind>;
 
-    /// The names of the kernel sets, best first; only a checked [`Platform`] reaches a kernel.
     pub enum Kind {
         /// AVX-512 (F, BW, VL, VBMI): `vpermb` nibble S-boxes, the four encryptions of a step
         /// in four lanes; batches sixteen messages to a register.

@@ -11,12 +11,8 @@ crate::backend::kernel_kinds! {
     algorithm: "highwayhash",
     /// A HighwayHash kernel set. Chosen once per hasher; [`Platform`]'s methods are the only
     /// place that enters a SIMD kernel.
-    ///
-    /// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-    /// checks this CPU (see [`crate::backend`]).
     pub type Platform = Checked<Kind>;
 
-    /// The names of the kernel sets, best first; only a checked [`Platform`] reaches a kernel.
     pub enum Kind {
         /// x86-64 AVX-512 (F, BW, VL): batches run two messages per 512-bit register; single
         /// messages use the AVX2 rounds (one message is a chain of dependent rounds that a

@@ -12,12 +12,8 @@ crate::backend::kernel_kinds! {
     algorithm: "salsa20",
     /// A Salsa20 kernel set, chosen once per cipher; `Platform::xor_keystream`
     /// (crate-internal) is the only place that enters a SIMD kernel.
-    ///
-    /// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-    /// checks this CPU (see [`crate::backend`]).
     pub type Platform = Checked<Kind>;
 
-    /// The names of the kernel sets, best first; only a checked [`Platform`] reaches a kernel.
     pub enum Kind {
         /// x86-64 AVX-512F, 16 blocks per step.
         // The kernel uses only AVX-512F instructions (vprold, vshufi32x4, unpacks).

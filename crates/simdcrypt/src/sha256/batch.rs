@@ -39,13 +39,8 @@ crate::backend::kernel_kinds! {
     /// A kernel set for block batches. Separate from [`super::Platform`]: the batch kernels
     /// are wide across blocks (AVX-512 has no single-message SHA-256 kernel), and which is
     /// best depends on the batch, not on one message.
-    ///
-    /// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-    /// checks this CPU (see [`crate::backend`]).
     pub type BatchPlatform = Checked<BatchKind>;
 
-    /// The names of the kernel sets, best first; only a checked [`BatchPlatform`] reaches a
-    /// kernel.
     // Best first (measurements at `SHANI_REMAINDER_MAX`): the mix, then AVX-512 (twice
     // SHA-NI's throughput from 15 blocks up), then SHA-NI, then AVX2 (slower than SHA-NI at
     // every count measured, so it only serves CPUs without SHA-NI). On aarch64 the SHA-256

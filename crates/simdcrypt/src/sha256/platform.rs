@@ -11,12 +11,8 @@ crate::backend::kernel_kinds! {
     algorithm: "sha256",
     /// A SHA-256 kernel set. Chosen once per hasher; `Platform::compress_blocks` is the only
     /// place that enters a SIMD kernel.
-    ///
-    /// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-    /// checks this CPU (see [`crate::backend`]).
     pub type Platform = Checked<Kind>;
 
-    /// The names of the kernel sets, best first; only a checked [`Platform`] reaches a kernel.
     pub enum Kind {
         /// x86-64 SHA extensions (with the SSSE3 byte shuffle and SSE4.1 blend they need).
         // pshufb (byte swap) and palignr are SSSE3, pblendw is SSE4.1.
@@ -63,9 +59,7 @@ mod tests {
     fn compress_blocks_matches_portable() {
         let mut rng = crate::test_rng::XorShift64::new(0x9E37_79B9_7F4A_7C15);
         let mut next = move || rng.next_u64();
-        let mut exercised = Vec::new();
-        for platform in Platform::all_supported() {
-            exercised.push(platform.name());
+        crate::backend::for_each_supported("compress_blocks_matches_portable", |platform: Platform| {
             for trial in 0..20 {
                 for blocks in 1..=9usize {
                     let state: [u32; 8] = core::array::from_fn(|_| next() as u32);
@@ -77,7 +71,6 @@ mod tests {
                     assert_eq!(got, expected, "{platform:?} trial {trial} blocks {blocks}");
                 }
             }
-        }
-        println!("compress_blocks_matches_portable: sha256 backends exercised: {}", exercised.join(", "));
+        });
     }
 }

@@ -9,12 +9,8 @@ crate::backend::kernel_kinds! {
     algorithm: "streebog",
     /// A Streebog kernel set. Chosen once per hasher; the methods here are the only places
     /// that enter a SIMD kernel.
-    ///
-    /// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-    /// checks this CPU (see [`crate::backend`]).
     pub type Platform = Checked<Kind>;
 
-    /// The names of the kernel sets, best first; only a checked [`Platform`] reaches a kernel.
     pub enum Kind {
         /// AVX-512 with VBMI byte permutes (S-box and transposition) and GFNI affine
         /// transforms (the linear layer L).
@@ -126,9 +122,7 @@ mod tests {
     fn g_matches_portable() {
         let mut rng = crate::test_rng::XorShift64::new(0x9E37_79B9_7F4A_7C15);
         let mut next = move || rng.next_u64();
-        let mut exercised = Vec::new();
-        for platform in Platform::all_supported() {
-            exercised.push(platform.name());
+        crate::backend::for_each_supported("g_matches_portable", |platform: Platform| {
             for trial in 0..200 {
                 let h: [u64; 8] = core::array::from_fn(|_| next());
                 let n: [u64; 8] = core::array::from_fn(|_| next());
@@ -139,8 +133,7 @@ mod tests {
                 platform.g(&mut got, &n, &m);
                 assert_eq!(got, expected, "{platform:?} trial {trial}");
             }
-        }
-        println!("g_matches_portable: streebog backends exercised: {}", exercised.join(", "));
+        });
     }
 
     /// The first-compression shortcut (precomputed keys, one and four lanes) against the
@@ -151,9 +144,7 @@ mod tests {
         use super::super::LANES;
         let mut rng = crate::test_rng::XorShift64::new(0x2545_F491_4F6C_DD1D);
         let mut next = move || rng.next_u64();
-        let mut exercised = Vec::new();
-        for platform in Platform::all_supported() {
-            exercised.push(platform.name());
+        crate::backend::for_each_supported("first_compression_shortcut_matches_g", |platform: Platform| {
             for (iv, keys) in [(0u64, &IV_KEYS_512), (0x0101_0101_0101_0101, &IV_KEYS_256)] {
                 let m: [[u64; 8]; LANES] = core::array::from_fn(|_| core::array::from_fn(|_| next()));
                 let mut one = [[iv; 8]; LANES];
@@ -167,7 +158,6 @@ mod tests {
                     assert_eq!(lanes[i], expected, "{platform:?} lanes {i}");
                 }
             }
-        }
-        println!("first_compression_shortcut_matches_g: streebog backends exercised: {}", exercised.join(", "));
+        });
     }
 }
