@@ -1,14 +1,12 @@
 //! HighwayHash's three entries in the registry (one per result size) and its
 //! [`StreamingHash`] implementation.
 
-use super::{HighwayHasher, Platform, Size, KEY_LEN, PACKET_LEN};
+use super::{HighwayHasher, Size, KEY_LEN, PACKET_LEN};
 use crate::any::HashOptions;
-use crate::backend::BackendReport;
-use crate::registry::{Algorithm, BatchFn, KeyUse, ReferenceTool, RestoreFn};
+use crate::backend::{BackendReport, Kernels};
+use crate::registry::{Algorithm, BatchFn, KeyUse, NewFn, ReferenceTool, RestoreFn};
 use crate::streaming::StreamingHash;
 use crate::Error;
-
-type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
 
 const fn highwayhash(
     size: Size,
@@ -29,7 +27,7 @@ const fn highwayhash(
         derive_key: false,
         threads: false,
         printed_reversed: false,
-        backend_family: "highwayhash",
+        backend_family: super::Kind::ALGORITHM,
         backends: BackendReport::of::<super::Kind>,
         new,
         hash_many,
@@ -97,11 +95,11 @@ impl HighwayHasher {
             Size::Bits128 => &ALGORITHM_128,
             Size::Bits256 => &ALGORITHM_256,
         };
-        algorithm.check_options(opts)?;
+        let named = algorithm.named_backend(opts)?;
         let key = opts.key.as_deref().expect("checked: required");
         let mut hasher = HighwayHasher::new(key.try_into().expect("length checked"));
-        if let Some(name) = &opts.backend {
-            hasher.set_platform(Platform::from_name(name)?);
+        if let Some(platform) = named {
+            hasher.set_platform(platform);
         }
         Ok(hasher)
     }
