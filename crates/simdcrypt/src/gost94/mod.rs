@@ -208,18 +208,13 @@ pub(crate) struct State {
 /// a += b modulo 2^256.
 #[inline(always)]
 pub(crate) fn add256(a: &mut [u64; 4], b: &[u64; 4]) {
-    let mut carry = false;
-    for i in 0..4 {
-        let (s1, c1) = a[i].overflowing_add(b[i]);
-        let (s2, c2) = s1.overflowing_add(carry as u64);
-        a[i] = s2;
-        carry = c1 | c2;
-    }
+    crate::block_buffer::add_words(a, b)
 }
 
+/// A 32-byte block as little-endian words.
 #[inline(always)]
 pub(crate) fn load_block(block: &[u8]) -> [u64; 4] {
-    core::array::from_fn(|i| u64::from_le_bytes(block[8 * i..8 * i + 8].try_into().unwrap()))
+    crate::block_buffer::le_words(block)
 }
 
 /// The final stage on a copy of the state: the zero-padded partial block `rest` if any,

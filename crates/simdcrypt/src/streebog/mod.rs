@@ -85,19 +85,13 @@ impl State {
 /// a += b modulo 2^512, with the carry running through all eight words.
 #[inline(always)]
 pub(crate) fn add512(a: &mut [u64; 8], b: &[u64; 8]) {
-    let mut carry = false;
-    for i in 0..8 {
-        let (s1, c1) = a[i].overflowing_add(b[i]);
-        let (s2, c2) = s1.overflowing_add(carry as u64);
-        a[i] = s2;
-        carry = c1 | c2;
-    }
+    crate::block_buffer::add_words(a, b)
 }
 
 /// A 64-byte block as little-endian words.
 #[inline(always)]
 pub(crate) fn load_block(block: &[u8]) -> [u64; 8] {
-    core::array::from_fn(|i| u64::from_le_bytes(block[8 * i..8 * i + 8].try_into().unwrap()))
+    crate::block_buffer::le_words(block)
 }
 
 /// The precomputed key schedule for a state that has compressed nothing yet (N = 0, so h
