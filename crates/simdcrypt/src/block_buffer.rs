@@ -81,6 +81,26 @@ impl<const N: usize> BlockBuffer<N> {
     }
 }
 
+/// A block as `N` little-endian 64-bit words (Streebog's 64-byte and GOST R 34.11-94's
+/// 32-byte blocks). Panics if `block` is shorter than `8 * N` bytes.
+#[inline(always)]
+pub(crate) fn le_words<const N: usize>(block: &[u8]) -> [u64; N] {
+    core::array::from_fn(|i| u64::from_le_bytes(block[8 * i..8 * i + 8].try_into().unwrap()))
+}
+
+/// a += b modulo 2^(64·N), the words little-endian, the carry running through all of them
+/// (Streebog's N and Σ, GOST R 34.11-94's Σ).
+#[inline(always)]
+pub(crate) fn add_words<const N: usize>(a: &mut [u64; N], b: &[u64; N]) {
+    let mut carry = false;
+    for i in 0..N {
+        let (s1, c1) = a[i].overflowing_add(b[i]);
+        let (s2, c2) = s1.overflowing_add(carry as u64);
+        a[i] = s2;
+        carry = c1 | c2;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,25 +125,5 @@ mod tests {
                 assert_eq!(b.total(), 1003);
             }
         }
-    }
-}
-
-/// A block as `N` little-endian 64-bit words (Streebog's 64-byte and GOST R 34.11-94's
-/// 32-byte blocks). Panics if `block` is shorter than `8 * N` bytes.
-#[inline(always)]
-pub(crate) fn le_words<const N: usize>(block: &[u8]) -> [u64; N] {
-    core::array::from_fn(|i| u64::from_le_bytes(block[8 * i..8 * i + 8].try_into().unwrap()))
-}
-
-/// a += b modulo 2^(64·N), the words little-endian, the carry running through all of them
-/// (Streebog's N and Σ, GOST R 34.11-94's Σ).
-#[inline(always)]
-pub(crate) fn add_words<const N: usize>(a: &mut [u64; N], b: &[u64; N]) {
-    let mut carry = false;
-    for i in 0..N {
-        let (s1, c1) = a[i].overflowing_add(b[i]);
-        let (s2, c2) = s1.overflowing_add(carry as u64);
-        a[i] = s2;
-        carry = c1 | c2;
     }
 }

@@ -31,12 +31,9 @@ impl Platform {
         assert!(blocks.len().is_multiple_of(BLOCK_LEN), "gost94 compress_blocks takes whole blocks");
         match self.kind() {
             Kind::Portable => portable::compress_blocks(t, state, blocks),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: a Platform of this kind exists only once avx512f, avx512bw, avx512vl
-                // and avx512vbmi were found (`requires`).
-                unsafe { avx512::compress_blocks(t, state, blocks) }
-            }
+            Kind::Avx512 => unsafe { avx512::compress_blocks(t, state, blocks) },
             // One message's step in AVX2 lanes is not faster than the table-driven one
             // (see the avx2 module); this backend differs from portable in batches only.
             #[cfg(target_arch = "x86_64")]
@@ -48,12 +45,9 @@ impl Platform {
     pub(crate) fn step(self, t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
         match self.kind() {
             Kind::Portable => portable::step(t, h, m),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: a Platform of this kind exists only once the kernel's target features
-                // were found (`requires`).
-                unsafe { avx512::step(t, h, m) }
-            }
+            Kind::Avx512 => unsafe { avx512::step(t, h, m) },
             #[cfg(target_arch = "x86_64")]
             Kind::Avx2 => portable::step(t, h, m),
         }
@@ -67,15 +61,15 @@ impl Platform {
             Kind::Portable => false,
             #[cfg(target_arch = "x86_64")]
             Kind::Avx512 => {
-                // SAFETY: a Platform of this kind exists only once the kernel's target features
-                // were found (`requires`).
+                // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
+                // cover the kernel.
                 unsafe { avx512::step_lanes(t, hs, ms) };
                 true
             }
             #[cfg(target_arch = "x86_64")]
             Kind::Avx2 => {
-                // SAFETY: a Platform of this kind exists only once ssse3, sse4.1, avx and avx2
-                // were found (`requires`).
+                // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
+                // cover the kernel (ssse3, sse4.1, avx and avx2).
                 unsafe { avx2::step_lanes(t, hs, ms) };
                 true
             }

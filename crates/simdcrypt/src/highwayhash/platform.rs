@@ -40,23 +40,15 @@ impl Platform {
         assert!(packets.len().is_multiple_of(PACKET_LEN), "highwayhash update_packets takes whole packets");
         match self.kind() {
             Kind::Portable => portable::update_packets(state, packets),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Sse41 => {
-                // SAFETY: a Platform is only used after its support was checked (detect,
-                // from_name, all_supported, or assert_supported in set_platform and the
-                // batch functions), which covers the kernel's features (ssse3, sse4.1).
-                unsafe { sse41::update_packets(state, packets) }
-            }
+            Kind::Sse41 => unsafe { sse41::update_packets(state, packets) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 | Kind::Avx512 => {
-                // SAFETY: as above; both platforms' bundles include avx2.
-                unsafe { avx2::update_packets(state, packets) }
-            }
+            Kind::Avx2 | Kind::Avx512 => unsafe { avx2::update_packets(state, packets) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "aarch64")]
-            Kind::Neon => {
-                // SAFETY: as above (neon).
-                unsafe { neon::update_packets(state, packets) }
-            }
+            Kind::Neon => unsafe { neon::update_packets(state, packets) },
         }
     }
 
@@ -67,21 +59,15 @@ impl Platform {
         assert!(remainder.len() < PACKET_LEN, "highwayhash finish takes under a packet");
         match self.kind() {
             Kind::Portable => portable::finish(state, remainder, rounds),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Sse41 => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { sse41::finish(state, remainder, rounds) }
-            }
+            Kind::Sse41 => unsafe { sse41::finish(state, remainder, rounds) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 | Kind::Avx512 => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { avx2::finish(state, remainder, rounds) }
-            }
+            Kind::Avx2 | Kind::Avx512 => unsafe { avx2::finish(state, remainder, rounds) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "aarch64")]
-            Kind::Neon => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { neon::finish(state, remainder, rounds) }
-            }
+            Kind::Neon => unsafe { neon::finish(state, remainder, rounds) },
         }
     }
 
@@ -91,26 +77,18 @@ impl Platform {
     pub(crate) fn hash(self, key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
         match self.kind() {
             Kind::Portable => portable::hash(key, data, rounds),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Sse41 => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { sse41::hash(key, data, rounds) }
-            }
+            Kind::Sse41 => unsafe { sse41::hash(key, data, rounds) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: support checked before use, as in update_packets (avx512f/bw/vl, avx2).
-                unsafe { avx512::hash_one(key, data, rounds) }
-            }
+            Kind::Avx512 => unsafe { avx512::hash_one(key, data, rounds) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { avx2::hash(key, data, rounds) }
-            }
+            Kind::Avx2 => unsafe { avx2::hash(key, data, rounds) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "aarch64")]
-            Kind::Neon => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { neon::hash(key, data, rounds) }
-            }
+            Kind::Neon => unsafe { neon::hash(key, data, rounds) },
         }
     }
 
@@ -118,11 +96,9 @@ impl Platform {
     #[inline]
     pub(crate) fn new_state(self, key: &[u8; KEY_LEN]) -> State {
         match self.kind() {
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 | Kind::Avx512 => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { avx2::new_state(key) }
-            }
+            Kind::Avx2 | Kind::Avx512 => unsafe { avx2::new_state(key) },
             _ => State::new(&super::key_words(key)),
         }
     }
@@ -134,16 +110,12 @@ impl Platform {
     #[inline(always)]
     pub(crate) fn hash64(self, key: &[u8; KEY_LEN], data: &[u8]) -> u64 {
         match self.kind() {
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: support checked before use, as in update_packets (avx512f/bw/vl, avx2).
-                unsafe { avx512::hash64_one(key, data) }
-            }
+            Kind::Avx512 => unsafe { avx512::hash64_one(key, data) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { avx2::hash64(key, data) }
-            }
+            Kind::Avx2 => unsafe { avx2::hash64(key, data) },
             _ => self.hash64_other(key, data),
         }
     }
@@ -169,12 +141,9 @@ impl Platform {
     /// kernel exists: the caller goes on with `hash_group`).
     pub(crate) fn hash_equal64_groups(self, key: &[u8; KEY_LEN], msgs: &[&[u8]], bytes: &mut [u8]) -> usize {
         match self.kind() {
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: support checked before use (the batch functions assert it); the
-                // bundle covers avx512f/bw/vl and avx2.
-                unsafe { avx512::hash_equal64_groups(key, msgs, bytes) }
-            }
+            Kind::Avx512 => unsafe { avx512::hash_equal64_groups(key, msgs, bytes) },
             _ => {
                 let _ = (key, msgs, bytes); // used only where such a kernel exists
                 0
@@ -206,8 +175,8 @@ impl Platform {
                 let msgs: &[&[u8]; avx512::LANES] = msgs.try_into().unwrap();
                 let out: &mut [State; avx512::LANES] = out.try_into().unwrap();
                 if msgs.iter().all(|m| m.len() == msgs[0].len()) {
-                    // SAFETY: support checked before use (the batch functions assert it);
-                    // the bundle covers avx512f/bw/vl and avx2.
+                    // SAFETY: the CPU has this kind's `requires` (checked for every Platform),
+                    // which cover the kernel (avx512f/bw/vl and avx2).
                     unsafe { avx512::hash_equal(key, msgs, rounds, out) };
                 } else {
                     // SAFETY: as above.

@@ -70,12 +70,9 @@ impl Platform {
     /// code); the others use the portable code.
     fn short_kernel(self, state: &[u32; 16], counter: u64, double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
         match self.kind() {
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: every public entry point that takes a Platform asserts
-                // `is_supported()` (avx512f) before a kernel can run.
-                unsafe { avx512_rows::xor_keystream(state, counter, double_rounds, io) }
-            }
+            Kind::Avx512 => unsafe { avx512_rows::xor_keystream(state, counter, double_rounds, io) },
             _ => portable::xor_keystream(&with_counter(state, counter), double_rounds, io),
         }
     }
@@ -83,27 +80,18 @@ impl Platform {
     fn kernel(self, state: &[u32; 16], double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
         match self.kind() {
             Kind::Portable => portable::xor_keystream(state, double_rounds, io),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Sse2 => {
-                // SAFETY: every public entry point that takes a Platform asserts
-                // `is_supported()` (sse2) before a kernel can run.
-                unsafe { sse2_x4::xor_keystream(state, double_rounds, io) }
-            }
+            Kind::Sse2 => unsafe { sse2_x4::xor_keystream(state, double_rounds, io) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => {
-                // SAFETY: as above (avx, avx2).
-                unsafe { avx2_x8::xor_keystream(state, double_rounds, io) }
-            }
+            Kind::Avx2 => unsafe { avx2_x8::xor_keystream(state, double_rounds, io) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: as above (avx512f).
-                unsafe { avx512_x16::xor_keystream(state, double_rounds, io) }
-            }
+            Kind::Avx512 => unsafe { avx512_x16::xor_keystream(state, double_rounds, io) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "aarch64")]
-            Kind::Neon => {
-                // SAFETY: as above (neon).
-                unsafe { neon_x4::xor_keystream(state, double_rounds, io) }
-            }
+            Kind::Neon => unsafe { neon_x4::xor_keystream(state, double_rounds, io) },
         }
     }
 }

@@ -88,18 +88,12 @@ impl BatchPlatform {
         );
         match self.kind() {
             BatchKind::Portable => hash_blocks_portable(blocks, out),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            BatchKind::ShaNi => {
-                // SAFETY: a BatchPlatform other than Portable is only constructed after
-                // checking CPU support (Backend::from_name / detect / all_supported), which
-                // covers the kernel's target features (sha, ssse3, sse4.1).
-                unsafe { batch_shani::hash_blocks(blocks, out) }
-            }
+            BatchKind::ShaNi => unsafe { batch_shani::hash_blocks(blocks, out) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            BatchKind::Avx512 => {
-                // SAFETY: as above: support (avx512f, avx512bw) checked at construction.
-                unsafe { batch_avx512::hash_blocks(blocks, out) }
-            }
+            BatchKind::Avx512 => unsafe { batch_avx512::hash_blocks(blocks, out) },
             #[cfg(target_arch = "x86_64")]
             BatchKind::Avx512ShaNi => {
                 let count = blocks.len() / BLOCK_LEN;
@@ -107,23 +101,23 @@ impl BatchPlatform {
                 let wide = if rest > SHANI_REMAINDER_MAX { count } else { count - rest };
                 let (wide_in, rest_in) = blocks.split_at(wide * BLOCK_LEN);
                 let (wide_out, rest_out) = out.split_at_mut(wide * OUT_LEN);
-                // SAFETY: as above: support for both kernels' features (avx512f, avx512bw,
-                // sha, ssse3, sse4.1) checked at construction; each gets matching slices.
+                // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
+                // cover both kernels (avx512f, avx512bw, sha, ssse3, sse4.1); each gets
+                // matching slices.
                 unsafe {
                     batch_avx512::hash_blocks(wide_in, wide_out);
                     batch_shani::hash_blocks(rest_in, rest_out);
                 }
             }
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            BatchKind::Avx2 => {
-                // SAFETY: as above: support (avx2) checked at construction.
-                unsafe { batch_avx2::hash_blocks(blocks, out) }
-            }
+            BatchKind::Avx2 => unsafe { batch_avx2::hash_blocks(blocks, out) },
             #[cfg(target_arch = "aarch64")]
             BatchKind::ArmSha2 => {
                 for (block, digest) in blocks.chunks_exact(BLOCK_LEN).zip(out.chunks_exact_mut(OUT_LEN)) {
                     let mut state = IV;
-                    // SAFETY: as above: support (neon, sha2) checked at construction.
+                    // SAFETY: the CPU has this kind's `requires` (checked for every Platform),
+                    // which cover the kernel (neon, sha2).
                     unsafe {
                         armv8::compress_blocks(&mut state, block);
                         armv8::compress_blocks(&mut state, &PADDING_BLOCK);
@@ -131,11 +125,9 @@ impl BatchPlatform {
                     write_digest(&state, digest);
                 }
             }
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "aarch64")]
-            BatchKind::Neon => {
-                // SAFETY: as above: support (neon) checked at construction.
-                unsafe { batch_neon::hash_blocks(blocks, out) }
-            }
+            BatchKind::Neon => unsafe { batch_neon::hash_blocks(blocks, out) },
         }
     }
 }

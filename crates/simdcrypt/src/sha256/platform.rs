@@ -33,18 +33,12 @@ impl Platform {
         assert!(blocks.len().is_multiple_of(BLOCK_LEN), "sha256 compress_blocks takes whole blocks");
         match self.kind() {
             Kind::Portable => portable::compress_blocks(state, blocks),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::ShaNi => {
-                // SAFETY: a Platform other than Portable is only constructed after checking
-                // CPU support (Backend::from_name / detect / all_supported), which covers
-                // the kernel's target features (sha, ssse3, sse4.1).
-                unsafe { shani::compress_blocks(state, blocks) }
-            }
+            Kind::ShaNi => unsafe { shani::compress_blocks(state, blocks) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "aarch64")]
-            Kind::ArmSha2 => {
-                // SAFETY: as above: support (neon, sha2) checked at construction.
-                unsafe { armv8::compress_blocks(state, blocks) }
-            }
+            Kind::ArmSha2 => unsafe { armv8::compress_blocks(state, blocks) },
         }
     }
 }

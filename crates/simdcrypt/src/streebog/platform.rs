@@ -35,12 +35,9 @@ impl Platform {
         }
         match self.kind() {
             Kind::Portable => portable::compress_blocks(state, blocks),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Gfni => {
-                // SAFETY: support for the kernel's target features (avx512f, avx512bw,
-                // avx512vbmi, gfni) was checked on the line above.
-                unsafe { avx512_gfni::compress_blocks(state, blocks) }
-            }
+            Kind::Avx512Gfni => unsafe { avx512_gfni::compress_blocks(state, blocks) },
         }
     }
 
@@ -48,11 +45,9 @@ impl Platform {
     pub(crate) fn g_keys(self, h: &mut [u64; 8], keys: &[[u64; 8]; 13], m: &[u64; 8]) {
         match self.kind() {
             Kind::Portable => portable::g_keys(h, keys, m),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Gfni => {
-                // SAFETY: as above: support checked on the line above.
-                unsafe { avx512_gfni::g_keys(h, keys, m) }
-            }
+            Kind::Avx512Gfni => unsafe { avx512_gfni::g_keys(h, keys, m) },
         }
     }
 
@@ -69,11 +64,9 @@ impl Platform {
                     portable::g_keys(&mut h[i], keys, &m[i]);
                 }
             }
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Gfni => {
-                // SAFETY: as above: support checked on the line above.
-                unsafe { avx512_gfni::g_keys_lanes(h, keys, m) }
-            }
+            Kind::Avx512Gfni => unsafe { avx512_gfni::g_keys_lanes(h, keys, m) },
         }
     }
 
@@ -81,11 +74,9 @@ impl Platform {
     pub(crate) fn g(self, h: &mut [u64; 8], n: &[u64; 8], m: &[u64; 8]) {
         match self.kind() {
             Kind::Portable => portable::g(h, n, m),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Gfni => {
-                // SAFETY: as above: support checked on the line above.
-                unsafe { avx512_gfni::g(h, n, m) }
-            }
+            Kind::Avx512Gfni => unsafe { avx512_gfni::g(h, n, m) },
         }
     }
 }
@@ -104,11 +95,9 @@ impl Platform {
                     portable::g(&mut h[i], &n[i], &m[i]);
                 }
             }
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Gfni => {
-                // SAFETY: as above: support checked on the line above.
-                unsafe { avx512_gfni::g_lanes(h, n, m) }
-            }
+            Kind::Avx512Gfni => unsafe { avx512_gfni::g_lanes(h, n, m) },
         }
     }
 }
