@@ -4,17 +4,24 @@
 use super::{HighwayHasher, Size, KEY_LEN, PACKET_LEN};
 use crate::any::HashOptions;
 use crate::backend::{BackendReport, Kernels};
-use crate::registry::{Algorithm, BatchFn, KeyUse, NewFn, ReferenceTool, RestoreFn};
+use crate::registry::{Algorithm, KeyUse, ReferenceTool};
 use crate::streaming::StreamingHash;
 use crate::Error;
 
-const fn highwayhash(
-    size: Size,
-    bsd_label: &'static str,
-    new: NewFn,
-    hash_many: BatchFn,
-    restore: RestoreFn,
-) -> Algorithm {
+/// The size of a result of `bits` bits, for the entries below (a compile-time error for
+/// any other count).
+const fn size_of_bits(bits: usize) -> Size {
+    match bits {
+        64 => Size::Bits64,
+        128 => Size::Bits128,
+        256 => Size::Bits256,
+        _ => panic!("highwayhash results are 64, 128 or 256 bits"),
+    }
+}
+
+/// The entry of HighwayHash with a `BITS`-bit result.
+const fn highwayhash<const BITS: usize>(bsd_label: &'static str) -> Algorithm {
+    let size = size_of_bits(BITS);
     Algorithm {
         name: size.name(),
         aliases: &[],
@@ -29,9 +36,9 @@ const fn highwayhash(
         printed_reversed: false,
         backend_family: super::Kind::ALGORITHM,
         backends: BackendReport::of::<super::Kind>,
-        new,
-        hash_many,
-        restore,
+        new: |opts| sized(size_of_bits(BITS), opts),
+        hash_many: |opts, messages, out| hash_many(size_of_bits(BITS), opts, messages, out),
+        restore: |blob, key| restore_sized(size_of_bits(BITS), blob, key),
     }
 }
 
@@ -57,29 +64,11 @@ fn restore_sized(size: Size, blob: &[u8], key: Option<&[u8]>) -> Result<Box<dyn 
 }
 
 /// HighwayHash with a 64-bit result (needs a 32-byte key).
-pub static ALGORITHM_64: Algorithm = highwayhash(
-    Size::Bits64,
-    "HIGHWAYHASH64",
-    |o| sized(Size::Bits64, o),
-    |o, m, out| hash_many(Size::Bits64, o, m, out),
-    |b, k| restore_sized(Size::Bits64, b, k),
-);
+pub static ALGORITHM_64: Algorithm = highwayhash::<64>("HIGHWAYHASH64");
 /// HighwayHash with a 128-bit result (needs a 32-byte key).
-pub static ALGORITHM_128: Algorithm = highwayhash(
-    Size::Bits128,
-    "HIGHWAYHASH128",
-    |o| sized(Size::Bits128, o),
-    |o, m, out| hash_many(Size::Bits128, o, m, out),
-    |b, k| restore_sized(Size::Bits128, b, k),
-);
+pub static ALGORITHM_128: Algorithm = highwayhash::<128>("HIGHWAYHASH128");
 /// HighwayHash with a 256-bit result (needs a 32-byte key).
-pub static ALGORITHM_256: Algorithm = highwayhash(
-    Size::Bits256,
-    "HIGHWAYHASH256",
-    |o| sized(Size::Bits256, o),
-    |o, m, out| hash_many(Size::Bits256, o, m, out),
-    |b, k| restore_sized(Size::Bits256, b, k),
-);
+pub static ALGORITHM_256: Algorithm = highwayhash::<256>("HIGHWAYHASH256");
 
 fn hash_many(size: Size, opts: &HashOptions, messages: &[&[u8]], out: &mut [u8]) -> Result<(), Error> {
     let hasher = HighwayHasher::from_options(size, opts)?;
