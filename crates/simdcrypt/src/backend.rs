@@ -66,7 +66,7 @@ impl Default for DetectCache {
 /// its backend and, unless it runs anywhere, the one architecture it is built for and the
 /// CPU features its kernels use (its whole bundle, as [`Kernels::requires`] says):
 ///
-/// ```ignore
+/// ```text
 /// crate::backend::kernel_kinds! {
 ///     algorithm: "sha256",
 ///     /// What the alias is for (the macro adds how one is obtained).
@@ -322,5 +322,53 @@ impl BackendReport {
             supported: Checked::<K>::all_supported().into_iter().map(Checked::name).collect(),
             built: K::ALL.iter().map(|k| k.name()).collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    kernel_kinds! {
+        algorithm: "example",
+        /// A kernel set of the example.
+        pub type Example = Checked<ExampleKind>;
+        pub enum ExampleKind {
+            /// Built for x86-64 only.
+            Wide = "wide" on "x86_64" needs [Sse41, Avx2],
+            /// Built for aarch64 only.
+            Arm = "arm" on "aarch64" needs [Neon],
+            /// Anywhere.
+            Portable = "portable",
+        }
+        impl Kernels {}
+    }
+
+    /// What `kernel_kinds!` writes: `ALL` in the written order with this architecture's kinds
+    /// only, the other architecture's names in `OTHER_ARCHITECTURES`, names and features.
+    #[test]
+    fn kernel_kinds_keeps_order_and_architectures() {
+        let all: Vec<&str> = ExampleKind::ALL.iter().map(|k| k.name()).collect();
+        let other = ExampleKind::OTHER_ARCHITECTURES;
+        assert_eq!(ExampleKind::ALGORITHM, "example");
+        assert_eq!(ExampleKind::Portable.requires(), &[]);
+        assert_eq!(Example::portable().name(), "portable");
+        #[cfg(target_arch = "x86_64")]
+        {
+            assert_eq!(all, ["wide", "portable"]);
+            assert_eq!(other, [("arm", "aarch64")]);
+            assert_eq!(ExampleKind::Wide.requires(), &[Feature::Sse41, Feature::Avx2]);
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            assert_eq!(all, ["arm", "portable"]);
+            assert_eq!(other, [("wide", "x86_64")]);
+            assert_eq!(ExampleKind::Arm.requires(), &[Feature::Neon]);
+        }
+        let elsewhere = other[0].0;
+        let err = Example::from_name(elsewhere).expect_err("a backend of another architecture");
+        assert!(matches!(err, Error::UnsupportedBackend { .. }), "{err:?}");
+        assert!(err.to_string().contains(other[0].1), "{err}");
+        assert!(matches!(Example::from_name("nonesuch"), Err(Error::UnknownBackend { .. })));
     }
 }
