@@ -58,6 +58,112 @@ impl Default for DetectCache {
     }
 }
 
+/// Declares an algorithm's kernel sets: its `Kind` enum, the `Platform` alias for checked
+/// kinds, and the [`Kernels`] implementation, from one list of variants.
+///
+/// The variants are written best first, and that order is [`Kernels::ALL`] (what
+/// [`Checked::detect`] prefers); the last one is the portable code. Each variant names
+/// its backend and, unless it runs anywhere, the one architecture it is built for and the
+/// CPU features its kernels use (its whole bundle, as [`Kernels::requires`] says):
+///
+/// ```text
+/// crate::backend::kernel_kinds! {
+///     algorithm: "sha256",
+///     /// What the alias is for (the macro adds how one is obtained).
+///     pub type Platform = Checked<Kind>;
+///     /// Optional docs of the enum (the macro writes its first line).
+///     pub enum Kind {
+///         /// Docs of the variant.
+///         // Why it needs these features, or why it sits where it does.
+///         ShaNi = "shani" on "x86_64" needs [Sha, Ssse3, Sse41],
+///         /// Plain Rust, any CPU.
+///         Portable = "portable",
+///     }
+///     // Optional: more items for the `Kernels` impl (a provided method overridden).
+///     impl Kernels {}
+/// }
+/// ```
+///
+/// A variant with an architecture exists only there (`#[cfg(target_arch)]` on the variant
+/// and every arm); elsewhere its name goes to [`Kernels::OTHER_ARCHITECTURES`], so that
+/// asking for it says "not supported here" rather than "unknown".
+macro_rules! kernel_kinds {
+    (
+        algorithm: $algorithm:literal,
+        $(#[$alias_meta:meta])*
+        $alias_vis:vis type $alias:ident = Checked<$alias_kind:ident>;
+        $(#[$kind_meta:meta])*
+        $kind_vis:vis enum $kind:ident {
+            $(
+                $(#[$variant_meta:meta])*
+                $variant:ident = $name:literal $(on $arch:literal needs [$($feature:ident),* $(,)?])?
+            ),+ $(,)?
+        }
+        $(impl Kernels { $($extra:tt)* })?
+    ) => {
+        $(#[$alias_meta])*
+        ///
+        /// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of
+        /// which checks this CPU (see [`crate::backend`]).
+        $alias_vis type $alias = $crate::backend::Checked<$alias_kind>;
+
+        #[doc = concat!("The names of the ", $algorithm, " kernel sets, best first; only a checked [`",
+            stringify!($alias), "`] reaches a kernel.")]
+        $(#[$kind_meta])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+        #[non_exhaustive]
+        $kind_vis enum $kind {
+            $(
+                $(#[$variant_meta])*
+                $(#[cfg(target_arch = $arch)])?
+                $variant,
+            )+
+        }
+
+        impl $crate::backend::Kernels for $kind {
+            const ALGORITHM: &'static str = $algorithm;
+            const ALL: &'static [Self] = &[$($(#[cfg(target_arch = $arch)])? Self::$variant,)+];
+            const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] =
+                &[$($(#[cfg(not(target_arch = $arch))] ($name, $arch),)?)+];
+
+            fn detected() -> &'static $crate::backend::DetectCache {
+                static DETECTED: $crate::backend::DetectCache = $crate::backend::DetectCache::new();
+                &DETECTED
+            }
+
+            fn name(self) -> &'static str {
+                match self {
+                    $($(#[cfg(target_arch = $arch)])? Self::$variant => $name,)+
+                }
+            }
+
+            fn requires(self) -> &'static [$crate::cpu::Feature] {
+                match self {
+                    $(
+                        $(#[cfg(target_arch = $arch)])?
+                        Self::$variant => &[$($($crate::cpu::Feature::$feature),*)?],
+                    )+
+                }
+            }
+
+            $($($extra)*)?
+        }
+    };
+}
+pub(crate) use kernel_kinds;
+
+/// Runs `check` on every kernel set of `K` this CPU supports, then prints which ran, so
+/// that a test comparing backends says what it exercised.
+#[cfg(test)]
+pub(crate) fn for_each_supported<K: Kernels>(test: &str, mut check: impl FnMut(Checked<K>)) {
+    let mut exercised = Vec::new();
+    for platform in Checked::<K>::all_supported() {
+        exercised.push(platform.name());
+        check(platform);
+    }
+    println!("{test}: {} backends exercised: {}", K::ALGORITHM, exercised.join(", "));
+}
+
 /// A kernel set that this CPU can run: the only thing the dispatch points accept.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Checked<K>(K);
@@ -216,5 +322,53 @@ impl BackendReport {
             supported: Checked::<K>::all_supported().into_iter().map(Checked::name).collect(),
             built: K::ALL.iter().map(|k| k.name()).collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    kernel_kinds! {
+        algorithm: "example",
+        /// A kernel set of the example.
+        pub type Example = Checked<ExampleKind>;
+        pub enum ExampleKind {
+            /// Built for x86-64 only.
+            Wide = "wide" on "x86_64" needs [Sse41, Avx2],
+            /// Built for aarch64 only.
+            Arm = "arm" on "aarch64" needs [Neon],
+            /// Anywhere.
+            Portable = "portable",
+        }
+        impl Kernels {}
+    }
+
+    /// What `kernel_kinds!` writes: `ALL` in the written order with this architecture's kinds
+    /// only, the other architecture's names in `OTHER_ARCHITECTURES`, names and features.
+    #[test]
+    fn kernel_kinds_keeps_order_and_architectures() {
+        let all: Vec<&str> = ExampleKind::ALL.iter().map(|k| k.name()).collect();
+        let other = ExampleKind::OTHER_ARCHITECTURES;
+        assert_eq!(ExampleKind::ALGORITHM, "example");
+        assert_eq!(ExampleKind::Portable.requires(), &[]);
+        assert_eq!(Example::portable().name(), "portable");
+        #[cfg(target_arch = "x86_64")]
+        {
+            assert_eq!(all, ["wide", "portable"]);
+            assert_eq!(other, [("arm", "aarch64")]);
+            assert_eq!(ExampleKind::Wide.requires(), &[Feature::Sse41, Feature::Avx2]);
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            assert_eq!(all, ["arm", "portable"]);
+            assert_eq!(other, [("wide", "x86_64")]);
+            assert_eq!(ExampleKind::Arm.requires(), &[Feature::Neon]);
+        }
+        let elsewhere = other[0].0;
+        let err = Example::from_name(elsewhere).expect_err("a backend of another architecture");
+        assert!(matches!(err, Error::UnsupportedBackend { .. }), "{err:?}");
+        assert!(err.to_string().contains(other[0].1), "{err}");
+        assert!(matches!(Example::from_name("nonesuch"), Err(Error::UnknownBackend { .. })));
     }
 }

@@ -1,7 +1,8 @@
 //! The buffering every block hash needs: bytes of a block not yet complete, and the total
 //! length so far. Whole blocks go to the kernel straight from the caller's slice; only a
 //! block split across `update` calls is copied. SHA-256, Streebog, GOST R 34.11-94 and
-//! HighwayHash (32-byte packets) share it.
+//! HighwayHash (32-byte packets) share it, and Streebog and GOST R 34.11-94 the
+//! little-endian word helpers of a block (`le_words`, `add_words`).
 
 /// Up to one block of pending input and the input length so far (modulo 2^64).
 #[derive(Clone)]
@@ -77,6 +78,26 @@ impl<const N: usize> BlockBuffer<N> {
     pub(crate) fn reset(&mut self) {
         self.pending = 0;
         self.total = 0;
+    }
+}
+
+/// A block as `N` little-endian 64-bit words (Streebog's 64-byte and GOST R 34.11-94's
+/// 32-byte blocks). Panics if `block` is shorter than `8 * N` bytes.
+#[inline(always)]
+pub(crate) fn le_words<const N: usize>(block: &[u8]) -> [u64; N] {
+    core::array::from_fn(|i| u64::from_le_bytes(block[8 * i..8 * i + 8].try_into().unwrap()))
+}
+
+/// a += b modulo 2^(64·N), the words little-endian, the carry running through all of them
+/// (Streebog's N and Σ, GOST R 34.11-94's Σ).
+#[inline(always)]
+pub(crate) fn add_words<const N: usize>(a: &mut [u64; N], b: &[u64; N]) {
+    let mut carry = false;
+    for i in 0..N {
+        let (s1, c1) = a[i].overflowing_add(b[i]);
+        let (s2, c2) = s1.overflowing_add(carry as u64);
+        a[i] = s2;
+        carry = c1 | c2;
     }
 }
 

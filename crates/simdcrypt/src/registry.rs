@@ -63,7 +63,7 @@ pub struct Algorithm {
     /// The backends of its family on this CPU.
     pub backends: fn() -> BackendReport,
     /// A hasher with these options. Options it does not take are an error, never ignored.
-    pub new: fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>,
+    pub new: NewFn,
     /// Hashes many independent messages with these options (its batch kernels where it
     /// has them, else one message after another), writing `messages.len()` digests of
     /// `out.len() / messages.len()` bytes each: the one shape of "hash many messages",
@@ -73,6 +73,9 @@ pub struct Algorithm {
     /// keyed state); see [`crate::state`].
     pub restore: RestoreFn,
 }
+
+/// [`Algorithm::new`]: a hasher with these options.
+pub type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
 
 /// [`Algorithm::hash_many`]: options, messages, and the output (one digest per message).
 pub type BatchFn = fn(&HashOptions, &[&[u8]], &mut [u8]) -> Result<(), Error>;
@@ -102,6 +105,38 @@ pub(crate) fn batch_backend<K: Kernels>(
     algorithm.check_options(opts)?;
     batch_digest_len(algorithm, count, out_len)?;
     opts.backend.as_deref().map_or_else(|| Ok(Checked::detect()), Checked::from_name)
+}
+
+/// The entry of a GOST hash as RHash prints it (Streebog, GOST R 34.11-94): no key, no key
+/// derivation, a fixed digest length, one thread per input, the digest printed with its
+/// bytes reversed; its backend family is `K`'s.
+pub(crate) const fn rhash_gost<K: Kernels>(
+    name: &'static str,
+    bsd_label: &'static str,
+    digest_len: usize,
+    block_len: usize,
+    new: NewFn,
+    hash_many: BatchFn,
+    restore: RestoreFn,
+) -> Algorithm {
+    Algorithm {
+        name,
+        aliases: &[],
+        bsd_label,
+        reference_tool: ReferenceTool::Rhash,
+        digest_len,
+        block_len,
+        xof: false,
+        key: KeyUse::None,
+        derive_key: false,
+        threads: false,
+        printed_reversed: true,
+        backend_family: K::ALGORITHM,
+        backends: BackendReport::of::<K>,
+        new,
+        hash_many,
+        restore,
+    }
 }
 
 /// [`Algorithm::hash_many`] for a hash with no batch kernels: a hasher per message, the
@@ -166,6 +201,13 @@ impl Algorithm {
             }
             _ => Ok(()),
         }
+    }
+
+    /// Checks the options ([`Algorithm::check_options`]) and parses the backend they name,
+    /// if any: what every `from_options` does before it builds its hasher.
+    pub(crate) fn named_backend<K: Kernels>(&self, opts: &HashOptions) -> Result<Option<Checked<K>>, Error> {
+        self.check_options(opts)?;
+        opts.backend.as_deref().map(Checked::from_name).transpose()
     }
 
     fn key_name(&self) -> &'static str {

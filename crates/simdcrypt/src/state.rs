@@ -21,6 +21,7 @@
 //! BLAKE3's keyed hash under a key derived from the hasher's key, so the state binds to
 //! its key: restoring it needs the same key, and another key reads as a checksum mismatch.
 
+use crate::block_buffer::BlockBuffer;
 use crate::Error;
 
 /// The four bytes every state starts with (shared with HighwayHash's version-1 checkpoints).
@@ -245,6 +246,23 @@ impl<'a> Reader<'a> {
         Ok((buf, len))
     }
 
+    /// A hash's pending input after `total` bytes ([`Reader::buffer`]: fewer than `N`
+    /// bytes), checked against the length: `total` mod `N` bytes must be pending. `name`
+    /// names the algorithm in the error.
+    pub(crate) fn pending<const N: usize>(&mut self, name: &str, total: u64) -> Result<BlockBuffer<N>, Error> {
+        let (buf, len) = self.buffer::<N>(N - 1)?;
+        if total % N as u64 != len as u64 {
+            return bad(format!("damaged {name} state: {len} buffered bytes after {total} bytes of input"));
+        }
+        Ok(BlockBuffer::from_parts(&buf[..len], total).expect("checked: under a block"))
+    }
+
+    /// The input length, then the pending input, as [`Writer::block_buffer`] writes them.
+    pub(crate) fn block_buffer<const N: usize>(&mut self, name: &str) -> Result<BlockBuffer<N>, Error> {
+        let total = self.u64()?;
+        self.pending(name, total)
+    }
+
     /// Checks that everything was read.
     pub fn finish(self) -> Result<(), Error> {
         if self.data.is_empty() {
@@ -299,6 +317,16 @@ impl Writer {
         self.bytes.extend_from_slice(&buf[..len]);
         self.bytes.resize(self.bytes.len() + buf.len() - len, 0);
         self
+    }
+    /// Appends a hash's pending input as [`Reader::pending`] reads it.
+    pub(crate) fn pending<const N: usize>(&mut self, buf: &BlockBuffer<N>) -> &mut Self {
+        let (bytes, len) = buf.raw();
+        self.buffer(bytes, len)
+    }
+    /// Appends the input length so far and the pending input, as [`Reader::block_buffer`]
+    /// reads them.
+    pub(crate) fn block_buffer<const N: usize>(&mut self, buf: &BlockBuffer<N>) -> &mut Self {
+        self.u64s(&[buf.total()]).pending(buf)
     }
 }
 

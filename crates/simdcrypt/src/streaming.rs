@@ -93,3 +93,34 @@ macro_rules! fixed_output_streaming_hash {
     )*};
 }
 pub(crate) use fixed_output_streaming_hash;
+
+/// Each of `data`'s first `lens` bytes, streamed through a fresh `new()` hasher in every
+/// two-piece split, gives `one_shot`'s digest; and after `reset` a hasher forgets what it
+/// was given before.
+#[cfg(test)]
+pub(crate) fn assert_streaming_matches<H: StreamingHash>(
+    new: impl Fn() -> H,
+    one_shot: impl Fn(&[u8]) -> Vec<u8>,
+    data: &[u8],
+    lens: &[usize],
+) {
+    let digest = |h: &H| {
+        let mut out = vec![0; h.digest_len()];
+        h.finalize_into(&mut out);
+        out
+    };
+    for &len in lens {
+        let whole = one_shot(&data[..len]);
+        for cut in 0..=len {
+            let mut h = new();
+            h.update(&data[..cut]);
+            h.update(&data[cut..len]);
+            assert_eq!(digest(&h), whole, "len {len} cut {cut}");
+        }
+    }
+    let mut h = new();
+    h.update(b"something");
+    h.reset();
+    h.update(b"abc");
+    assert_eq!(digest(&h), one_shot(b"abc"), "after reset");
+}

@@ -23,6 +23,15 @@ fn hasher_pairs(platform: Platform) -> [(Hasher, blake3::Hasher, &'static str); 
     ]
 }
 
+/// `input` hashed whole in every mode on `platform` against the official crate.
+fn assert_modes_agree(platform: Platform, input: &[u8], what: &str) {
+    for (mut ours, mut theirs, mode) in hasher_pairs(platform) {
+        ours.update(input);
+        theirs.update(input);
+        assert_eq!(ours.finalize(), *theirs.finalize().as_bytes(), "{platform:?} {mode} {what}");
+    }
+}
+
 #[test]
 fn edge_lengths_all_modes_every_backend() {
     let lengths = common::edge_lengths(64, 1024);
@@ -30,12 +39,7 @@ fn edge_lengths_all_modes_every_backend() {
     let data = common::random_bytes(1, max);
     for platform in common::supported_backends::<Platform>("edge_lengths_all_modes_every_backend") {
         for &len in &lengths {
-            let input = &data[..len];
-            for (mut ours, mut theirs, mode) in hasher_pairs(platform) {
-                ours.update(input);
-                theirs.update(input);
-                assert_eq!(ours.finalize(), *theirs.finalize().as_bytes(), "{platform:?} {mode} len {len}");
-            }
+            assert_modes_agree(platform, &data[..len], &format!("len {len}"));
         }
     }
 }
@@ -129,12 +133,7 @@ fn tree_shapes_match_the_crate_every_backend() {
     }
     for platform in common::supported_backends::<Platform>("tree_shapes_match_the_crate_every_backend") {
         for &len in &lengths {
-            let m = &data[..len];
-            for (mut ours, mut theirs, mode) in hasher_pairs(platform) {
-                ours.update(m);
-                theirs.update(m);
-                assert_eq!(ours.finalize(), *theirs.finalize().as_bytes(), "{platform:?} {mode}, {len} bytes");
-            }
+            assert_modes_agree(platform, &data[..len], &format!("{len} bytes"));
         }
     }
     for &len in &lengths {

@@ -26,27 +26,13 @@ impl Case {
 }
 
 fn cases() -> Vec<Case> {
-    let v = common::load_json("gost94.json");
-    v["cases"]
-        .as_array()
-        .unwrap()
+    common::vector_cases("gost94.json")
         .iter()
-        .map(|c| {
-            let message = if let Some(r) = c.get("message_repeat") {
-                let byte = common::unhex(r["byte_hex"].as_str().unwrap());
-                vec![byte[0]; r["count"].as_u64().unwrap() as usize]
-            } else {
-                c["message_ascii"].as_str().unwrap().as_bytes().to_vec()
-            };
-            if let Some(len) = c.get("message_len") {
-                assert_eq!(message.len() as u64, len.as_u64().unwrap());
-            }
-            Case {
-                label: c["message_ascii"].as_str().unwrap().chars().take(30).collect(),
-                message,
-                test: common::unhex(c["test"].as_str().unwrap()),
-                cryptopro: common::unhex(c["cryptopro"].as_str().unwrap()),
-            }
+        .map(|c| Case {
+            label: c["message_ascii"].as_str().unwrap().chars().take(30).collect(),
+            message: common::vector_message(c),
+            test: common::hex_field(c, "test"),
+            cryptopro: common::hex_field(c, "cryptopro"),
         })
         .collect()
 }
@@ -63,12 +49,9 @@ fn vectors_on_every_backend() {
                 h.set_platform(platform).update(&case.message);
                 assert_eq!(h.finalize(), case.digest(sbox), "{label} one-shot");
                 if case.message.len() < 1000 {
-                    let mut s = Gost94::new(sbox);
-                    s.set_platform(platform);
-                    for b in case.message.chunks(1) {
-                        s.update(b);
-                    }
-                    assert_eq!(s.finalize(), case.digest(sbox), "{label} byte at a time");
+                    let bytes: Vec<&[u8]> = case.message.chunks(1).collect();
+                    let digest = common::digest_pieces(Gost94::new(sbox).set_platform(platform), &bytes);
+                    assert_eq!(digest, case.digest(sbox), "{label} byte at a time");
                 }
             }
             let msgs: Vec<&[u8]> = cases.iter().map(|c| c.message.as_slice()).collect();
@@ -113,7 +96,5 @@ fn sbox_names_and_errors() {
     let err = gost94::hash_many(&[b"x"], SBox::Test, &mut out, Platform::portable(), Threads::One).unwrap_err();
     assert!(matches!(err, Error::InvalidArgument(_)), "{err:?}");
     assert!(simdcrypt::ALGORITHMS.contains(&"gost94") && simdcrypt::ALGORITHMS.contains(&"gost94-test"));
-    let report = simdcrypt::backend_report();
-    let entry = report.iter().find(|r| r.algorithm == "gost94").expect("gost94 in backend_report");
-    assert_eq!(entry.selected, Platform::detect().name());
+    common::assert_reported::<gost94::Kind>();
 }

@@ -13,25 +13,12 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let v = common::load_json("sha256.json");
-    v["cases"]
-        .as_array()
-        .unwrap()
+    common::vector_cases("sha256.json")
         .iter()
-        .map(|c| {
-            let message = if let Some(text) = c["message_ascii"].as_str() {
-                text.as_bytes().to_vec()
-            } else {
-                let repeat = &c["message_repeat"];
-                let byte = common::unhex(repeat["byte_hex"].as_str().unwrap());
-                assert_eq!(byte.len(), 1);
-                vec![byte[0]; repeat["count"].as_u64().unwrap() as usize]
-            };
-            Case {
-                name: c["name"].as_str().unwrap().to_string(),
-                message,
-                digest: common::unhex(c["digest_hex"].as_str().unwrap()),
-            }
+        .map(|c| Case {
+            name: c["name"].as_str().unwrap().to_string(),
+            message: common::vector_message(c),
+            digest: common::hex_field(c, "digest_hex"),
         })
         .collect()
 }
@@ -51,10 +38,8 @@ fn fips_vectors_on_every_backend() {
 
             let mut streamed = Sha256::new();
             streamed.set_platform(platform);
-            for byte in case.message.chunks(1) {
-                streamed.update(byte);
-            }
-            assert_eq!(streamed.finalize()[..], case.digest[..], "{label} byte at a time");
+            let bytes: Vec<&[u8]> = case.message.chunks(1).collect();
+            assert_eq!(common::digest_pieces(&mut streamed, &bytes), case.digest, "{label} byte at a time");
             assert_eq!(streamed.count(), case.message.len() as u64);
         }
     }
@@ -104,8 +89,5 @@ fn any_hasher_rejects_what_sha256_does_not_take() {
 #[test]
 fn listed_everywhere() {
     assert!(simdcrypt::ALGORITHMS.contains(&"sha256"));
-    let report = simdcrypt::backend_report();
-    let entry = report.iter().find(|r| r.algorithm == "sha256").expect("sha256 in backend_report");
-    assert_eq!(entry.selected, Platform::detect().name());
-    assert_eq!(entry.supported.last(), Some(&"portable"));
+    common::assert_reported::<sha256::Kind>();
 }

@@ -6,7 +6,7 @@ mod common;
 
 use simdcrypt::any::{AnyHasher, HashOptions};
 use simdcrypt::blake3::Threads;
-use simdcrypt::streebog::{self, Bits, HmacStreebog256, HmacStreebog512, Platform, Streebog256, Streebog512};
+use simdcrypt::streebog::{self, Bits, HmacStreebog256, HmacStreebog512, Platform};
 
 struct Case {
     name: String,
@@ -16,43 +16,22 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let v = common::load_json("streebog.json");
-    v["cases"]
-        .as_array()
-        .unwrap()
+    common::vector_cases("streebog.json")
         .iter()
         .map(|c| {
-            let digest = common::unhex(c["digest_hex"].as_str().unwrap());
+            let digest = common::hex_field(c, "digest_hex");
             // The standard's printed form is the same bytes reversed.
-            let mut printed = common::unhex(c["digest_standard_printed"].as_str().unwrap());
+            let mut printed = common::hex_field(c, "digest_standard_printed");
             printed.reverse();
             assert_eq!(printed, digest, "vector file inconsistent");
             Case {
                 name: c["name"].as_str().unwrap().to_string(),
-                message: common::unhex(c["message_hex"].as_str().unwrap()),
+                message: common::hex_field(c, "message_hex"),
                 bits: c["bits"].as_u64().unwrap(),
                 digest,
             }
         })
         .collect()
-}
-
-fn digest_with(platform: Platform, bits: u64, pieces: &[&[u8]]) -> Vec<u8> {
-    if bits == 256 {
-        let mut h = Streebog256::new();
-        h.set_platform(platform);
-        for p in pieces {
-            h.update(p);
-        }
-        h.finalize().to_vec()
-    } else {
-        let mut h = Streebog512::new();
-        h.set_platform(platform);
-        for p in pieces {
-            h.update(p);
-        }
-        h.finalize().to_vec()
-    }
 }
 
 #[test]
@@ -62,9 +41,9 @@ fn standard_examples_on_every_backend() {
     for platform in common::supported_backends::<Platform>("standard_examples_on_every_backend") {
         for case in &cases {
             let label = format!("{} {} {}", platform.name(), case.name, case.bits);
-            assert_eq!(digest_with(platform, case.bits, &[&case.message]), case.digest, "{label} one-shot");
+            assert_eq!(common::streebog_digest(platform, case.bits, &[&case.message]), case.digest, "{label} one-shot");
             let bytes: Vec<&[u8]> = case.message.chunks(1).collect();
-            assert_eq!(digest_with(platform, case.bits, &bytes), case.digest, "{label} byte at a time");
+            assert_eq!(common::streebog_digest(platform, case.bits, &bytes), case.digest, "{label} byte at a time");
             // The batch, with the message in every lane position among others.
             let bits = Bits::from_bits(case.bits as u32).unwrap();
             let others: Vec<Vec<u8>> = (0..6).map(|i| vec![i as u8; 10 * i]).collect();
@@ -140,10 +119,7 @@ fn listed_everywhere() {
     for name in ["streebog256", "streebog512"] {
         assert!(simdcrypt::ALGORITHMS.contains(&name), "{name}");
     }
-    let report = simdcrypt::backend_report();
-    let entry = report.iter().find(|r| r.algorithm == "streebog").expect("streebog in backend_report");
-    assert_eq!(entry.selected, Platform::detect().name());
-    assert_eq!(entry.supported.last(), Some(&"portable"));
+    common::assert_reported::<streebog::Kind>();
 }
 
 #[test]

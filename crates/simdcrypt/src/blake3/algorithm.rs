@@ -1,8 +1,8 @@
 //! BLAKE3's entry in the registry and its [`StreamingHash`] implementation.
 
-use super::{Batch, Hasher, Mode, Platform, BLOCK_LEN, KEY_LEN, OUT_LEN};
+use super::{Batch, Hasher, Mode, BLOCK_LEN, KEY_LEN, OUT_LEN};
 use crate::any::HashOptions;
-use crate::backend::BackendReport;
+use crate::backend::{BackendReport, Kernels};
 use crate::registry::{Algorithm, KeyUse, ReferenceTool};
 use crate::streaming::StreamingHash;
 use crate::threads::Threads;
@@ -21,7 +21,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     derive_key: true,
     threads: true,
     printed_reversed: false,
-    backend_family: "blake3",
+    backend_family: super::Kind::ALGORITHM,
     backends: BackendReport::of::<super::Kind>,
     new: |opts| Ok(Box::new(Hasher::from_options(opts)?)),
     hash_many,
@@ -29,7 +29,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
 };
 
 fn hash_many(opts: &HashOptions, messages: &[&[u8]], out: &mut [u8]) -> Result<(), Error> {
-    ALGORITHM.check_options(opts)?;
+    let named = ALGORITHM.named_backend(opts)?;
     let per = crate::registry::batch_digest_len(&ALGORITHM, messages.len(), out.len())?;
     let mode = match (&opts.key, &opts.derive_key_context) {
         (Some(key), _) => Mode::KeyedHash(key.as_slice().try_into().expect("length checked")),
@@ -37,8 +37,8 @@ fn hash_many(opts: &HashOptions, messages: &[&[u8]], out: &mut [u8]) -> Result<(
         (None, None) => Mode::Hash,
     };
     let mut batch = Batch::new(mode);
-    if let Some(name) = &opts.backend {
-        batch.set_platform(Platform::from_name(name)?);
+    if let Some(platform) = named {
+        batch.set_platform(platform);
     }
     batch.set_max_threads(opts.threads).hash_into(messages, per, out)
 }
@@ -47,14 +47,14 @@ impl Hasher {
     /// A hasher in the mode the options ask for (keyed with `key`, key derivation with
     /// `derive_key_context`, else plain), on their backend and thread setting.
     pub fn from_options(opts: &HashOptions) -> Result<Self, Error> {
-        ALGORITHM.check_options(opts)?;
+        let named = ALGORITHM.named_backend(opts)?;
         let mut hasher = match (&opts.key, &opts.derive_key_context) {
             (Some(key), _) => Hasher::new_keyed(key.as_slice().try_into().expect("length checked")),
             (None, Some(context)) => Hasher::new_derive_key(context),
             (None, None) => Hasher::new(),
         };
-        if let Some(name) = &opts.backend {
-            hasher.set_platform(Platform::from_name(name)?);
+        if let Some(platform) = named {
+            hasher.set_platform(platform);
         }
         hasher.set_max_threads(opts.threads);
         Ok(hasher)

@@ -592,9 +592,7 @@ mod tests {
             lengths.extend([chunks * CHUNK_LEN - 1, chunks * CHUNK_LEN, chunks * CHUNK_LEN + 1]);
         }
         let key = key_words(&[7; KEY_LEN]);
-        let mut exercised = Vec::new();
-        for platform in Platform::all_supported() {
-            exercised.push(platform.name());
+        crate::backend::for_each_supported("hash_all_at_once_matches_hasher_every_backend", |platform: Platform| {
             for &len in &lengths {
                 for (key, flags) in [(IV, 0), (key, KEYED_HASH)] {
                     let input = &data[..len];
@@ -604,7 +602,6 @@ mod tests {
                     assert_eq!(got[..OUT_LEN], expected, "{platform:?} len {len} flags {flags}");
                 }
             }
-        }
-        println!("hash_all_at_once_matches_hasher_every_backend: blake3 backends exercised: {}", exercised.join(", "));
+        });
     }
 }

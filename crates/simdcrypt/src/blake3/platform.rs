@@ -2,97 +2,32 @@
 
 pub(crate) use super::job::HashManyJob;
 use super::{portable, CvWords, BLOCK_LEN, OUT_LEN};
-use crate::backend::{Checked, DetectCache, Kernels};
-use crate::cpu::Feature;
 
 #[cfg(target_arch = "aarch64")]
 use super::neon;
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512, sse41};
 
-/// A BLAKE3 kernel set this CPU can run: chosen once per hasher; every call goes through
-/// its methods, which are the only place that enters a SIMD kernel. Obtained only from
-/// `detect`, `from_name`, `all_supported` or `portable` (see [`crate::backend`]).
-pub type Platform = Checked<Kind>;
+crate::backend::kernel_kinds! {
+    algorithm: "blake3",
+    /// A BLAKE3 kernel set this CPU can run: chosen once per hasher; every call goes through
+    /// its methods, which are the only place that enters a SIMD kernel.
+    pub type Platform = Checked<Kind>;
 
-/// The names of BLAKE3's kernel sets; only a checked [`Platform`] reaches a kernel.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-#[non_exhaustive]
-pub enum Kind {
-    /// Plain Rust, any CPU.
-    Portable,
-    /// x86-64 SSE4.1: 4 inputs at a time.
-    #[cfg(target_arch = "x86_64")]
-    Sse41,
-    /// x86-64 AVX2: 8 inputs at a time.
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    /// x86-64 AVX-512 (F and VL): 16 inputs at a time.
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-    /// aarch64 NEON: 4 inputs at a time.
-    #[cfg(target_arch = "aarch64")]
-    Neon,
-}
-
-impl Kernels for Kind {
-    const ALGORITHM: &'static str = "blake3";
-    const ALL: &'static [Kind] = &[
-        #[cfg(target_arch = "x86_64")]
-        Kind::Avx512,
-        #[cfg(target_arch = "x86_64")]
-        Kind::Avx2,
-        #[cfg(target_arch = "x86_64")]
-        Kind::Sse41,
-        #[cfg(target_arch = "aarch64")]
-        Kind::Neon,
-        Kind::Portable,
-    ];
-    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx512", "x86_64"),
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx2", "x86_64"),
-        #[cfg(not(target_arch = "x86_64"))]
-        ("sse41", "x86_64"),
-        #[cfg(not(target_arch = "aarch64"))]
-        ("neon", "aarch64"),
-    ];
-
-    fn detected() -> &'static DetectCache {
-        static DETECTED: DetectCache = DetectCache::new();
-        &DETECTED
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Portable => "portable",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Sse41 => "sse41",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => "avx2",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => "avx512",
-            #[cfg(target_arch = "aarch64")]
-            Kind::Neon => "neon",
-        }
-    }
-
-    fn requires(self) -> &'static [Feature] {
-        match self {
-            Kind::Portable => &[],
-            #[cfg(target_arch = "x86_64")]
-            Kind::Sse41 => &[Feature::Sse41],
-            // Every AVX2 kernel, remainders and single blocks included, is AVX2 code; SSE4.1
-            // and AVX, which every AVX2 CPU has, are listed so the check states all it needs.
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => &[Feature::Sse41, Feature::Avx, Feature::Avx2],
-            // AVX-512's 8-lane remainder kernel uses the AVX2 kernel's message loading.
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => &[Feature::Sse41, Feature::Avx, Feature::Avx2, Feature::Avx512F, Feature::Avx512Vl],
-            #[cfg(target_arch = "aarch64")]
-            Kind::Neon => &[Feature::Neon],
-        }
+    pub enum Kind {
+        /// x86-64 AVX-512 (F and VL): 16 inputs at a time.
+        // AVX-512's 8-lane remainder kernel uses the AVX2 kernel's message loading.
+        Avx512 = "avx512" on "x86_64" needs [Sse41, Avx, Avx2, Avx512F, Avx512Vl],
+        /// x86-64 AVX2: 8 inputs at a time.
+        // Every AVX2 kernel, remainders and single blocks included, is AVX2 code; SSE4.1
+        // and AVX, which every AVX2 CPU has, are listed so the check states all it needs.
+        Avx2 = "avx2" on "x86_64" needs [Sse41, Avx, Avx2],
+        /// x86-64 SSE4.1: 4 inputs at a time.
+        Sse41 = "sse41" on "x86_64" needs [Sse41],
+        /// aarch64 NEON: 4 inputs at a time.
+        Neon = "neon" on "aarch64" needs [Neon],
+        /// Plain Rust, any CPU.
+        Portable = "portable",
     }
 }
 
@@ -322,9 +257,7 @@ mod tests {
         let key: CvWords = core::array::from_fn(|i| 0x0101_0101u32.wrapping_mul(i as u32 + 1));
         let mut data = vec![0u8; 31 * 1024];
         crate::test_rng::XorShift64::new(0x2545_F491_4F6C_DD1D).fill(&mut data);
-        let mut exercised = Vec::new();
-        for platform in Platform::all_supported() {
-            exercised.push(platform.name());
+        crate::backend::for_each_supported("hash_many_matches_portable", |platform: Platform| {
             for (blocks, increment) in [(16usize, true), (1, false), (3, true)] {
                 let len = blocks * BLOCK_LEN;
                 for counter in [0u64, u64::from(u32::MAX), i32::MAX as u64, u64::from(u32::MAX) - 5] {
@@ -352,8 +285,7 @@ mod tests {
                     }
                 }
             }
-        }
-        println!("hash_many_matches_portable: blake3 backends exercised: {}", exercised.join(", "));
+        });
     }
 
     /// Each backend's single compressions against the portable ones: counters across the
@@ -362,9 +294,7 @@ mod tests {
     fn compressions_match_portable() {
         let mut rng = crate::test_rng::XorShift64::new(0x9E37_79B9_7F4A_7C15);
         let mut next = move || rng.next_u64();
-        let mut exercised = Vec::new();
-        for platform in Platform::all_supported() {
-            exercised.push(platform.name());
+        crate::backend::for_each_supported("compressions_match_portable", |platform: Platform| {
             for counter in [0u64, 1, u64::from(u32::MAX), u64::from(u32::MAX) + 1, i32::MAX as u64, u64::MAX] {
                 for (block_len, flags) in [(64u8, 0u8), (64, 1), (17, 2 | 8), (0, 1 | 2 | 8), (64, 4 | 8 | 16)] {
                     let cv: CvWords = core::array::from_fn(|_| next() as u32);
@@ -379,8 +309,7 @@ mod tests {
                     assert_eq!(got, expected, "compress_xof {what}");
                 }
             }
-        }
-        println!("compressions_match_portable: blake3 backends exercised: {}", exercised.join(", "));
+        });
     }
 
     /// `hash_many_prefix` stops at a length that differs from the first input's: it hashes
@@ -389,9 +318,7 @@ mod tests {
     fn hash_many_prefix_stops_at_another_length() {
         let key: CvWords = core::array::from_fn(|i| 0x0303_0303u32.wrapping_mul(i as u32 + 1));
         let data: Vec<u8> = (0..64 * 1024).map(|i: u32| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
-        let mut exercised = Vec::new();
-        for platform in Platform::all_supported() {
-            exercised.push(platform.name());
+        crate::backend::for_each_supported("hash_many_prefix_stops_at_another_length", |platform: Platform| {
             for (len, other) in [(64usize, 128usize), (128, 64), (1024, 192)] {
                 for count in [1usize, 9, 16, 17, 33, 40] {
                     for differs in 1..=count {
@@ -421,8 +348,7 @@ mod tests {
                     }
                 }
             }
-        }
-        println!("hash_many_prefix_stops_at_another_length: blake3 backends exercised: {}", exercised.join(", "));
+        });
     }
 
     /// The lane-form level kernels against the portable kernel in rows: 64 chunks (counters

@@ -1,54 +1,27 @@
 //! GOST R 34.11-94's two entries in the registry (one per parameter set) and its
 //! [`StreamingHash`] implementation.
 
-use super::{Gost94, Platform, SBox, BLOCK_LEN, OUT_LEN};
+use super::{Gost94, Kind, SBox, BLOCK_LEN, OUT_LEN};
 use crate::any::HashOptions;
-use crate::backend::BackendReport;
-use crate::registry::{Algorithm, BatchFn, KeyUse, ReferenceTool, RestoreFn};
-use crate::streaming::StreamingHash;
+use crate::registry::{rhash_gost, Algorithm};
 use crate::Error;
 
-type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
-
-const fn gost94(
-    name: &'static str,
-    bsd_label: &'static str,
-    new: NewFn,
-    hash_many: BatchFn,
-    restore: RestoreFn,
-) -> Algorithm {
-    Algorithm {
-        name,
-        aliases: &[],
-        bsd_label,
-        reference_tool: ReferenceTool::Rhash,
-        digest_len: OUT_LEN,
-        block_len: BLOCK_LEN,
-        xof: false,
-        key: KeyUse::None,
-        derive_key: false,
-        threads: false,
-        printed_reversed: true,
-        backend_family: "gost94",
-        backends: BackendReport::of::<super::Kind>,
-        new,
-        hash_many,
-        restore,
-    }
-}
-
 /// GOST R 34.11-94 with the CryptoPro parameter set (RFC 4357), RHash's `GOST94-CRYPTOPRO`.
-pub static ALGORITHM_CRYPTOPRO: Algorithm = gost94(
+pub static ALGORITHM_CRYPTOPRO: Algorithm = rhash_gost::<Kind>(
     "gost94",
     "GOST94-CRYPTOPRO",
+    OUT_LEN,
+    BLOCK_LEN,
     |opts| Ok(Box::new(Gost94::from_options(SBox::CryptoPro, opts)?)),
     |opts, messages, out| hash_many(SBox::CryptoPro, opts, messages, out),
     |blob, key| Ok(Box::new(Gost94::restore_with(SBox::CryptoPro, blob, key)?)),
 );
 /// GOST R 34.11-94 with the standard's test parameter set, RHash's `GOST94`.
-pub static ALGORITHM_TEST: Algorithm = gost94(
+pub static ALGORITHM_TEST: Algorithm = rhash_gost::<Kind>(
     "gost94-test",
     "GOST94",
+    OUT_LEN,
+    BLOCK_LEN,
     |opts| Ok(Box::new(Gost94::from_options(SBox::Test, opts)?)),
     |opts, messages, out| hash_many(SBox::Test, opts, messages, out),
     |blob, key| Ok(Box::new(Gost94::restore_with(SBox::Test, blob, key)?)),
@@ -71,10 +44,10 @@ impl Gost94 {
             SBox::CryptoPro => &ALGORITHM_CRYPTOPRO,
             SBox::Test => &ALGORITHM_TEST,
         };
-        algorithm.check_options(opts)?;
+        let named = algorithm.named_backend(opts)?;
         let mut hasher = Gost94::new(sbox);
-        if let Some(name) = &opts.backend {
-            hasher.set_platform(Platform::from_name(name)?);
+        if let Some(platform) = named {
+            hasher.set_platform(platform);
         }
         Ok(hasher)
     }

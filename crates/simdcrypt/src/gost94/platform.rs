@@ -4,73 +4,24 @@ use super::batch::Lanes;
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512};
 use super::{portable, State, Tables, BLOCK_LEN};
-use crate::backend::{Checked, DetectCache, Kernels};
-use crate::cpu::Feature;
 
-/// A GOST R 34.11-94 kernel set.
-///
-/// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-/// checks this CPU (see [`crate::backend`]).
-pub type Platform = Checked<Kind>;
+crate::backend::kernel_kinds! {
+    algorithm: "gost94",
+    /// A GOST R 34.11-94 kernel set.
+    pub type Platform = Checked<Kind>;
 
-/// The names of the kernel sets; only a checked [`Platform`] reaches a kernel.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-#[non_exhaustive]
-pub enum Kind {
-    /// Table-driven GOST 28147-89, the four encryptions of a step interleaved; any CPU.
-    Portable,
-    /// AVX-512 (F, BW, VL, VBMI): `vpermb` nibble S-boxes, the four encryptions of a step
-    /// in four lanes; batches sixteen messages to a register.
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-    /// AVX2: batches of eight messages to a register, `vpshufb` nibble S-boxes (a table
-    /// per byte position, blended); single messages use the portable step.
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-}
-
-impl Kernels for Kind {
-    const ALGORITHM: &'static str = "gost94";
-    const ALL: &'static [Kind] = &[
-        #[cfg(target_arch = "x86_64")]
-        Kind::Avx512,
+    pub enum Kind {
+        /// AVX-512 (F, BW, VL, VBMI): `vpermb` nibble S-boxes, the four encryptions of a step
+        /// in four lanes; batches sixteen messages to a register.
+        Avx512 = "avx512" on "x86_64" needs [Avx512F, Avx512Bw, Avx512Vl, Avx512Vbmi],
+        /// AVX2: batches of eight messages to a register, `vpshufb` nibble S-boxes (a table
+        /// per byte position, blended); single messages use the portable step.
         // Below AVX-512 (eight shuffles and three blends a round instead of two `vpermb`).
         // Ahead of portable for batches: eight messages a register do in one pass what the
         // table-driven code does in eight; single messages take the portable step.
-        #[cfg(target_arch = "x86_64")]
-        Kind::Avx2,
-        Kind::Portable,
-    ];
-    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx512", "x86_64"),
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx2", "x86_64"),
-    ];
-
-    fn detected() -> &'static DetectCache {
-        static DETECTED: DetectCache = DetectCache::new();
-        &DETECTED
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Portable => "portable",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => "avx512",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => "avx2",
-        }
-    }
-
-    fn requires(self) -> &'static [Feature] {
-        match self {
-            Kind::Portable => &[],
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => &[Feature::Avx512F, Feature::Avx512Bw, Feature::Avx512Vl, Feature::Avx512Vbmi],
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => &[Feature::Ssse3, Feature::Sse41, Feature::Avx, Feature::Avx2],
-        }
+        Avx2 = "avx2" on "x86_64" needs [Ssse3, Sse41, Avx, Avx2],
+        /// Table-driven GOST 28147-89, the four encryptions of a step interleaved; any CPU.
+        Portable = "portable",
     }
 }
 
@@ -80,12 +31,9 @@ impl Platform {
         assert!(blocks.len().is_multiple_of(BLOCK_LEN), "gost94 compress_blocks takes whole blocks");
         match self.kind() {
             Kind::Portable => portable::compress_blocks(t, state, blocks),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: a Platform of this kind exists only once avx512f, avx512bw, avx512vl
-                // and avx512vbmi were found (`requires`).
-                unsafe { avx512::compress_blocks(t, state, blocks) }
-            }
+            Kind::Avx512 => unsafe { avx512::compress_blocks(t, state, blocks) },
             // One message's step in AVX2 lanes is not faster than the table-driven one
             // (see the avx2 module); this backend differs from portable in batches only.
             #[cfg(target_arch = "x86_64")]
@@ -97,12 +45,9 @@ impl Platform {
     pub(crate) fn step(self, t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
         match self.kind() {
             Kind::Portable => portable::step(t, h, m),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: a Platform of this kind exists only once the kernel's target features
-                // were found (`requires`).
-                unsafe { avx512::step(t, h, m) }
-            }
+            Kind::Avx512 => unsafe { avx512::step(t, h, m) },
             #[cfg(target_arch = "x86_64")]
             Kind::Avx2 => portable::step(t, h, m),
         }
@@ -116,15 +61,15 @@ impl Platform {
             Kind::Portable => false,
             #[cfg(target_arch = "x86_64")]
             Kind::Avx512 => {
-                // SAFETY: a Platform of this kind exists only once the kernel's target features
-                // were found (`requires`).
+                // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
+                // cover the kernel.
                 unsafe { avx512::step_lanes(t, hs, ms) };
                 true
             }
             #[cfg(target_arch = "x86_64")]
             Kind::Avx2 => {
-                // SAFETY: a Platform of this kind exists only once ssse3, sse4.1, avx and avx2
-                // were found (`requires`).
+                // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
+                // cover the kernel (ssse3, sse4.1, avx and avx2).
                 unsafe { avx2::step_lanes(t, hs, ms) };
                 true
             }

@@ -2,8 +2,7 @@
 //! [`crate::state`]: H, Σ, the length and the partial block. The S-box parameter set is
 //! the state's algorithm name (`gost94` for CryptoPro, `gost94-test`).
 
-use super::{Gost94, Platform, SBox, State, BLOCK_LEN};
-use crate::block_buffer::BlockBuffer;
+use super::{Gost94, Platform, SBox, State};
 use crate::state::{self, Writer};
 use crate::Error;
 
@@ -19,11 +18,7 @@ impl Gost94 {
     /// [`Gost94::restore`] resumes, in another process or on another machine.
     pub fn export(&self) -> Vec<u8> {
         let mut fields = Writer::default();
-        fields
-            .u64s(&self.state.h)
-            .u64s(&self.state.sigma)
-            .u64s(&[self.buf.total()])
-            .buffer(self.buf.raw().0, self.buf.raw().1);
+        fields.u64s(&self.state.h).u64s(&self.state.sigma).block_buffer(&self.buf);
         state::seal(name(self.sbox), &[], &fields.bytes, None)
     }
 
@@ -46,20 +41,8 @@ impl Gost94 {
         let mut f = opened.fields;
         let h = f.u64s::<4>()?;
         let sigma = f.u64s::<4>()?;
-        let len = f.u64()?;
-        let (buf, buf_len) = f.buffer::<BLOCK_LEN>(BLOCK_LEN - 1)?;
+        let buf = f.block_buffer(name(sbox))?;
         f.finish()?;
-        if len % BLOCK_LEN as u64 != buf_len as u64 {
-            return Err(Error::InvalidArgument(format!(
-                "damaged {} state: {buf_len} buffered bytes after {len} bytes of input",
-                name(sbox)
-            )));
-        }
-        Ok(Gost94 {
-            state: State { h, sigma },
-            buf: BlockBuffer::from_parts(&buf[..buf_len], len).expect("checked: under a block"),
-            sbox,
-            platform: Platform::detect(),
-        })
+        Ok(Gost94 { state: State { h, sigma }, buf, sbox, platform: Platform::detect() })
     }
 }

@@ -1,22 +1,27 @@
 //! HighwayHash's three entries in the registry (one per result size) and its
 //! [`StreamingHash`] implementation.
 
-use super::{HighwayHasher, Platform, Size, KEY_LEN, PACKET_LEN};
+use super::{HighwayHasher, Size, KEY_LEN, PACKET_LEN};
 use crate::any::HashOptions;
-use crate::backend::BackendReport;
-use crate::registry::{Algorithm, BatchFn, KeyUse, ReferenceTool, RestoreFn};
+use crate::backend::{BackendReport, Kernels};
+use crate::registry::{Algorithm, KeyUse, ReferenceTool};
 use crate::streaming::StreamingHash;
 use crate::Error;
 
-type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
+/// The size of a result of `bits` bits, for the entries below (a compile-time error for
+/// any other count).
+const fn size_of_bits(bits: usize) -> Size {
+    match bits {
+        64 => Size::Bits64,
+        128 => Size::Bits128,
+        256 => Size::Bits256,
+        _ => panic!("highwayhash results are 64, 128 or 256 bits"),
+    }
+}
 
-const fn highwayhash(
-    size: Size,
-    bsd_label: &'static str,
-    new: NewFn,
-    hash_many: BatchFn,
-    restore: RestoreFn,
-) -> Algorithm {
+/// The entry of HighwayHash with a `BITS`-bit result.
+const fn highwayhash<const BITS: usize>(bsd_label: &'static str) -> Algorithm {
+    let size = size_of_bits(BITS);
     Algorithm {
         name: size.name(),
         aliases: &[],
@@ -29,11 +34,11 @@ const fn highwayhash(
         derive_key: false,
         threads: false,
         printed_reversed: false,
-        backend_family: "highwayhash",
+        backend_family: super::Kind::ALGORITHM,
         backends: BackendReport::of::<super::Kind>,
-        new,
-        hash_many,
-        restore,
+        new: |opts| sized(size_of_bits(BITS), opts),
+        hash_many: |opts, messages, out| hash_many(size_of_bits(BITS), opts, messages, out),
+        restore: |blob, key| restore_sized(size_of_bits(BITS), blob, key),
     }
 }
 
@@ -59,29 +64,11 @@ fn restore_sized(size: Size, blob: &[u8], key: Option<&[u8]>) -> Result<Box<dyn 
 }
 
 /// HighwayHash with a 64-bit result (needs a 32-byte key).
-pub static ALGORITHM_64: Algorithm = highwayhash(
-    Size::Bits64,
-    "HIGHWAYHASH64",
-    |o| sized(Size::Bits64, o),
-    |o, m, out| hash_many(Size::Bits64, o, m, out),
-    |b, k| restore_sized(Size::Bits64, b, k),
-);
+pub static ALGORITHM_64: Algorithm = highwayhash::<64>("HIGHWAYHASH64");
 /// HighwayHash with a 128-bit result (needs a 32-byte key).
-pub static ALGORITHM_128: Algorithm = highwayhash(
-    Size::Bits128,
-    "HIGHWAYHASH128",
-    |o| sized(Size::Bits128, o),
-    |o, m, out| hash_many(Size::Bits128, o, m, out),
-    |b, k| restore_sized(Size::Bits128, b, k),
-);
+pub static ALGORITHM_128: Algorithm = highwayhash::<128>("HIGHWAYHASH128");
 /// HighwayHash with a 256-bit result (needs a 32-byte key).
-pub static ALGORITHM_256: Algorithm = highwayhash(
-    Size::Bits256,
-    "HIGHWAYHASH256",
-    |o| sized(Size::Bits256, o),
-    |o, m, out| hash_many(Size::Bits256, o, m, out),
-    |b, k| restore_sized(Size::Bits256, b, k),
-);
+pub static ALGORITHM_256: Algorithm = highwayhash::<256>("HIGHWAYHASH256");
 
 fn hash_many(size: Size, opts: &HashOptions, messages: &[&[u8]], out: &mut [u8]) -> Result<(), Error> {
     let hasher = HighwayHasher::from_options(size, opts)?;
@@ -97,11 +84,11 @@ impl HighwayHasher {
             Size::Bits128 => &ALGORITHM_128,
             Size::Bits256 => &ALGORITHM_256,
         };
-        algorithm.check_options(opts)?;
+        let named = algorithm.named_backend(opts)?;
         let key = opts.key.as_deref().expect("checked: required");
         let mut hasher = HighwayHasher::new(key.try_into().expect("length checked"));
-        if let Some(name) = &opts.backend {
-            hasher.set_platform(Platform::from_name(name)?);
+        if let Some(platform) = named {
+            hasher.set_platform(platform);
         }
         Ok(hasher)
     }

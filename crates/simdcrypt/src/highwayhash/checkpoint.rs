@@ -64,13 +64,7 @@ impl HighwayHasher {
     pub fn export(&self, size: Size) -> Vec<u8> {
         let s = &self.state;
         let mut fields = Writer::default();
-        fields
-            .u64s(&[self.buf.total()])
-            .u64s(&s.v0)
-            .u64s(&s.v1)
-            .u64s(&s.mul0)
-            .u64s(&s.mul1)
-            .buffer(self.buf.raw().0, self.buf.raw().1);
+        fields.u64s(&[self.buf.total()]).u64s(&s.v0).u64s(&s.v1).u64s(&s.mul0).u64s(&s.mul1).pending(&self.buf);
         state::seal(size.name(), &[], &fields.bytes, Some(&self.key))
     }
 
@@ -95,20 +89,9 @@ impl HighwayHasher {
         let mut f = opened.fields;
         let len = f.u64()?;
         let state = State { v0: f.u64s()?, v1: f.u64s()?, mul0: f.u64s()?, mul1: f.u64s()? };
-        let (buf, buf_len) = f.buffer::<PACKET_LEN>(PACKET_LEN - 1)?;
+        let buf = f.pending(size.name(), len)?;
         f.finish()?;
-        if len % PACKET_LEN as u64 != buf_len as u64 {
-            return Err(Error::InvalidArgument(format!(
-                "damaged {} state: {buf_len} buffered bytes after {len} bytes of input",
-                size.name()
-            )));
-        }
-        Ok(HighwayHasher {
-            state,
-            buf: BlockBuffer::from_parts(&buf[..buf_len], len).expect("checked: under a block"),
-            key: *key,
-            platform: Platform::detect(),
-        })
+        Ok(HighwayHasher { state, buf, key: *key, platform: Platform::detect() })
     }
 
     /// Reads a version-1 checkpoint (the format earlier builds wrote).

@@ -1,102 +1,33 @@
 //! HighwayHash backend selection and the one dispatch point into the kernels.
 
 use super::{portable, Size, State, KEY_LEN, PACKET_LEN};
-use crate::backend::{Checked, DetectCache, Kernels};
-use crate::cpu::Feature;
 
 #[cfg(target_arch = "aarch64")]
 use super::neon;
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512, sse41};
 
-/// A HighwayHash kernel set. Chosen once per hasher; [`Platform`]'s methods are the only
-/// place that enters a SIMD kernel.
-///
-/// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-/// checks this CPU (see [`crate::backend`]).
-pub type Platform = Checked<Kind>;
+crate::backend::kernel_kinds! {
+    algorithm: "highwayhash",
+    /// A HighwayHash kernel set. Chosen once per hasher; [`Platform`]'s methods are the only
+    /// place that enters a SIMD kernel.
+    pub type Platform = Checked<Kind>;
 
-/// The names of the kernel sets; only a checked [`Platform`] reaches a kernel.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-#[non_exhaustive]
-pub enum Kind {
-    /// Plain Rust, any CPU.
-    Portable,
-    /// x86-64 SSE4.1: the 256-bit state as pairs of 128-bit vectors.
-    #[cfg(target_arch = "x86_64")]
-    Sse41,
-    /// x86-64 AVX2: one 256-bit vector per state variable.
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    /// x86-64 AVX-512 (F, BW, VL): batches run two messages per 512-bit register; single
-    /// messages use the AVX2 rounds (one message is a chain of dependent rounds that a
-    /// wider register cannot shorten), with AVX-512VL for the one-shot remainder.
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-    /// aarch64 NEON: the state as pairs of 128-bit vectors.
-    #[cfg(target_arch = "aarch64")]
-    Neon,
-}
-
-impl Kernels for Kind {
-    const ALGORITHM: &'static str = "highwayhash";
-    const ALL: &'static [Kind] = &[
-        #[cfg(target_arch = "x86_64")]
-        Kind::Avx512,
-        #[cfg(target_arch = "x86_64")]
-        Kind::Avx2,
-        #[cfg(target_arch = "x86_64")]
-        Kind::Sse41,
-        #[cfg(target_arch = "aarch64")]
-        Kind::Neon,
-        Kind::Portable,
-    ];
-    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx512", "x86_64"),
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx2", "x86_64"),
-        #[cfg(not(target_arch = "x86_64"))]
-        ("sse41", "x86_64"),
-        #[cfg(not(target_arch = "aarch64"))]
-        ("neon", "aarch64"),
-    ];
-
-    fn detected() -> &'static DetectCache {
-        static DETECTED: DetectCache = DetectCache::new();
-        &DETECTED
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Portable => "portable",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Sse41 => "sse41",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => "avx2",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => "avx512",
-            #[cfg(target_arch = "aarch64")]
-            Kind::Neon => "neon",
-        }
-    }
-
-    fn requires(self) -> &'static [Feature] {
-        match self {
-            Kind::Portable => &[],
-            // pshufb is SSSE3; named after the reference's SSE4.1 target, whose bundle it keeps.
-            #[cfg(target_arch = "x86_64")]
-            Kind::Sse41 => &[Feature::Ssse3, Feature::Sse41],
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => &[Feature::Sse41, Feature::Avx, Feature::Avx2],
-            // vpshufb on 512 bits is BW; ragged batch tails finish on the AVX2 kernels.
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                &[Feature::Sse41, Feature::Avx, Feature::Avx2, Feature::Avx512F, Feature::Avx512Bw, Feature::Avx512Vl]
-            }
-            #[cfg(target_arch = "aarch64")]
-            Kind::Neon => &[Feature::Neon],
-        }
+    pub enum Kind {
+        /// x86-64 AVX-512 (F, BW, VL): batches run two messages per 512-bit register; single
+        /// messages use the AVX2 rounds (one message is a chain of dependent rounds that a
+        /// wider register cannot shorten), with AVX-512VL for the one-shot remainder.
+        // vpshufb on 512 bits is BW; ragged batch tails finish on the AVX2 kernels.
+        Avx512 = "avx512" on "x86_64" needs [Sse41, Avx, Avx2, Avx512F, Avx512Bw, Avx512Vl],
+        /// x86-64 AVX2: one 256-bit vector per state variable.
+        Avx2 = "avx2" on "x86_64" needs [Sse41, Avx, Avx2],
+        /// x86-64 SSE4.1: the 256-bit state as pairs of 128-bit vectors.
+        // pshufb is SSSE3; named after the reference's SSE4.1 target, whose bundle it keeps.
+        Sse41 = "sse41" on "x86_64" needs [Ssse3, Sse41],
+        /// aarch64 NEON: the state as pairs of 128-bit vectors.
+        Neon = "neon" on "aarch64" needs [Neon],
+        /// Plain Rust, any CPU.
+        Portable = "portable",
     }
 }
 
@@ -109,23 +40,15 @@ impl Platform {
         assert!(packets.len().is_multiple_of(PACKET_LEN), "highwayhash update_packets takes whole packets");
         match self.kind() {
             Kind::Portable => portable::update_packets(state, packets),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Sse41 => {
-                // SAFETY: a Platform is only used after its support was checked (detect,
-                // from_name, all_supported, or assert_supported in set_platform and the
-                // batch functions), which covers the kernel's features (ssse3, sse4.1).
-                unsafe { sse41::update_packets(state, packets) }
-            }
+            Kind::Sse41 => unsafe { sse41::update_packets(state, packets) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 | Kind::Avx512 => {
-                // SAFETY: as above; both platforms' bundles include avx2.
-                unsafe { avx2::update_packets(state, packets) }
-            }
+            Kind::Avx2 | Kind::Avx512 => unsafe { avx2::update_packets(state, packets) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "aarch64")]
-            Kind::Neon => {
-                // SAFETY: as above (neon).
-                unsafe { neon::update_packets(state, packets) }
-            }
+            Kind::Neon => unsafe { neon::update_packets(state, packets) },
         }
     }
 
@@ -136,21 +59,15 @@ impl Platform {
         assert!(remainder.len() < PACKET_LEN, "highwayhash finish takes under a packet");
         match self.kind() {
             Kind::Portable => portable::finish(state, remainder, rounds),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Sse41 => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { sse41::finish(state, remainder, rounds) }
-            }
+            Kind::Sse41 => unsafe { sse41::finish(state, remainder, rounds) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 | Kind::Avx512 => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { avx2::finish(state, remainder, rounds) }
-            }
+            Kind::Avx2 | Kind::Avx512 => unsafe { avx2::finish(state, remainder, rounds) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "aarch64")]
-            Kind::Neon => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { neon::finish(state, remainder, rounds) }
-            }
+            Kind::Neon => unsafe { neon::finish(state, remainder, rounds) },
         }
     }
 
@@ -160,26 +77,18 @@ impl Platform {
     pub(crate) fn hash(self, key: &[u8; KEY_LEN], data: &[u8], rounds: usize) -> State {
         match self.kind() {
             Kind::Portable => portable::hash(key, data, rounds),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Sse41 => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { sse41::hash(key, data, rounds) }
-            }
+            Kind::Sse41 => unsafe { sse41::hash(key, data, rounds) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: support checked before use, as in update_packets (avx512f/bw/vl, avx2).
-                unsafe { avx512::hash_one(key, data, rounds) }
-            }
+            Kind::Avx512 => unsafe { avx512::hash_one(key, data, rounds) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { avx2::hash(key, data, rounds) }
-            }
+            Kind::Avx2 => unsafe { avx2::hash(key, data, rounds) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "aarch64")]
-            Kind::Neon => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { neon::hash(key, data, rounds) }
-            }
+            Kind::Neon => unsafe { neon::hash(key, data, rounds) },
         }
     }
 
@@ -187,11 +96,9 @@ impl Platform {
     #[inline]
     pub(crate) fn new_state(self, key: &[u8; KEY_LEN]) -> State {
         match self.kind() {
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 | Kind::Avx512 => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { avx2::new_state(key) }
-            }
+            Kind::Avx2 | Kind::Avx512 => unsafe { avx2::new_state(key) },
             _ => State::new(&super::key_words(key)),
         }
     }
@@ -203,16 +110,12 @@ impl Platform {
     #[inline(always)]
     pub(crate) fn hash64(self, key: &[u8; KEY_LEN], data: &[u8]) -> u64 {
         match self.kind() {
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: support checked before use, as in update_packets (avx512f/bw/vl, avx2).
-                unsafe { avx512::hash64_one(key, data) }
-            }
+            Kind::Avx512 => unsafe { avx512::hash64_one(key, data) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => {
-                // SAFETY: support checked before use, as in update_packets.
-                unsafe { avx2::hash64(key, data) }
-            }
+            Kind::Avx2 => unsafe { avx2::hash64(key, data) },
             _ => self.hash64_other(key, data),
         }
     }
@@ -238,12 +141,9 @@ impl Platform {
     /// kernel exists: the caller goes on with `hash_group`).
     pub(crate) fn hash_equal64_groups(self, key: &[u8; KEY_LEN], msgs: &[&[u8]], bytes: &mut [u8]) -> usize {
         match self.kind() {
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: support checked before use (the batch functions assert it); the
-                // bundle covers avx512f/bw/vl and avx2.
-                unsafe { avx512::hash_equal64_groups(key, msgs, bytes) }
-            }
+            Kind::Avx512 => unsafe { avx512::hash_equal64_groups(key, msgs, bytes) },
             _ => {
                 let _ = (key, msgs, bytes); // used only where such a kernel exists
                 0
@@ -275,8 +175,8 @@ impl Platform {
                 let msgs: &[&[u8]; avx512::LANES] = msgs.try_into().unwrap();
                 let out: &mut [State; avx512::LANES] = out.try_into().unwrap();
                 if msgs.iter().all(|m| m.len() == msgs[0].len()) {
-                    // SAFETY: support checked before use (the batch functions assert it);
-                    // the bundle covers avx512f/bw/vl and avx2.
+                    // SAFETY: the CPU has this kind's `requires` (checked for every Platform),
+                    // which cover the kernel (avx512f/bw/vl and avx2).
                     unsafe { avx512::hash_equal(key, msgs, rounds, out) };
                 } else {
                     // SAFETY: as above.

@@ -658,9 +658,7 @@ mod tests {
     /// 0 ..= 40 blocks (+ partial bytes) and counters around the 32-bit word boundary.
     #[test]
     fn kernels_match_portable() {
-        let mut exercised = Vec::new();
-        for platform in Platform::all_supported() {
-            exercised.push(platform.name());
+        crate::backend::for_each_supported("kernels_match_portable", |platform: Platform| {
             for &counter in &[0u64, 5, (1 << 32) - 3, (1 << 32) - 1, 1 << 32, u64::MAX - 40] {
                 for len in (0..=40 * 64 + 1).step_by(21).chain([64, 256, 512, 1024, 2048]) {
                     for dr in [4, 6, 10] {
@@ -683,7 +681,6 @@ mod tests {
                     }
                 }
             }
-        }
-        println!("kernels_match_portable: salsa20 backends exercised: {}", exercised.join(", "));
+        });
     }
 }

@@ -1,8 +1,6 @@
 //! Salsa20 backend selection and the one dispatch point into the kernels.
 
 use super::{portable, scalar_short};
-use crate::backend::{Checked, DetectCache, Kernels};
-use crate::cpu::Feature;
 use cipher::InOutBuf;
 
 #[cfg(target_arch = "aarch64")]
@@ -10,89 +8,24 @@ use super::neon_x4;
 #[cfg(target_arch = "x86_64")]
 use super::{avx2_x8, avx512_rows, avx512_x16, sse2_x4};
 
-/// A Salsa20 kernel set, chosen once per cipher; `Platform::xor_keystream` (crate-internal) is the only
-/// place that enters a SIMD kernel.
-///
-/// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-/// checks this CPU (see [`crate::backend`]).
-pub type Platform = Checked<Kind>;
+crate::backend::kernel_kinds! {
+    algorithm: "salsa20",
+    /// A Salsa20 kernel set, chosen once per cipher; `Platform::xor_keystream`
+    /// (crate-internal) is the only place that enters a SIMD kernel.
+    pub type Platform = Checked<Kind>;
 
-/// The names of the kernel sets; only a checked [`Platform`] reaches a kernel.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-#[non_exhaustive]
-pub enum Kind {
-    /// Plain Rust, one block at a time, any CPU.
-    Portable,
-    /// x86-64 SSE2, 4 blocks per step (every x86-64 CPU).
-    #[cfg(target_arch = "x86_64")]
-    Sse2,
-    /// x86-64 AVX2, 8 blocks per step.
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    /// x86-64 AVX-512F, 16 blocks per step.
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-    /// aarch64 NEON, 4 blocks per step.
-    #[cfg(target_arch = "aarch64")]
-    Neon,
-}
-
-impl Kernels for Kind {
-    const ALGORITHM: &'static str = "salsa20";
-    const ALL: &'static [Kind] = &[
-        #[cfg(target_arch = "x86_64")]
-        Kind::Avx512,
-        #[cfg(target_arch = "x86_64")]
-        Kind::Avx2,
-        #[cfg(target_arch = "x86_64")]
-        Kind::Sse2,
-        #[cfg(target_arch = "aarch64")]
-        Kind::Neon,
-        Kind::Portable,
-    ];
-    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx512", "x86_64"),
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx2", "x86_64"),
-        #[cfg(not(target_arch = "x86_64"))]
-        ("sse2", "x86_64"),
-        #[cfg(not(target_arch = "aarch64"))]
-        ("neon", "aarch64"),
-    ];
-
-    fn detected() -> &'static DetectCache {
-        static DETECTED: DetectCache = DetectCache::new();
-        &DETECTED
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Portable => "portable",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Sse2 => "sse2",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => "avx2",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => "avx512",
-            #[cfg(target_arch = "aarch64")]
-            Kind::Neon => "neon",
-        }
-    }
-
-    fn requires(self) -> &'static [Feature] {
-        match self {
-            Kind::Portable => &[],
-            #[cfg(target_arch = "x86_64")]
-            Kind::Sse2 => &[Feature::Sse2],
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => &[Feature::Avx, Feature::Avx2],
-            // The kernel uses only AVX-512F instructions (vprold, vshufi32x4, unpacks).
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => &[Feature::Avx512F],
-            #[cfg(target_arch = "aarch64")]
-            Kind::Neon => &[Feature::Neon],
-        }
+    pub enum Kind {
+        /// x86-64 AVX-512F, 16 blocks per step.
+        // The kernel uses only AVX-512F instructions (vprold, vshufi32x4, unpacks).
+        Avx512 = "avx512" on "x86_64" needs [Avx512F],
+        /// x86-64 AVX2, 8 blocks per step.
+        Avx2 = "avx2" on "x86_64" needs [Avx, Avx2],
+        /// x86-64 SSE2, 4 blocks per step (every x86-64 CPU).
+        Sse2 = "sse2" on "x86_64" needs [Sse2],
+        /// aarch64 NEON, 4 blocks per step.
+        Neon = "neon" on "aarch64" needs [Neon],
+        /// Plain Rust, one block at a time, any CPU.
+        Portable = "portable",
     }
 }
 
@@ -137,12 +70,11 @@ impl Platform {
     /// scalar one (`scalar_short::rows_win`); everything else runs scalar_short.rs.
     fn short_kernel(self, state: &[u32; 16], counter: u64, double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
         match self.kind() {
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 if scalar_short::rows_win() => {
-                // SAFETY: every public entry point that takes a Platform asserts
-                // `is_supported()` (avx512f) before a kernel can run.
-                unsafe { avx512_rows::xor_keystream(state, counter, double_rounds, io) }
-            }
+            Kind::Avx512 if scalar_short::rows_win() => unsafe {
+                avx512_rows::xor_keystream(state, counter, double_rounds, io)
+            },
             _ => scalar_short::xor_keystream(state, counter, double_rounds, io),
         }
     }
@@ -150,27 +82,18 @@ impl Platform {
     fn kernel(self, state: &[u32; 16], double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
         match self.kind() {
             Kind::Portable => portable::xor_keystream(state, double_rounds, io),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Sse2 => {
-                // SAFETY: every public entry point that takes a Platform asserts
-                // `is_supported()` (sse2) before a kernel can run.
-                unsafe { sse2_x4::xor_keystream(state, double_rounds, io) }
-            }
+            Kind::Sse2 => unsafe { sse2_x4::xor_keystream(state, double_rounds, io) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => {
-                // SAFETY: as above (avx, avx2).
-                unsafe { avx2_x8::xor_keystream(state, double_rounds, io) }
-            }
+            Kind::Avx2 => unsafe { avx2_x8::xor_keystream(state, double_rounds, io) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: as above (avx512f).
-                unsafe { avx512_x16::xor_keystream(state, double_rounds, io) }
-            }
+            Kind::Avx512 => unsafe { avx512_x16::xor_keystream(state, double_rounds, io) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "aarch64")]
-            Kind::Neon => {
-                // SAFETY: as above (neon).
-                unsafe { neon_x4::xor_keystream(state, double_rounds, io) }
-            }
+            Kind::Neon => unsafe { neon_x4::xor_keystream(state, double_rounds, io) },
         }
     }
 }

@@ -1,8 +1,8 @@
 //! SHA-256's entry in the registry and its [`StreamingHash`] implementation.
 
-use super::{Platform, Sha256, BLOCK_LEN, OUT_LEN};
+use super::{Sha256, BLOCK_LEN, OUT_LEN};
 use crate::any::HashOptions;
-use crate::backend::BackendReport;
+use crate::backend::{BackendReport, Kernels};
 use crate::registry::{Algorithm, KeyUse, ReferenceTool};
 use crate::Error;
 
@@ -20,7 +20,7 @@ pub static ALGORITHM: Algorithm = Algorithm {
     derive_key: false,
     threads: false,
     printed_reversed: false,
-    backend_family: "sha256",
+    backend_family: super::Kind::ALGORITHM,
     backends: BackendReport::of::<super::Kind>,
     new: |opts| Ok(Box::new(Sha256::from_options(opts)?)),
     hash_many: |opts, messages, out| crate::registry::hash_many_sequential(&ALGORITHM, opts, messages, out),
@@ -30,10 +30,10 @@ pub static ALGORITHM: Algorithm = Algorithm {
 impl Sha256 {
     /// A hasher on the options' backend; a key or context is an error.
     pub fn from_options(opts: &HashOptions) -> Result<Self, Error> {
-        ALGORITHM.check_options(opts)?;
+        let named = ALGORITHM.named_backend(opts)?;
         let mut hasher = Sha256::new();
-        if let Some(name) = &opts.backend {
-            hasher.set_platform(Platform::from_name(name)?);
+        if let Some(platform) = named {
+            hasher.set_platform(platform);
         }
         Ok(hasher)
     }

@@ -26,9 +26,6 @@
 
 pub(crate) use super::batch_shared::PADDING_WK;
 use super::{portable, BLOCK_LEN, IV, OUT_LEN};
-use crate::backend::{Checked, DetectCache, Kernels};
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-use crate::cpu::Feature;
 use crate::threads::{join, with_pool, Threads};
 use crate::Error;
 
@@ -37,40 +34,38 @@ use super::{armv8, batch_neon};
 #[cfg(target_arch = "x86_64")]
 use super::{batch_avx2, batch_avx512, batch_shani};
 
-/// A kernel set for block batches. Separate from [`super::Platform`]: the batch kernels are
-/// wide across blocks (AVX-512 has no single-message SHA-256 kernel), and which is best
-/// depends on the batch, not on one message.
-///
-/// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-/// checks this CPU (see [`crate::backend`]).
-pub type BatchPlatform = Checked<BatchKind>;
+crate::backend::kernel_kinds! {
+    algorithm: "sha256-batch",
+    /// A kernel set for block batches. Separate from [`super::Platform`]: the batch kernels
+    /// are wide across blocks (AVX-512 has no single-message SHA-256 kernel), and which is
+    /// best depends on the batch, not on one message.
+    pub type BatchPlatform = Checked<BatchKind>;
 
-/// The names of the kernel sets; only a checked [`BatchPlatform`] reaches a kernel.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-#[non_exhaustive]
-pub enum BatchKind {
-    /// One block at a time in plain Rust, any CPU.
-    Portable,
-    /// SHA-NI, two blocks interleaved so that one's `sha256rnds2` hides the other's latency.
-    #[cfg(target_arch = "x86_64")]
-    ShaNi,
-    /// AVX-512: 16 blocks at once, one per 32-bit lane; a remainder is padded to 16 lanes.
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-    /// Both: whole groups of 16 blocks to AVX-512, a remainder of up to
-    /// [`SHANI_REMAINDER_MAX`] blocks to SHA-NI (a larger one to AVX-512, padded).
-    #[cfg(target_arch = "x86_64")]
-    Avx512ShaNi,
-    /// AVX2: 8 blocks at once, one per 32-bit lane; for CPUs without SHA-NI or AVX-512.
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    /// aarch64 SHA-256 instructions, one block at a time (then the padding block).
-    #[cfg(target_arch = "aarch64")]
-    ArmSha2,
-    /// aarch64 NEON: 4 blocks at once, one per 32-bit lane; for CPUs without the SHA-256
-    /// instructions.
-    #[cfg(target_arch = "aarch64")]
-    Neon,
+    // Best first (measurements at `SHANI_REMAINDER_MAX`): the mix, then AVX-512 (twice
+    // SHA-NI's throughput from 15 blocks up), then SHA-NI, then AVX2 (slower than SHA-NI at
+    // every count measured, so it only serves CPUs without SHA-NI). On aarch64 the SHA-256
+    // instructions come first: NEON needs about 25 vector operations per round for 4 blocks
+    // where `sha256h`/`sha256h2` do 4 rounds of one block in two instructions (not measured
+    // here: the aarch64 code runs under qemu only).
+    pub enum BatchKind {
+        /// Both: whole groups of 16 blocks to AVX-512, a remainder of up to
+        /// [`SHANI_REMAINDER_MAX`] blocks to SHA-NI (a larger one to AVX-512, padded).
+        Avx512ShaNi = "avx512+shani" on "x86_64" needs [Avx512F, Avx512Bw, Sha, Ssse3, Sse41],
+        /// AVX-512: 16 blocks at once, one per 32-bit lane; a remainder is padded to 16 lanes.
+        // vpshufb on zmm (the byte swap) is AVX-512BW.
+        Avx512 = "avx512" on "x86_64" needs [Avx512F, Avx512Bw],
+        /// SHA-NI, two blocks interleaved so that one's `sha256rnds2` hides the other's latency.
+        ShaNi = "shani_x2" on "x86_64" needs [Sha, Ssse3, Sse41],
+        /// AVX2: 8 blocks at once, one per 32-bit lane; for CPUs without SHA-NI or AVX-512.
+        Avx2 = "avx2" on "x86_64" needs [Avx2],
+        /// aarch64 SHA-256 instructions, one block at a time (then the padding block).
+        ArmSha2 = "armv8-sha2" on "aarch64" needs [Neon, Sha2],
+        /// aarch64 NEON: 4 blocks at once, one per 32-bit lane; for CPUs without the SHA-256
+        /// instructions.
+        Neon = "neon" on "aarch64" needs [Neon],
+        /// One block at a time in plain Rust, any CPU.
+        Portable = "portable",
+    }
 }
 
 /// The most blocks left over after the groups of 16 that [`BatchKind::Avx512ShaNi`]
@@ -79,90 +74,6 @@ pub enum BatchKind {
 /// `benches/sha256.rs`) put the crossing between 8 and 9 blocks, so up to 8 leftover blocks
 /// are cheaper on SHA-NI, 9 or more on AVX-512 (the sweep's table: docs/tuning-history.md, "sha256/batch.rs").
 pub const SHANI_REMAINDER_MAX: usize = 8;
-
-impl Kernels for BatchKind {
-    const ALGORITHM: &'static str = "sha256-batch";
-    // Best first (measurements at `SHANI_REMAINDER_MAX`): the mix, then AVX-512 (twice SHA-NI's
-    // throughput from 15 blocks up), then SHA-NI, then AVX2 (slower than SHA-NI at every count
-    // measured, so it only serves CPUs
-    // without SHA-NI). On aarch64 the SHA-256 instructions come first: NEON needs about
-    // 25 vector operations per round for 4 blocks where `sha256h`/`sha256h2` do 4 rounds of one
-    // block in two instructions (not measured here: the aarch64 code runs under qemu only).
-    const ALL: &'static [BatchKind] = &[
-        #[cfg(target_arch = "x86_64")]
-        BatchKind::Avx512ShaNi,
-        #[cfg(target_arch = "x86_64")]
-        BatchKind::Avx512,
-        #[cfg(target_arch = "x86_64")]
-        BatchKind::ShaNi,
-        #[cfg(target_arch = "x86_64")]
-        BatchKind::Avx2,
-        #[cfg(target_arch = "aarch64")]
-        BatchKind::ArmSha2,
-        #[cfg(target_arch = "aarch64")]
-        BatchKind::Neon,
-        BatchKind::Portable,
-    ];
-    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx512+shani", "x86_64"),
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx512", "x86_64"),
-        #[cfg(not(target_arch = "x86_64"))]
-        ("shani_x2", "x86_64"),
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx2", "x86_64"),
-        #[cfg(not(target_arch = "aarch64"))]
-        ("armv8-sha2", "aarch64"),
-        #[cfg(not(target_arch = "aarch64"))]
-        ("neon", "aarch64"),
-    ];
-
-    fn detected() -> &'static DetectCache {
-        static DETECTED: DetectCache = DetectCache::new();
-        &DETECTED
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            BatchKind::Portable => "portable",
-            #[cfg(target_arch = "x86_64")]
-            BatchKind::ShaNi => "shani_x2",
-            #[cfg(target_arch = "x86_64")]
-            BatchKind::Avx512 => "avx512",
-            #[cfg(target_arch = "x86_64")]
-            BatchKind::Avx512ShaNi => "avx512+shani",
-            #[cfg(target_arch = "x86_64")]
-            BatchKind::Avx2 => "avx2",
-            #[cfg(target_arch = "aarch64")]
-            BatchKind::ArmSha2 => "armv8-sha2",
-            #[cfg(target_arch = "aarch64")]
-            BatchKind::Neon => "neon",
-        }
-    }
-
-    #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_variables))]
-    fn requires(self) -> &'static [Feature] {
-        match self {
-            BatchKind::Portable => &[],
-            #[cfg(target_arch = "x86_64")]
-            BatchKind::ShaNi => &[Feature::Sha, Feature::Ssse3, Feature::Sse41],
-            // vpshufb on zmm (the byte swap) is AVX-512BW.
-            #[cfg(target_arch = "x86_64")]
-            BatchKind::Avx512 => &[Feature::Avx512F, Feature::Avx512Bw],
-            #[cfg(target_arch = "x86_64")]
-            BatchKind::Avx512ShaNi => {
-                &[Feature::Avx512F, Feature::Avx512Bw, Feature::Sha, Feature::Ssse3, Feature::Sse41]
-            }
-            #[cfg(target_arch = "x86_64")]
-            BatchKind::Avx2 => &[Feature::Avx2],
-            #[cfg(target_arch = "aarch64")]
-            BatchKind::ArmSha2 => &[Feature::Neon, Feature::Sha2],
-            #[cfg(target_arch = "aarch64")]
-            BatchKind::Neon => &[Feature::Neon],
-        }
-    }
-}
 
 impl BatchPlatform {
     /// Hashes each 64-byte block of `blocks` into 32 bytes of `out`, in order: the only
@@ -177,18 +88,12 @@ impl BatchPlatform {
         );
         match self.kind() {
             BatchKind::Portable => hash_blocks_portable(blocks, out),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            BatchKind::ShaNi => {
-                // SAFETY: a BatchPlatform other than Portable is only constructed after
-                // checking CPU support (Backend::from_name / detect / all_supported), which
-                // covers the kernel's target features (sha, ssse3, sse4.1).
-                unsafe { batch_shani::hash_blocks(blocks, out) }
-            }
+            BatchKind::ShaNi => unsafe { batch_shani::hash_blocks(blocks, out) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            BatchKind::Avx512 => {
-                // SAFETY: as above: support (avx512f, avx512bw) checked at construction.
-                unsafe { batch_avx512::hash_blocks(blocks, out) }
-            }
+            BatchKind::Avx512 => unsafe { batch_avx512::hash_blocks(blocks, out) },
             #[cfg(target_arch = "x86_64")]
             BatchKind::Avx512ShaNi => {
                 let count = blocks.len() / BLOCK_LEN;
@@ -196,23 +101,23 @@ impl BatchPlatform {
                 let wide = if rest > SHANI_REMAINDER_MAX { count } else { count - rest };
                 let (wide_in, rest_in) = blocks.split_at(wide * BLOCK_LEN);
                 let (wide_out, rest_out) = out.split_at_mut(wide * OUT_LEN);
-                // SAFETY: as above: support for both kernels' features (avx512f, avx512bw,
-                // sha, ssse3, sse4.1) checked at construction; each gets matching slices.
+                // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
+                // cover both kernels (avx512f, avx512bw, sha, ssse3, sse4.1); each gets
+                // matching slices.
                 unsafe {
                     batch_avx512::hash_blocks(wide_in, wide_out);
                     batch_shani::hash_blocks(rest_in, rest_out);
                 }
             }
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            BatchKind::Avx2 => {
-                // SAFETY: as above: support (avx2) checked at construction.
-                unsafe { batch_avx2::hash_blocks(blocks, out) }
-            }
+            BatchKind::Avx2 => unsafe { batch_avx2::hash_blocks(blocks, out) },
             #[cfg(target_arch = "aarch64")]
             BatchKind::ArmSha2 => {
                 for (block, digest) in blocks.chunks_exact(BLOCK_LEN).zip(out.chunks_exact_mut(OUT_LEN)) {
                     let mut state = IV;
-                    // SAFETY: as above: support (neon, sha2) checked at construction.
+                    // SAFETY: the CPU has this kind's `requires` (checked for every Platform),
+                    // which cover the kernel (neon, sha2).
                     unsafe {
                         armv8::compress_blocks(&mut state, block);
                         armv8::compress_blocks(&mut state, &PADDING_BLOCK);
@@ -220,11 +125,9 @@ impl BatchPlatform {
                     write_digest(&state, digest);
                 }
             }
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "aarch64")]
-            BatchKind::Neon => {
-                // SAFETY: as above: support (neon) checked at construction.
-                unsafe { batch_neon::hash_blocks(blocks, out) }
-            }
+            BatchKind::Neon => unsafe { batch_neon::hash_blocks(blocks, out) },
         }
     }
 }

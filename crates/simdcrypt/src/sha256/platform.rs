@@ -1,75 +1,26 @@
 //! SHA-256 backend selection and the one dispatch point into the kernels.
 
 use super::{portable, BLOCK_LEN};
-use crate::backend::{Checked, DetectCache, Kernels};
-use crate::cpu::Feature;
 
 #[cfg(target_arch = "aarch64")]
 use super::armv8;
 #[cfg(target_arch = "x86_64")]
 use super::shani;
 
-/// A SHA-256 kernel set. Chosen once per hasher; `Platform::compress_blocks` is the only
-/// place that enters a SIMD kernel.
-///
-/// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-/// checks this CPU (see [`crate::backend`]).
-pub type Platform = Checked<Kind>;
+crate::backend::kernel_kinds! {
+    algorithm: "sha256",
+    /// A SHA-256 kernel set. Chosen once per hasher; `Platform::compress_blocks` is the only
+    /// place that enters a SIMD kernel.
+    pub type Platform = Checked<Kind>;
 
-/// The names of the kernel sets; only a checked [`Platform`] reaches a kernel.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-#[non_exhaustive]
-pub enum Kind {
-    /// Plain Rust, any CPU.
-    Portable,
-    /// x86-64 SHA extensions (with the SSSE3 byte shuffle and SSE4.1 blend they need).
-    #[cfg(target_arch = "x86_64")]
-    ShaNi,
-    /// aarch64 ARMv8 Cryptography Extension SHA-256 instructions.
-    #[cfg(target_arch = "aarch64")]
-    ArmSha2,
-}
-
-impl Kernels for Kind {
-    const ALGORITHM: &'static str = "sha256";
-    const ALL: &'static [Kind] = &[
-        #[cfg(target_arch = "x86_64")]
-        Kind::ShaNi,
-        #[cfg(target_arch = "aarch64")]
-        Kind::ArmSha2,
-        Kind::Portable,
-    ];
-    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
-        #[cfg(not(target_arch = "x86_64"))]
-        ("shani", "x86_64"),
-        #[cfg(not(target_arch = "aarch64"))]
-        ("armv8-sha2", "aarch64"),
-    ];
-
-    fn detected() -> &'static DetectCache {
-        static DETECTED: DetectCache = DetectCache::new();
-        &DETECTED
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Portable => "portable",
-            #[cfg(target_arch = "x86_64")]
-            Kind::ShaNi => "shani",
-            #[cfg(target_arch = "aarch64")]
-            Kind::ArmSha2 => "armv8-sha2",
-        }
-    }
-
-    fn requires(self) -> &'static [Feature] {
-        match self {
-            Kind::Portable => &[],
-            // pshufb (byte swap) and palignr are SSSE3, pblendw is SSE4.1.
-            #[cfg(target_arch = "x86_64")]
-            Kind::ShaNi => &[Feature::Sha, Feature::Ssse3, Feature::Sse41],
-            #[cfg(target_arch = "aarch64")]
-            Kind::ArmSha2 => &[Feature::Neon, Feature::Sha2],
-        }
+    pub enum Kind {
+        /// x86-64 SHA extensions (with the SSSE3 byte shuffle and SSE4.1 blend they need).
+        // pshufb (byte swap) and palignr are SSSE3, pblendw is SSE4.1.
+        ShaNi = "shani" on "x86_64" needs [Sha, Ssse3, Sse41],
+        /// aarch64 ARMv8 Cryptography Extension SHA-256 instructions.
+        ArmSha2 = "armv8-sha2" on "aarch64" needs [Neon, Sha2],
+        /// Plain Rust, any CPU.
+        Portable = "portable",
     }
 }
 
@@ -82,18 +33,12 @@ impl Platform {
         assert!(blocks.len().is_multiple_of(BLOCK_LEN), "sha256 compress_blocks takes whole blocks");
         match self.kind() {
             Kind::Portable => portable::compress_blocks(state, blocks),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::ShaNi => {
-                // SAFETY: a Platform other than Portable is only constructed after checking
-                // CPU support (Backend::from_name / detect / all_supported), which covers
-                // the kernel's target features (sha, ssse3, sse4.1).
-                unsafe { shani::compress_blocks(state, blocks) }
-            }
+            Kind::ShaNi => unsafe { shani::compress_blocks(state, blocks) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "aarch64")]
-            Kind::ArmSha2 => {
-                // SAFETY: as above: support (neon, sha2) checked at construction.
-                unsafe { armv8::compress_blocks(state, blocks) }
-            }
+            Kind::ArmSha2 => unsafe { armv8::compress_blocks(state, blocks) },
         }
     }
 }
@@ -108,9 +53,7 @@ mod tests {
     fn compress_blocks_matches_portable() {
         let mut rng = crate::test_rng::XorShift64::new(0x9E37_79B9_7F4A_7C15);
         let mut next = move || rng.next_u64();
-        let mut exercised = Vec::new();
-        for platform in Platform::all_supported() {
-            exercised.push(platform.name());
+        crate::backend::for_each_supported("compress_blocks_matches_portable", |platform: Platform| {
             for trial in 0..20 {
                 for blocks in 1..=9usize {
                     let state: [u32; 8] = core::array::from_fn(|_| next() as u32);
@@ -122,7 +65,6 @@ mod tests {
                     assert_eq!(got, expected, "{platform:?} trial {trial} blocks {blocks}");
                 }
             }
-        }
-        println!("compress_blocks_matches_portable: sha256 backends exercised: {}", exercised.join(", "));
+        });
     }
 }

@@ -1,8 +1,7 @@
 //! SHA-256's resumable state (`export` / `restore`) in the shared container of
 //! [`crate::state`]: the eight state words, the length and the partial block.
 
-use super::{Platform, Sha256, BLOCK_LEN};
-use crate::block_buffer::BlockBuffer;
+use super::{Platform, Sha256};
 use crate::state::{self, Writer};
 use crate::Error;
 
@@ -13,7 +12,7 @@ impl Sha256 {
     /// [`Sha256::restore`] resumes, in another process or on another machine.
     pub fn export(&self) -> Vec<u8> {
         let mut fields = Writer::default();
-        fields.u32s(&self.state).u64s(&[self.buf.total()]).buffer(self.buf.raw().0, self.buf.raw().1);
+        fields.u32s(&self.state).block_buffer(&self.buf);
         state::seal(NAME, &[], &fields.bytes, None)
     }
 
@@ -27,18 +26,8 @@ impl Sha256 {
         opened.params.finish()?;
         let mut f = opened.fields;
         let words = f.u32s::<8>()?;
-        let len = f.u64()?;
-        let (buf, buf_len) = f.buffer::<BLOCK_LEN>(BLOCK_LEN - 1)?;
+        let buf = f.block_buffer(NAME)?;
         f.finish()?;
-        if len % BLOCK_LEN as u64 != buf_len as u64 {
-            return Err(Error::InvalidArgument(format!(
-                "damaged sha256 state: {buf_len} buffered bytes after {len} bytes of input"
-            )));
-        }
-        Ok(Sha256 {
-            state: words,
-            buf: BlockBuffer::from_parts(&buf[..buf_len], len).expect("checked: under a block"),
-            platform: Platform::detect(),
-        })
+        Ok(Sha256 { state: words, buf, platform: Platform::detect() })
     }
 }

@@ -1,56 +1,26 @@
 //! Streebog's two entries in the registry and its [`StreamingHash`] implementation.
 
-use super::{Bits, Platform, Streebog, BLOCK_LEN};
+use super::{Bits, Kind, Streebog, BLOCK_LEN};
 use crate::any::HashOptions;
-use crate::backend::BackendReport;
-use crate::registry::{Algorithm, BatchFn, KeyUse, ReferenceTool, RestoreFn};
-use crate::streaming::StreamingHash;
+use crate::registry::{rhash_gost, Algorithm};
 use crate::Error;
 
-const fn streebog(
-    name: &'static str,
-    bsd_label: &'static str,
-    digest_len: usize,
-    new: NewFn,
-    hash_many: BatchFn,
-    restore: RestoreFn,
-) -> Algorithm {
-    Algorithm {
-        name,
-        aliases: &[],
-        bsd_label,
-        reference_tool: ReferenceTool::Rhash,
-        digest_len,
-        block_len: BLOCK_LEN,
-        xof: false,
-        key: KeyUse::None,
-        derive_key: false,
-        threads: false,
-        printed_reversed: true,
-        backend_family: "streebog",
-        backends: BackendReport::of::<super::Kind>,
-        new,
-        hash_many,
-        restore,
-    }
-}
-
-type NewFn = fn(&HashOptions) -> Result<Box<dyn StreamingHash>, Error>;
-
 /// Streebog-256 (GOST R 34.11-2012), labelled as RHash labels it.
-pub static ALGORITHM_256: Algorithm = streebog(
+pub static ALGORITHM_256: Algorithm = rhash_gost::<Kind>(
     "streebog256",
     "GOST12-256",
     32,
+    BLOCK_LEN,
     |opts| Ok(Box::new(Streebog::<32>::from_options(opts)?)),
     |opts, messages, out| hash_many(&ALGORITHM_256, Bits::B256, opts, messages, out),
     |blob, key| Ok(Box::new(Streebog::<32>::restore(blob, key)?)),
 );
 /// Streebog-512 (GOST R 34.11-2012), labelled as RHash labels it.
-pub static ALGORITHM_512: Algorithm = streebog(
+pub static ALGORITHM_512: Algorithm = rhash_gost::<Kind>(
     "streebog512",
     "GOST12-512",
     64,
+    BLOCK_LEN,
     |opts| Ok(Box::new(Streebog::<64>::from_options(opts)?)),
     |opts, messages, out| hash_many(&ALGORITHM_512, Bits::B512, opts, messages, out),
     |blob, key| Ok(Box::new(Streebog::<64>::restore(blob, key)?)),
@@ -71,10 +41,10 @@ impl<const N: usize> Streebog<N> {
     /// A hasher on the options' backend; a key or context is an error (HMAC is separate).
     pub fn from_options(opts: &HashOptions) -> Result<Self, Error> {
         let algorithm = if N == 32 { &ALGORITHM_256 } else { &ALGORITHM_512 };
-        algorithm.check_options(opts)?;
+        let named = algorithm.named_backend(opts)?;
         let mut hasher = Self::with_state();
-        if let Some(name) = &opts.backend {
-            hasher.set_platform(Platform::from_name(name)?);
+        if let Some(platform) = named {
+            hasher.set_platform(platform);
         }
         Ok(hasher)
     }

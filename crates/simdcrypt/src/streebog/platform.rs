@@ -1,62 +1,22 @@
 //! Streebog backend selection and the one dispatch point into the kernels.
 
 use super::{portable, State, BLOCK_LEN};
-use crate::backend::{Checked, DetectCache, Kernels};
-use crate::cpu::Feature;
 
 #[cfg(target_arch = "x86_64")]
 use super::avx512_gfni;
 
-/// A Streebog kernel set. Chosen once per hasher; the methods here are the only places
-/// that enter a SIMD kernel.
-///
-/// Obtained only from `detect`, `from_name`, `all_supported` or `portable`, each of which
-/// checks this CPU (see [`crate::backend`]).
-pub type Platform = Checked<Kind>;
+crate::backend::kernel_kinds! {
+    algorithm: "streebog",
+    /// A Streebog kernel set. Chosen once per hasher; the methods here are the only places
+    /// that enter a SIMD kernel.
+    pub type Platform = Checked<Kind>;
 
-/// The names of the kernel sets; only a checked [`Platform`] reaches a kernel.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-#[non_exhaustive]
-pub enum Kind {
-    /// The 8×256 lookup tables, any CPU.
-    Portable,
-    /// AVX-512 with VBMI byte permutes (S-box and transposition) and GFNI affine
-    /// transforms (the linear layer L).
-    #[cfg(target_arch = "x86_64")]
-    Avx512Gfni,
-}
-
-impl Kernels for Kind {
-    const ALGORITHM: &'static str = "streebog";
-    const ALL: &'static [Kind] = &[
-        #[cfg(target_arch = "x86_64")]
-        Kind::Avx512Gfni,
-        Kind::Portable,
-    ];
-    const OTHER_ARCHITECTURES: &'static [(&'static str, &'static str)] = &[
-        #[cfg(not(target_arch = "x86_64"))]
-        ("avx512-gfni", "x86_64"),
-    ];
-
-    fn detected() -> &'static DetectCache {
-        static DETECTED: DetectCache = DetectCache::new();
-        &DETECTED
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Portable => "portable",
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Gfni => "avx512-gfni",
-        }
-    }
-
-    fn requires(self) -> &'static [Feature] {
-        match self {
-            Kind::Portable => &[],
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Gfni => &[Feature::Avx512F, Feature::Avx512Bw, Feature::Avx512Vbmi, Feature::Gfni],
-        }
+    pub enum Kind {
+        /// AVX-512 with VBMI byte permutes (S-box and transposition) and GFNI affine
+        /// transforms (the linear layer L).
+        Avx512Gfni = "avx512-gfni" on "x86_64" needs [Avx512F, Avx512Bw, Avx512Vbmi, Gfni],
+        /// The 8×256 lookup tables, any CPU.
+        Portable = "portable",
     }
 }
 
@@ -75,12 +35,9 @@ impl Platform {
         }
         match self.kind() {
             Kind::Portable => portable::compress_blocks(state, blocks),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Gfni => {
-                // SAFETY: support for the kernel's target features (avx512f, avx512bw,
-                // avx512vbmi, gfni) was checked on the line above.
-                unsafe { avx512_gfni::compress_blocks(state, blocks) }
-            }
+            Kind::Avx512Gfni => unsafe { avx512_gfni::compress_blocks(state, blocks) },
         }
     }
 
@@ -88,11 +45,9 @@ impl Platform {
     pub(crate) fn g_keys(self, h: &mut [u64; 8], keys: &[[u64; 8]; 13], m: &[u64; 8]) {
         match self.kind() {
             Kind::Portable => portable::g_keys(h, keys, m),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Gfni => {
-                // SAFETY: as above: support checked on the line above.
-                unsafe { avx512_gfni::g_keys(h, keys, m) }
-            }
+            Kind::Avx512Gfni => unsafe { avx512_gfni::g_keys(h, keys, m) },
         }
     }
 
@@ -109,11 +64,9 @@ impl Platform {
                     portable::g_keys(&mut h[i], keys, &m[i]);
                 }
             }
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Gfni => {
-                // SAFETY: as above: support checked on the line above.
-                unsafe { avx512_gfni::g_keys_lanes(h, keys, m) }
-            }
+            Kind::Avx512Gfni => unsafe { avx512_gfni::g_keys_lanes(h, keys, m) },
         }
     }
 
@@ -121,11 +74,9 @@ impl Platform {
     pub(crate) fn g(self, h: &mut [u64; 8], n: &[u64; 8], m: &[u64; 8]) {
         match self.kind() {
             Kind::Portable => portable::g(h, n, m),
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Gfni => {
-                // SAFETY: as above: support checked on the line above.
-                unsafe { avx512_gfni::g(h, n, m) }
-            }
+            Kind::Avx512Gfni => unsafe { avx512_gfni::g(h, n, m) },
         }
     }
 }
@@ -144,11 +95,9 @@ impl Platform {
                     portable::g(&mut h[i], &n[i], &m[i]);
                 }
             }
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Gfni => {
-                // SAFETY: as above: support checked on the line above.
-                unsafe { avx512_gfni::g_lanes(h, n, m) }
-            }
+            Kind::Avx512Gfni => unsafe { avx512_gfni::g_lanes(h, n, m) },
         }
     }
 }
@@ -162,9 +111,7 @@ mod tests {
     fn g_matches_portable() {
         let mut rng = crate::test_rng::XorShift64::new(0x9E37_79B9_7F4A_7C15);
         let mut next = move || rng.next_u64();
-        let mut exercised = Vec::new();
-        for platform in Platform::all_supported() {
-            exercised.push(platform.name());
+        crate::backend::for_each_supported("g_matches_portable", |platform: Platform| {
             for trial in 0..200 {
                 let h: [u64; 8] = core::array::from_fn(|_| next());
                 let n: [u64; 8] = core::array::from_fn(|_| next());
@@ -175,8 +122,7 @@ mod tests {
                 platform.g(&mut got, &n, &m);
                 assert_eq!(got, expected, "{platform:?} trial {trial}");
             }
-        }
-        println!("g_matches_portable: streebog backends exercised: {}", exercised.join(", "));
+        });
     }
 
     /// The first-compression shortcut (precomputed keys, one and four lanes) against the
@@ -187,9 +133,7 @@ mod tests {
         use super::super::LANES;
         let mut rng = crate::test_rng::XorShift64::new(0x2545_F491_4F6C_DD1D);
         let mut next = move || rng.next_u64();
-        let mut exercised = Vec::new();
-        for platform in Platform::all_supported() {
-            exercised.push(platform.name());
+        crate::backend::for_each_supported("first_compression_shortcut_matches_g", |platform: Platform| {
             for (iv, keys) in [(0u64, &IV_KEYS_512), (0x0101_0101_0101_0101, &IV_KEYS_256)] {
                 let m: [[u64; 8]; LANES] = core::array::from_fn(|_| core::array::from_fn(|_| next()));
                 let mut one = [[iv; 8]; LANES];
@@ -203,7 +147,6 @@ mod tests {
                     assert_eq!(lanes[i], expected, "{platform:?} lanes {i}");
                 }
             }
-        }
-        println!("first_compression_shortcut_matches_g: streebog backends exercised: {}", exercised.join(", "));
+        });
     }
 }

@@ -4,7 +4,6 @@
 //! rebuilt from it, and the state's checksum is keyed, so it binds to the key).
 
 use super::{Hmac, Platform, State, Streebog, BLOCK_LEN};
-use crate::block_buffer::BlockBuffer;
 use crate::state::{self, Reader, Writer};
 use crate::Error;
 
@@ -28,12 +27,7 @@ impl<const N: usize> Streebog<N> {
     fn write_fields(&self) -> Vec<u8> {
         let mut fields = Writer::default();
         let s = &self.state;
-        fields
-            .u64s(&s.h)
-            .u64s(&s.n)
-            .u64s(&s.sigma)
-            .u64s(&[self.buf.total()])
-            .buffer(self.buf.raw().0, self.buf.raw().1);
+        fields.u64s(&s.h).u64s(&s.n).u64s(&s.sigma).block_buffer(&self.buf);
         fields.bytes
     }
 
@@ -41,19 +35,9 @@ impl<const N: usize> Streebog<N> {
         let h = f.u64s::<8>()?;
         let n = f.u64s::<8>()?;
         let sigma = f.u64s::<8>()?;
-        let len = f.u64()?;
-        let (buf, buf_len) = f.buffer::<BLOCK_LEN>(BLOCK_LEN - 1)?;
+        let buf = f.block_buffer(name)?;
         f.finish()?;
-        if len % BLOCK_LEN as u64 != buf_len as u64 {
-            return Err(Error::InvalidArgument(format!(
-                "damaged {name} state: {buf_len} buffered bytes after {len} bytes of input"
-            )));
-        }
-        Ok(Streebog {
-            state: State { h, n, sigma },
-            buf: BlockBuffer::from_parts(&buf[..buf_len], len).expect("checked: under a block"),
-            platform: Platform::detect(),
-        })
+        Ok(Streebog { state: State { h, n, sigma }, buf, platform: Platform::detect() })
     }
 
     /// The unfinished hash as a state (simdcrypt's format, docs/state-format.md) that

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 use simdcrypt::backend::{Backend, Checked, Kernels};
+use simdcrypt::streaming::StreamingHash;
+use simdcrypt::streebog::{self, Streebog256, Streebog512};
 
 /// The repository's test-vectors/ folder.
 pub fn vectors_dir() -> PathBuf {
@@ -18,6 +20,66 @@ pub fn load_json(name: &str) -> serde_json::Value {
     let path = vectors_dir().join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()))
+}
+
+/// The `cases` array of a vector file.
+pub fn vector_cases(name: &str) -> Vec<serde_json::Value> {
+    let v = load_json(name);
+    v["cases"].as_array().unwrap_or_else(|| panic!("{name} has no cases array")).clone()
+}
+
+/// A hex field of a vector case, decoded.
+pub fn hex_field(case: &serde_json::Value, key: &str) -> Vec<u8> {
+    unhex(case[key].as_str().unwrap_or_else(|| panic!("a case without {key:?}: {case}")))
+}
+
+/// A vector case's message: `message_repeat` (one byte, `count` times) where it has one,
+/// else the text of `message_ascii`; checked against `message_len` where the case gives it.
+pub fn vector_message(case: &serde_json::Value) -> Vec<u8> {
+    let message = if let Some(repeat) = case.get("message_repeat") {
+        let byte = hex_field(repeat, "byte_hex");
+        assert_eq!(byte.len(), 1);
+        vec![byte[0]; repeat["count"].as_u64().unwrap() as usize]
+    } else {
+        case["message_ascii"].as_str().unwrap().as_bytes().to_vec()
+    };
+    if let Some(len) = case.get("message_len") {
+        assert_eq!(message.len() as u64, len.as_u64().unwrap());
+    }
+    message
+}
+
+/// Feeds `pieces` to `hasher` in order and returns its digest.
+pub fn digest_pieces(hasher: &mut impl StreamingHash, pieces: &[&[u8]]) -> Vec<u8> {
+    for piece in pieces {
+        hasher.update(piece);
+    }
+    let mut out = vec![0u8; hasher.digest_len()];
+    hasher.finalize_into(&mut out);
+    out
+}
+
+/// Streebog-256 or -512 (`bits`) of `pieces`, fed in order, on `platform`.
+pub fn streebog_digest(platform: streebog::Platform, bits: u64, pieces: &[&[u8]]) -> Vec<u8> {
+    if bits == 256 {
+        let mut h = Streebog256::new();
+        h.set_platform(platform);
+        digest_pieces(&mut h, pieces)
+    } else {
+        let mut h = Streebog512::new();
+        h.set_platform(platform);
+        digest_pieces(&mut h, pieces)
+    }
+}
+
+/// `backend_report`'s entry for `K`'s family: it selects the detected backend and lists
+/// the portable one last among the supported.
+pub fn assert_reported<K: Kernels>() {
+    let report = simdcrypt::backend_report();
+    let entry = report.iter().find(|r| r.algorithm == K::ALGORITHM);
+    let entry = entry.unwrap_or_else(|| panic!("{} in backend_report", K::ALGORITHM));
+    assert_eq!(entry.selected, Checked::<K>::detect().name());
+    assert_eq!(entry.supported.last(), Some(&"portable"));
 }
 
 /// Decodes hex, panicking with the offending text.

@@ -21,15 +21,7 @@ impl Options {
     /// returned only if everything matches, else the first bad node (in the encoding's
     /// order) is named. The encoding must end where its length header says.
     pub fn decode(&self, root: &Hash, encoded: &[u8]) -> Result<Vec<u8>, Error> {
-        let len = read_header(encoded, "encoding")?;
-        match self.format.encoded_len(len) {
-            Some(total) if total <= encoded.len() as u64 => {
-                if total < encoded.len() as u64 {
-                    return Err(Error::TrailingBytes { what: "encoding", offset: total });
-                }
-            }
-            _ => return Err(Error::Truncated { what: "encoding", offset: encoded.len() as u64 }),
-        }
+        let len = self.read_encoding_len(encoded)?;
         let tree = self.tree(1);
         let mut data = Vec::with_capacity(len as usize);
         let mut parents = Vec::with_capacity(tree.parents_len(len) as usize);

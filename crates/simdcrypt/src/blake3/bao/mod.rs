@@ -350,6 +350,23 @@ fn left_len(len: u64) -> u64 {
     super::subtree::left_subtree_len(len)
 }
 
+impl Options {
+    /// The content length of a whole combined encoding in this format, from its header,
+    /// checked against the encoding's own length: it must end where the header says.
+    fn read_encoding_len(&self, encoded: &[u8]) -> Result<u64, Error> {
+        let len = read_header(encoded, "encoding")?;
+        match self.format.encoded_len(len) {
+            Some(total) if total <= encoded.len() as u64 => {
+                if total < encoded.len() as u64 {
+                    return Err(Error::TrailingBytes { what: "encoding", offset: total });
+                }
+            }
+            _ => return Err(Error::Truncated { what: "encoding", offset: encoded.len() as u64 }),
+        }
+        Ok(len)
+    }
+}
+
 /// Parses the length header.
 fn read_header(bytes: &[u8], what: &'static str) -> Result<u64, Error> {
     match bytes.first_chunk::<HEADER_LEN>() {

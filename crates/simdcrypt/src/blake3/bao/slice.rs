@@ -87,15 +87,7 @@ fn walk(tree: &Tree, len: u64, start: u64, count: u64, visit: &mut impl FnMut(Pi
 impl Options {
     /// [`slice()`] in this format.
     pub fn slice(&self, encoded: &[u8], start: u64, count: u64) -> Result<Vec<u8>, Error> {
-        let len = read_header(encoded, "encoding")?;
-        match self.format.encoded_len(len) {
-            Some(total) if total <= encoded.len() as u64 => {
-                if total < encoded.len() as u64 {
-                    return Err(Error::TrailingBytes { what: "encoding", offset: total });
-                }
-            }
-            _ => return Err(Error::Truncated { what: "encoding", offset: encoded.len() as u64 }),
-        }
+        let len = self.read_encoding_len(encoded)?;
         let mut out = encoded[..HEADER_LEN].to_vec();
         walk(&self.tree(1), len, start, count, &mut |piece| {
             let from = match piece {
