@@ -213,14 +213,38 @@ impl<'a> Io<'a> {
 #[derive(Clone)]
 pub struct Salsa20 {
     /// The cipher's 16 input words, with the block counter (words 8 and 9) zero.
-    state: [u32; 16],
+    state: Wiped<[u32; 16]>,
     rounds: Rounds,
     platform: Platform,
     threads: Threads,
     /// Byte position, 0..=STREAM_LEN.
     pos: u128,
     /// The keystream block containing `pos` when `pos` is not a multiple of 64.
-    partial: [u8; BLOCK_LEN],
+    partial: Wiped<[u8; BLOCK_LEN]>,
+}
+
+/// Secret bytes that [`Salsa20`]'s `Drop` overwrites: aligned to 8 so that the wipe is
+/// whole 64-bit volatile stores (a volatile store of the array itself compiles to zeroes
+/// built on the stack and copied over, twice the instructions, on every cipher's drop).
+#[derive(Clone)]
+#[repr(C, align(8))]
+struct Wiped<T>(T);
+
+impl<T> Wiped<T> {
+    /// Overwrites the value with zero bytes, with volatile writes that the compiler cannot
+    /// drop as dead stores. Only for plain-data `T` (integers, arrays of them) whose size is
+    /// a multiple of 8 (checked at compile time), for which zero bytes are a valid value.
+    fn wipe(&mut self) {
+        const { assert!(size_of::<T>() % 8 == 0) };
+        let p = (&mut self.0 as *mut T).cast::<u64>();
+        for i in 0..size_of::<T>() / 8 {
+            // SAFETY: `p` comes from `&mut self`: exclusive, 8-aligned (`align(8)`, and
+            // `T` at offset 0 under `repr(C)`), valid for size_of::<T>() bytes; i * 8 + 8
+            // <= size_of::<T>(). Zero bytes are a valid `T` (the types used here are
+            // integer arrays).
+            unsafe { std::ptr::write_volatile(p.add(i), 0) };
+        }
+    }
 }
 
 impl std::fmt::Debug for Salsa20 {
@@ -240,11 +264,8 @@ impl Drop for Salsa20 {
     /// the compiler cannot drop them as dead stores (plain assignments here were);
     /// copies the compiler made elsewhere (registers, moved values) are out of reach.
     fn drop(&mut self) {
-        // SAFETY: both pointers come from `&mut self`: valid, aligned and exclusive.
-        unsafe {
-            std::ptr::write_volatile(&mut self.state, [0; 16]);
-            std::ptr::write_volatile(&mut self.partial, [0; BLOCK_LEN]);
-        }
+        self.state.wipe();
+        self.partial.wipe();
         std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
     }
 }
@@ -288,7 +309,14 @@ impl Salsa20 {
             b[3],
             constants[3],
         ];
-        Salsa20 { state, rounds, platform: Platform::detect(), threads: Threads::One, pos: 0, partial: [0; BLOCK_LEN] }
+        Salsa20 {
+            state: Wiped(state),
+            rounds,
+            platform: Platform::detect(),
+            threads: Threads::One,
+            pos: 0,
+            partial: Wiped([0; BLOCK_LEN]),
+        }
     }
 
     /// Chooses the kernels (the default is [`Platform::detect`]). The output never depends
@@ -337,7 +365,7 @@ impl Salsa20 {
             let block = (position / 64) as u64;
             let mut ks = [0u8; BLOCK_LEN];
             self.one_block(block, &mut ks);
-            self.partial = ks;
+            self.partial.0 = ks;
         }
         Ok(())
     }
@@ -407,7 +435,7 @@ impl Salsa20 {
 
     /// XORs the keystream of block `block` into `out` (the platform's one-block path).
     fn one_block(&self, block: u64, out: &mut [u8; BLOCK_LEN]) {
-        self.platform.xor_keystream(&self.state, block, self.rounds.double_rounds(), (&mut out[..]).into());
+        self.platform.xor_keystream(&self.state.0, block, self.rounds.double_rounds(), (&mut out[..]).into());
     }
 
     fn apply(&mut self, io: Io<'_>) -> Result<(), Error> {
@@ -418,7 +446,7 @@ impl Salsa20 {
         if offset != 0 && len > 0 {
             let n = len.min(BLOCK_LEN - offset);
             let (head, rest) = io.split_at(n);
-            head.inout().xor_in2out(&self.partial[offset..offset + n]);
+            head.inout().xor_in2out(&self.partial.0[offset..offset + n]);
             self.pos += n as u128;
             io = rest;
         }
@@ -431,9 +459,14 @@ impl Salsa20 {
         let whole = len / BLOCK_LEN * BLOCK_LEN;
         let (body, tail) = io.split_at(whole);
         if whole > 0 {
-            let (platform, dr, state) = (self.platform, self.rounds.double_rounds(), &self.state);
+            let (platform, dr, state) = (self.platform, self.rounds.double_rounds(), &self.state.0);
             let pool = self.threads.pool_size(whole);
-            if pool > 1 {
+            if whole < platform.lanes() * BLOCK_LEN / 2 {
+                // Fewer blocks than half a kernel step: `Platform::xor_keystream` would send
+                // them all to the one-block kernel; going there directly skips its split
+                // (a division by the step) on the path of every short message.
+                platform.short_kernel(state, first, dr, body.inout());
+            } else if pool > 1 {
                 with_pool(pool, || run_split(platform, state, first, dr, body));
             } else {
                 platform.xor_keystream(state, first, dr, body.inout());
@@ -443,9 +476,9 @@ impl Salsa20 {
         if tail.len() > 0 {
             let mut ks = [0u8; BLOCK_LEN];
             self.one_block(first.wrapping_add((whole / BLOCK_LEN) as u64), &mut ks);
-            self.partial = ks;
+            self.partial.0 = ks;
             let n = tail.len();
-            tail.inout().xor_in2out(&self.partial[..n]);
+            tail.inout().xor_in2out(&self.partial.0[..n]);
             self.pos += n as u128;
         }
         Ok(())

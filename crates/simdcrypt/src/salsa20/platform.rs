@@ -68,7 +68,7 @@ impl Platform {
     /// Fewer blocks than half a wide step, one block at a time, from block `counter`:
     /// AVX-512 has a row-wise kernel for that (avx512_rows.rs), used where it beats the
     /// scalar one (`scalar_short::rows_win`); everything else runs scalar_short.rs.
-    fn short_kernel(self, state: &[u32; 16], counter: u64, double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
+    pub(super) fn short_kernel(self, state: &[u32; 16], counter: u64, double_rounds: u32, io: InOutBuf<'_, '_, u8>) {
         match self.kind() {
             // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]

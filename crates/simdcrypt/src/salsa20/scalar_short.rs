@@ -26,14 +26,14 @@ macro_rules! quarter {
     };
 }
 
-/// The keystream block of the state behind `p` (16 words; words 8 and 9, the counter's
-/// place, are not read: `counter` replaces them), with `DR` double rounds, as 16 words.
+/// The 16 words of the state behind `p` after `DR` double rounds, before the feed-forward
+/// (words 8 and 9, the counter's place, are not read: `counter` replaces them).
 ///
 /// # Safety
 ///
 /// `p` is valid for reading 16 words.
 #[inline(always)]
-unsafe fn block<const DR: u32>(p: *const u32, counter: u64) -> [u32; 16] {
+unsafe fn rounds<const DR: u32>(p: *const u32, counter: u64) -> [u32; 16] {
     // Read in place, each word where it is needed, rather than copied to a local array
     // first (which the compiler keeps on the stack: 16 more stores and loads per block).
     // SAFETY: i < 16, and `p` is valid for 16 words (the caller's promise).
@@ -60,13 +60,22 @@ unsafe fn block<const DR: u32>(p: *const u32, counter: u64) -> [u32; 16] {
         double_round!();
         double_round!();
     }
-    let x = [x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15];
-    core::array::from_fn(|i| {
-        x[i].wrapping_add(match i {
-            8 => c0,
-            9 => c1,
-            _ => word(i),
-        })
+    [x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15]
+}
+
+/// Keystream word `i` of a block: `x[i]` plus the input word (the feed-forward), the
+/// input word read again from the state behind `p` (the counter's words from `counter`).
+///
+/// # Safety
+///
+/// `p` is valid for reading 16 words.
+#[inline(always)]
+unsafe fn feed_forward(x: &[u32; 16], p: *const u32, counter: u64, i: usize) -> u32 {
+    x[i].wrapping_add(match i {
+        8 => counter as u32,
+        9 => (counter >> 32) as u32,
+        // SAFETY: i < 16 (it indexes `x`), and `p` is valid for 16 words.
+        _ => unsafe { p.add(i).read() },
     })
 }
 
@@ -98,33 +107,38 @@ fn xor_n<const DR: u32>(state: &[u32; 16], mut counter: u64, io: InOutBuf<'_, '_
     let len = io.len();
     let (inp, out) = io.into_raw();
     let mut done = 0;
-    while done < len {
+    while len - done >= BLOCK_LEN {
         // SAFETY: `p` is `state`'s pointer: 16 readable words.
-        let ks = unsafe { block::<DR>(p, counter) };
-        let n = (len - done).min(BLOCK_LEN);
-        if n == BLOCK_LEN {
-            for i in 0..8 {
-                let k = u64::from(ks[2 * i]) | (u64::from(ks[2 * i + 1]) << 32);
-                // SAFETY: done + 8i + 8 <= done + 64 <= len, the length of both buffers
-                // behind `inp` and `out` (equal lengths, possibly the same memory: each
-                // word is read before it is written).
-                unsafe {
-                    let m = u64::from_le(inp.add(done + 8 * i).cast::<u64>().read_unaligned());
-                    out.add(done + 8 * i).cast::<u64>().write_unaligned((m ^ k).to_le());
-                }
-            }
-        } else {
-            let mut bytes = [0u8; BLOCK_LEN];
-            for (chunk, w) in bytes.chunks_exact_mut(4).zip(ks) {
-                chunk.copy_from_slice(&w.to_le_bytes());
-            }
-            for (i, k) in bytes[..n].iter().enumerate() {
-                // SAFETY: done + i < len, in both buffers (read before written).
-                unsafe { *out.add(done + i) = *inp.add(done + i) ^ k };
+        let x = unsafe { rounds::<DR>(p, counter) };
+        // The feed-forward reads the state again (through a pointer the compiler cannot
+        // see through) instead of keeping the words it read first: with every register
+        // taken by the rounds, kept words are stack copies, 16 more stores per block.
+        let q = core::hint::black_box(p);
+        for i in 0..16 {
+            // SAFETY: `q` is `p`; done + 4i + 4 <= done + 64 <= len, the length of both
+            // buffers behind `inp` and `out` (equal lengths, possibly the same memory: each
+            // word is read before it is written).
+            unsafe {
+                let k = feed_forward(&x, q, counter, i);
+                let m = u32::from_le(inp.add(done + 4 * i).cast::<u32>().read_unaligned());
+                out.add(done + 4 * i).cast::<u32>().write_unaligned((m ^ k).to_le());
             }
         }
         counter = counter.wrapping_add(1);
-        done += n;
+        done += BLOCK_LEN;
+    }
+    if done < len {
+        // SAFETY: as above.
+        let x = unsafe { rounds::<DR>(p, counter) };
+        let mut bytes = [0u8; BLOCK_LEN];
+        for (i, chunk) in bytes.chunks_exact_mut(4).enumerate() {
+            // SAFETY: i < 16; `p` as above.
+            chunk.copy_from_slice(&unsafe { feed_forward(&x, p, counter, i) }.to_le_bytes());
+        }
+        for (i, k) in bytes[..len - done].iter().enumerate() {
+            // SAFETY: done + i < len, in both buffers (read before written).
+            unsafe { *out.add(done + i) = *inp.add(done + i) ^ k };
+        }
     }
 }
 
