@@ -54,6 +54,8 @@ mod driver;
 mod neon_x4;
 mod platform;
 mod portable;
+mod sealed_format;
+mod sealed_pipeline;
 pub mod sealed_reader;
 pub mod sealed_stream;
 pub mod secretbox;
