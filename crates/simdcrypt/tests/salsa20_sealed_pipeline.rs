@@ -36,7 +36,7 @@ struct Trickle<'a> {
 impl Read for Trickle<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.calls += 1;
-        if self.calls % 7 == 0 {
+        if self.calls.is_multiple_of(7) {
             return Err(io::ErrorKind::Interrupted.into());
         }
         let n = buf.len().min(self.data.len()).min(1 + self.calls % 5000);
