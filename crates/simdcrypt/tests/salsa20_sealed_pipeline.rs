@@ -2,7 +2,7 @@
 //! caller's or a helper's) is reported at the right chunk with exactly the chunks before
 //! it written; readers that return a few bytes at a time or `Interrupted` give the same
 //! bytes; a failing reader or writer ends the run with its error on any thread count
-//! (no hang, no panic).
+//! (no hang, no panic); a writer that panics ends the call with its panic, not a hang.
 
 mod common;
 
@@ -163,5 +163,43 @@ fn failing_input_or_output_ends_the_run_with_its_error() {
             let r = sealed_stream::decrypt_any(&Secret::Key(&KEY), &sealed[..], FailingWriter { left: at }, threads);
             assert!(matches!(r, Err(DecryptError::Io(_))), "at {at}, {threads:?}");
         }
+    }
+}
+
+/// Panics on the write after `left` bytes.
+struct PanickingWriter {
+    left: usize,
+}
+
+impl Write for PanickingWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        assert!(self.left > 0, "the writer gave up");
+        let n = buf.len().min(self.left);
+        self.left -= n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_panicking_writer_does_not_hang_the_helpers() {
+    let plain = common::random_bytes(10, 60 * CHUNK_LEN);
+    for threads in THREADS {
+        let r = std::panic::catch_unwind(|| {
+            let out = PanickingWriter { left: 20 * CHUNK_LEN };
+            sealed_stream::encrypt_v2(
+                &Secret::Key(&KEY),
+                &NONCE,
+                &SALT,
+                Argon2Params::DEFAULT,
+                &plain[..],
+                out,
+                threads,
+            )
+        });
+        assert!(r.is_err(), "{threads:?}: the panic reaches the caller");
     }
 }

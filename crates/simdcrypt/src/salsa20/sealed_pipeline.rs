@@ -151,7 +151,10 @@ fn pipeline<E>(
         for _ in 1..threads {
             scope.spawn(move || helper(shared, process));
         }
-        let result = (|| {
+        // Stops the helpers however the caller leaves, a panic included (the scope
+        // waits for them).
+        let _stop = StopOnDrop(shared);
+        (|| {
             shared.lock().todo.push_back((0, first));
             shared.work.notify_one();
             let (mut filled, mut drained, mut more) = (1u64, 0u64, true);
@@ -199,11 +202,18 @@ fn pipeline<E>(
                     spare.push(b);
                 }
             }
-        })();
-        shared.lock().stop = true;
-        shared.work.notify_all();
-        result
+        })()
     })
+}
+
+/// Tells the helpers to stop when dropped.
+struct StopOnDrop<'a>(&'a Shared);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.lock().stop = true;
+        self.0.work.notify_all();
+    }
 }
 
 /// Tells the caller when a helper unwinds, so that it does not wait for the batch the
