@@ -14,7 +14,7 @@ use clap::{Args, Subcommand};
 use simdcrypt::blake3::bao::{self, Decoder, Format, Options};
 use simdcrypt::blake3::{self, Threads};
 
-use crate::atomic_file::AtomicFile;
+use crate::atomic_file;
 use crate::crypt::{fatal, is_dash};
 use crate::output::{io_error_text, Failure, Out};
 
@@ -135,7 +135,7 @@ fn write_output(
 ) -> Result<(), Failure> {
     match stdin_or(output) {
         Some(path) => {
-            let mut file = AtomicFile::create(path).map_err(|e| fatal("cannot create", path, &e))?;
+            let mut file = atomic_file::create(path).map_err(|e| fatal("cannot create", path, &e))?;
             let mut w = BufWriter::with_capacity(1 << 20, file.file());
             produce(&mut w)?;
             w.flush().map_err(|e| fatal("cannot write", path, &e))?;

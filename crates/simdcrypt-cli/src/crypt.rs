@@ -19,7 +19,7 @@ use simdcrypt::salsa20::sealed_stream::{self, Argon2Params, DecryptError, Secret
 use simdcrypt::salsa20::KEY_LEN;
 use simdcrypt::threads::Threads;
 
-use crate::atomic_file::AtomicFile;
+use crate::atomic_file;
 use crate::output::{io_error_text, Failure};
 use crate::progress::{Progress, ProgressArgs};
 
@@ -174,7 +174,7 @@ pub fn keygen(args: &KeygenArgs) -> Result<bool, Failure> {
         return Ok(true);
     }
     check_output(&args.output, args.force)?;
-    let mut out = AtomicFile::create(&args.output).map_err(|e| fatal("cannot create", &args.output, &e))?;
+    let mut out = atomic_file::create(&args.output).map_err(|e| fatal("cannot create", &args.output, &e))?;
     out.file().write_all(&key).map_err(|e| fatal("cannot write", &args.output, &e))?;
     out.commit(args.force).map_err(|e| commit_error(&args.output, &e))?;
     Ok(true)
@@ -255,6 +255,21 @@ fn open_input(path: &Path) -> Result<(Box<dyn Read>, Option<u64>), Failure> {
     Ok((Box::new(f), len))
 }
 
+/// Standard output for the chunk pipeline. On Unix, a duplicate of its descriptor written
+/// directly: the standard library's handle is line-buffered, and copies every write that
+/// holds a newline (ciphertext has one every 256 bytes or so) to split it at the last one.
+/// Elsewhere, the locked handle. Nothing was written to `lock` before.
+fn direct_stdout<'a>(lock: &'a mut io::StdoutLock<'static>) -> io::Result<Box<dyn Write + 'a>> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        lock.flush()?;
+        Ok(Box::new(File::from(lock.as_fd().try_clone_to_owned()?)))
+    }
+    #[cfg(not(unix))]
+    Ok(Box::new(lock))
+}
+
 /// Which way `run` goes.
 #[derive(Clone, Copy, Debug)]
 pub enum Direction {
@@ -326,13 +341,17 @@ fn run(args: &CryptArgs, direction: Direction, params: Argon2Params) -> Result<b
         r.map(drop).map_err(|e| failure(direction, &args.input, e))
     };
     if to_stdout {
-        let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
+        let stdout = io::stdout();
+        let mut lock = stdout.lock();
+        // Batches of chunks are written in one call each (no copy through the buffer);
+        // the buffer only gathers the header.
+        let mut out = BufWriter::with_capacity(1 << 16, direct_stdout(&mut lock).map_err(Failure::Stdout)?);
         process(&mut out)?;
         out.flush().map_err(Failure::Stdout)?;
     } else {
-        let mut file = AtomicFile::create(&args.output).map_err(|e| fatal("cannot create", &args.output, &e))?;
+        let mut file = atomic_file::create(&args.output).map_err(|e| fatal("cannot create", &args.output, &e))?;
         {
-            // Whole batches are written in one call; the buffer only gathers the header.
+            // Whole batches are written in one call each; the buffer only gathers the header.
             let mut out = BufWriter::with_capacity(1 << 16, file.file());
             process(&mut out)?;
             out.flush().map_err(|e| fatal("cannot write", &args.output, &e))?;

@@ -3,19 +3,22 @@
 //! through the library's `sealed_stream` (whole files, several threads) and
 //! `sealed_reader` (random access, streaming writes).
 //!
-//! Files written here appear whole or not at all: the data goes to a temporary file in
-//! the destination's folder (mode 0600), which is synced and renamed over the destination
-//! only when complete, and removed on any error (a KeyboardInterrupt included). A failed
-//! decryption leaves no plaintext behind.
+//! Files written here appear whole or not at all, as the CLI's: through
+//! `simdcrypt::atomic_file`, an unnamed file (`O_TMPFILE`) in the destination's folder
+//! (mode 0600) that gets its name (replacing the destination) only when complete and
+//! synced, so not even a killed process leaves a file behind; elsewhere a named temporary
+//! file, removed on any error (a KeyboardInterrupt included). A failed decryption leaves
+//! no plaintext behind.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
+use simdcrypt::atomic_file::AtomicFile;
 use simdcrypt::salsa20::sealed_reader::{SealedReader, SealedWriter};
 use simdcrypt::salsa20::sealed_stream::{self, Argon2Params, DecryptError, Header, Secret, HEADER_NONCE_LEN, SALT_LEN};
 use simdcrypt::salsa20::KEY_LEN;
@@ -71,7 +74,7 @@ fn argon2_params(argon2: Option<(u32, u32, u32)>) -> PyResult<Argon2Params> {
     Ok(params)
 }
 
-/// Bytes from the OS random generator (nonces, salts, temporary names).
+/// Bytes from the OS random generator (nonces and salts).
 fn random<const N: usize>() -> io::Result<[u8; N]> {
     let mut b = [0u8; N];
     getrandom::fill(&mut b).map_err(|e| io::Error::other(format!("OS random generator: {e}")))?;
@@ -97,65 +100,6 @@ fn read_error(py: Python<'_>, e: io::Error, filename: &Bound<'_, PyAny>) -> PyEr
         return decrypt_error(py, *inner, filename);
     }
     args::io_error(py, e, filename)
-}
-
-/// A new temporary file beside `dst`, removed on drop unless committed.
-struct TempFile {
-    path: PathBuf,
-    dst: PathBuf,
-    file: Option<File>,
-}
-
-impl TempFile {
-    fn create(dst: &Path) -> io::Result<TempFile> {
-        let dir = match dst.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        if fs::metadata(dst).is_ok_and(|m| m.is_dir()) {
-            return Err(io::Error::from_raw_os_error(21)); // EISDIR, as open() reports it
-        }
-        for _ in 0..100 {
-            let n = u64::from_le_bytes(random::<8>()?);
-            let mut name = std::ffi::OsString::from(".");
-            name.push(dst.file_name().unwrap_or_default());
-            name.push(format!(".{n:016x}.tmp"));
-            let path = dir.join(name);
-            let mut options = OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-            match options.open(&path) {
-                Ok(file) => return Ok(TempFile { path, dst: dst.to_path_buf(), file: Some(file) }),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(io::Error::new(io::ErrorKind::AlreadyExists, "no free temporary name"))
-    }
-
-    /// Syncs, renames over the destination, syncs the folder.
-    fn commit(mut self, file: File) -> io::Result<()> {
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&self.path, &self.dst)?;
-        self.path = PathBuf::new();
-        if let Some(dir) = self.dst.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if let Ok(d) = File::open(dir) {
-                let _ = d.sync_all();
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        self.file = None;
-        if !self.path.as_os_str().is_empty() {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
 }
 
 /// Refuses a destination that is the source itself (it would be destroyed).
@@ -186,10 +130,9 @@ fn crypt_file(
     let threads = args::threads(max_threads)?;
     check_distinct(&src_path, &dst_path)?;
     let input = File::open(&src_path).map_err(|e| args::io_error(py, e, &src_name))?;
-    let mut tmp = TempFile::create(&dst_path).map_err(|e| args::io_error(py, e, &dst_name))?;
-    let file = tmp.file.take().expect("just created");
-    let result = py.detach(|| -> Result<(u64, File), (bool, DecryptError)> {
-        let mut out = BufWriter::with_capacity(1 << 16, file);
+    let mut tmp = AtomicFile::create(&dst_path).map_err(|e| args::io_error(py, e, &dst_name))?;
+    let result = py.detach(|| -> Result<u64, (bool, DecryptError)> {
+        let mut out = BufWriter::with_capacity(1 << 16, &mut tmp);
         let n = match encrypt_with {
             Some(params) => {
                 let nonce = random::<HEADER_NONCE_LEN>().map_err(|e| (false, e.into()))?;
@@ -199,12 +142,12 @@ fn crypt_file(
             None => sealed_stream::decrypt_any(&secret.secret(), &input, &mut out, threads),
         }
         .map_err(|e| (true, e))?;
-        let file = out.into_inner().map_err(|e| (false, DecryptError::Io(e.into_error())))?;
-        Ok((n, file))
+        out.flush().map_err(|e| (false, DecryptError::Io(e)))?;
+        Ok(n)
     });
     match result {
-        Ok((n, file)) => {
-            tmp.commit(file).map_err(|e| args::io_error(py, e, &dst_name))?;
+        Ok(n) => {
+            py.detach(|| tmp.commit(true)).map_err(|e| args::io_error(py, e, &dst_name))?;
             Ok(n)
         }
         // An input error names the source; an output error the destination.
@@ -403,7 +346,7 @@ fn read_fully(r: &mut SealedReader<File>, buf: &mut [u8]) -> io::Result<usize> {
 /// dropping the object unclosed, discards everything written.
 #[pyclass(module = "simdcrypt._native")]
 pub(crate) struct EncryptedWriter {
-    writer: Option<(SealedWriter<BufWriter<File>>, TempFile)>,
+    writer: Option<SealedWriter<BufWriter<AtomicFile>>>,
     written: u64,
     name: Py<PyAny>,
 }
@@ -414,7 +357,7 @@ impl EncryptedWriter {
     #[pyo3(signature = (data, /))]
     fn write(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<usize> {
         let name = self.name.bind(py).clone();
-        let (w, _) = self.writer.as_mut().ok_or_else(|| PyValueError::new_err("I/O operation on closed file"))?;
+        let w = self.writer.as_mut().ok_or_else(|| PyValueError::new_err("I/O operation on closed file"))?;
         let n = buffer::with_bytes(data, |b| py.detach(|| w.write_all(b).map(|()| b.len())))?
             .map_err(|e| args::io_error(py, e, &name))?;
         self.written += n as u64;
@@ -432,10 +375,10 @@ impl EncryptedWriter {
     /// close(): seals the final chunk, syncs, and names the file.
     fn close(&mut self, py: Python<'_>) -> PyResult<()> {
         let name = self.name.bind(py).clone();
-        if let Some((w, tmp)) = self.writer.take() {
+        if let Some(w) = self.writer.take() {
             let done = py.detach(|| -> io::Result<()> {
                 let file = w.finish()?.into_inner().map_err(|e| e.into_error())?;
-                tmp.commit(file)
+                file.commit(true)
             });
             done.map_err(|e| args::io_error(py, e, &name))?;
         }
@@ -529,8 +472,7 @@ pub(crate) fn open_encrypted(
         }
         "wb" | "w" => {
             let params = argon2_params(argon2)?;
-            let mut tmp = TempFile::create(&p).map_err(|e| args::io_error(py, e, &name))?;
-            let file = tmp.file.take().expect("just created");
+            let file = AtomicFile::create(&p).map_err(|e| args::io_error(py, e, &name))?;
             let nonce = random::<HEADER_NONCE_LEN>().map_err(|e| args::io_error(py, e, &name))?;
             let salt = random::<SALT_LEN>().map_err(|e| args::io_error(py, e, &name))?;
             let (header, fkey) = py
@@ -538,8 +480,7 @@ pub(crate) fn open_encrypted(
                 .map_err(|e| decrypt_error(py, e, &name))?;
             let writer = SealedWriter::new(&header, fkey, BufWriter::with_capacity(1 << 17, file))
                 .map_err(|e| args::io_error(py, e, &name))?;
-            Ok(Py::new(py, EncryptedWriter { writer: Some((writer, tmp)), written: 0, name: name.unbind() })?
-                .into_any())
+            Ok(Py::new(py, EncryptedWriter { writer: Some(writer), written: 0, name: name.unbind() })?.into_any())
         }
         other => Err(PyValueError::new_err(format!("mode must be \"rb\" or \"wb\", got {other:?}"))),
     }

@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 pub mod any;
+pub mod atomic_file;
 pub mod backend;
 pub mod blake3;
 mod block_buffer;

@@ -56,6 +56,8 @@ mod platform;
 mod portable;
 mod rounds;
 mod scalar_short;
+mod sealed_format;
+mod sealed_pipeline;
 pub mod sealed_reader;
 pub mod sealed_stream;
 pub mod secretbox;
