@@ -143,12 +143,7 @@ def _read_range(
         with open(path, "rb") as f, mmap.mmap(f.fileno(), length, offset=offset, access=mmap.ACCESS_READ) as m:
             yield m
         return
-    with fs.open(path, "rb") as f:
-        f.seek(offset)
-        data = f.read(length)
-    if len(data) != length:
-        raise RuntimeError(f"{url}: expected {length} bytes at offset {offset}, read {len(data)}")
-    yield data
+    yield _read_at(fs, path, url, offset, length)
 
 
 def _windows(
@@ -166,19 +161,24 @@ def _windows(
         with open(path, "rb") as f, mmap.mmap(f.fileno(), length, offset=offset, access=mmap.ACCESS_READ) as m:
             yield offset, m
         return
-    with fs.open(path, "rb") as f:
-        f.seek(offset)
-        end = offset + length
-        at = offset
-        while True:
-            n = min(_WINDOW_LEN, end - at)
-            data = f.read(n)
-            if len(data) != n:
-                raise RuntimeError(f"{url}: expected {n} bytes at offset {at}, read {len(data)}")
-            yield at, data
-            at += n
-            if at >= end:
-                return
+    end = offset + length
+    at = offset
+    while True:
+        n = min(_WINDOW_LEN, end - at)
+        data = _read_at(fs, path, url, at, n)
+        yield at, data
+        at += n
+        if at >= end:
+            return
+
+
+def _read_at(fs: Any, path: str, url: str, offset: int, length: int) -> bytes:
+    """``length`` bytes at ``offset``: a ranged read (``cat_file``: one request on object
+    stores; no file position shared with other tasks, as an open memory:// file is)."""
+    data = fs.cat_file(path, start=offset, end=offset + length) if length else b""
+    if len(data) != length:
+        raise RuntimeError(f"{url}: expected {length} bytes at offset {offset}, read {len(data)}")
+    return bytes(data)
 
 
 def _subtree_task(
