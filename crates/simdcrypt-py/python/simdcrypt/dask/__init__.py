@@ -503,12 +503,13 @@ def hash_file(
     out_len = 32 if length is None else int(length)
     if length is not None and algorithm != "blake3":
         raise ValueError(f"length applies to blake3 only, not {algorithm}")
+    mode_name = _mode_name(mode)
     identity = {
         "url": url,
         "size": size,
         "file_version": version,
         "algorithm": algorithm,
-        "mode": _mode_name(mode),
+        "mode": mode_name,
         "part_size": psize,
     }
     ckpt = _Checkpoint(checkpoint, identity) if checkpoint is not None else None
@@ -541,7 +542,7 @@ def hash_file(
         offsets = list(range(0, size, psize))
         cvs = dict(ckpt.parts) if ckpt is not None else {}
         todo = [o for o in offsets if o not in cvs]
-        futures = _submit_parts(c, _parts(url, todo, psize, size, version), mode, identity["mode"], opts)
+        futures = _submit_parts(c, _parts(url, todo, psize, size, version), mode, mode_name, opts)
         with _progress(futures, progress):
             if ckpt is None:
                 # One request for all the results: fetching each as it finishes costs a
