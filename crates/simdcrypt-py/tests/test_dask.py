@@ -198,7 +198,7 @@ def test_default_part_size_depends_on_the_file_size_only() -> None:
     assert sd.default_part_size(1 << 30) == 64 * mib  # 16 parts
     assert sd.default_part_size((1 << 30) + 1) == 128 * mib
     assert sd.default_part_size(4 << 30) == 256 * mib
-    assert sd.default_part_size(1 << 40) == sd.MAX_DEFAULT_PART_SIZE == 1024 * mib
+    assert sd.default_part_size((4 << 30) + 1) == sd.default_part_size(1 << 40) == sd.MAX_DEFAULT_PART_SIZE == 256 * mib
     for size in (0, 1, 1000, 64 * mib + 1, 3 << 30, 17 << 30, 5 << 40):
         part = sd.default_part_size(size)
         assert part & (part - 1) == 0 and sd.DEFAULT_PART_SIZE <= part <= sd.MAX_DEFAULT_PART_SIZE

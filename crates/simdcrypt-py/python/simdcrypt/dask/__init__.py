@@ -61,8 +61,9 @@ __all__ = [
 #: The smallest default part (bytes of input per task; see :func:`default_part_size`), and
 #: the size of the groups of small files: a power of two, so parts are whole BLAKE3 subtrees.
 DEFAULT_PART_SIZE = 64 << 20
-#: The largest default part.
-MAX_DEFAULT_PART_SIZE = 1 << 30
+#: The largest default part: a large file on many workers wants many parts (the last
+#: round of tasks leaves workers idle), more than it wants fewer tasks.
+MAX_DEFAULT_PART_SIZE = 256 << 20
 #: How many parts the default part size aims at for a large file.
 _DEFAULT_PARTS = 16
 CHUNK_LEN = 1024
@@ -475,7 +476,7 @@ def hash_file(
     - client: a ``distributed.Client``; default: the current client, else a LocalCluster
       started (and closed) for this call.
     - part_size: bytes per task, a power of two; default: the part size of the existing
-      ``checkpoint``, else :func:`default_part_size` of the file's size (64 MiB to 1 GiB).
+      ``checkpoint``, else :func:`default_part_size` of the file's size (64 to 256 MiB).
       BLAKE3 files larger than one part are split into parts hashed on the workers; other
       algorithms run as one task.
     - checkpoint: a local JSON file recording the finished parts (BLAKE3) or the result;
@@ -598,8 +599,10 @@ def hash_files(
     """The digests of many files (a list of URLs, glob patterns, or both), by URL, in the
     order given (patterns expanded in sorted order).
 
-    BLAKE3 files larger than ``part_size`` are split as in :func:`hash_file`; smaller files
-    (and files of the other algorithms) are grouped into tasks of about ``part_size`` bytes.
+    BLAKE3 files larger than ``part_size`` (default: :func:`default_part_size` of each
+    file) are split as in :func:`hash_file`; smaller files (and files of the other
+    algorithms) are grouped into tasks of about ``part_size`` bytes (default
+    :data:`DEFAULT_PART_SIZE`).
     Every file is attempted: if some cannot be hashed (missing, unreadable, changed while
     hashed), :class:`HashFilesError` is raised after all the others finished, carrying both
     the digests (``results``) and the errors by file (``errors``).
