@@ -86,7 +86,8 @@ def test_other_algorithms_match_their_references(client: Any, tmp_path: Path) ->
 def test_sparse_large_file(client: Any, tmp_path: Path) -> None:
     path = tmp_path / "sparse"
     with open(path, "wb") as f:
-        f.truncate((1 << 30) + 12345)  # 1 GiB + a bit: 17 parts of 64 MiB, the last short
+        f.truncate((1 << 30) + 12345)  # 1 GiB + a bit: the default makes 9 parts of 128 MiB, the last short
+    assert sd.default_part_size((1 << 30) + 12345) == 128 << 20
     assert sd.hash_file(str(path), client=client, progress=False) == simdcrypt.hash_file(path, max_threads=2)
 
 
@@ -189,6 +190,51 @@ def test_merkle_root_across_workers(client: Any, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="32-byte leaves"):
         (tmp_path / "odd").write_bytes(b"x" * 33)
         sd.merkle_root(str(tmp_path / "odd"), client=client, progress=False)
+
+
+def test_default_part_size_depends_on_the_file_size_only() -> None:
+    mib = 1 << 20
+    assert sd.default_part_size(0) == sd.default_part_size(1) == sd.DEFAULT_PART_SIZE == 64 * mib
+    assert sd.default_part_size(1 << 30) == 64 * mib  # 16 parts
+    assert sd.default_part_size((1 << 30) + 1) == 128 * mib
+    assert sd.default_part_size(4 << 30) == 256 * mib
+    assert sd.default_part_size((4 << 30) + 1) == sd.default_part_size(1 << 40) == sd.MAX_DEFAULT_PART_SIZE == 256 * mib
+    for size in (0, 1, 1000, 64 * mib + 1, 3 << 30, 17 << 30, 5 << 40):
+        part = sd.default_part_size(size)
+        assert part & (part - 1) == 0 and sd.DEFAULT_PART_SIZE <= part <= sd.MAX_DEFAULT_PART_SIZE
+        assert part == sd.MAX_DEFAULT_PART_SIZE or -(-size // part) <= 16
+
+
+def test_a_checkpoint_keeps_its_part_size_when_none_is_given(client: Any, tmp_path: Path) -> None:
+    path = tmp_path / "p"
+    data = data_of(9 * PART + 5)
+    path.write_bytes(data)
+    ckpt = tmp_path / "p.json"
+    assert sd.hash_file(str(path), client=client, part_size=PART, checkpoint=ckpt, progress=False) == simdcrypt.blake3(data).digest()
+    doc = json.loads(ckpt.read_text())
+    del doc["parts"][str(4 * PART)]
+    ckpt.write_text(json.dumps(doc))
+    # No part size given: the checkpoint's, not the default, so that the run resumes.
+    assert sd.hash_file(str(path), client=client, checkpoint=ckpt, progress=False) == simdcrypt.blake3(data).digest()
+    doc = json.loads(ckpt.read_text())
+    assert doc["part_size"] == PART and doc["hashed_this_run"] == 1 and len(doc["parts"]) == 10
+
+
+def test_parts_read_in_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A file system that is read, not memory-mapped, is read a window at a time; with
+    # threads as workers the window can be made small here, so that parts take several.
+    monkeypatch.setattr(sd, "_WINDOW_LEN", 2048)
+    fs = fsspec.filesystem("memory")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
+    ) as cluster, distributed.Client(cluster) as c:
+        for n in (4 * PART, 4 * PART + 1, 5 * PART + 2048, 6 * PART + 3000, 7 * PART - 1):
+            data = data_of(n)
+            fs.pipe("/simdcrypt-test/w.bin", data)
+            for kwargs in ({}, {"key": KEY}):
+                got = sd.hash_file("memory://simdcrypt-test/w.bin", client=c, part_size=4 * PART, progress=False, **kwargs)
+                assert got == simdcrypt.blake3(data, **kwargs).digest(), (n, kwargs)
+    fs.rm("/simdcrypt-test/w.bin")
 
 
 def test_memory_filesystem_with_threads() -> None:

@@ -48,7 +48,9 @@ _progressbar: Any = _progressbar_module
 
 __all__ = [
     "DEFAULT_PART_SIZE",
+    "MAX_DEFAULT_PART_SIZE",
     "HashFilesError",
+    "default_part_size",
     "format_manifest",
     "hash_file",
     "hash_files",
@@ -56,11 +58,20 @@ __all__ = [
     "write_manifest",
 ]
 
-#: Bytes of input per task: a power of two, so parts are whole BLAKE3 subtrees.
+#: The smallest default part (bytes of input per task; see :func:`default_part_size`), and
+#: the size of the groups of small files: a power of two, so parts are whole BLAKE3 subtrees.
 DEFAULT_PART_SIZE = 64 << 20
+#: The largest default part: a large file on many workers wants many parts (the last
+#: round of tasks leaves workers idle), more than it wants fewer tasks.
+MAX_DEFAULT_PART_SIZE = 256 << 20
+#: How many parts the default part size aims at for a large file.
+_DEFAULT_PARTS = 16
 CHUNK_LEN = 1024
 #: How much a task reads at a time for hashes that cannot be split.
 _READ_LEN = 8 << 20
+#: How much of a part a task holds in memory at once when it reads (not memory-maps) it:
+#: a power of two of chunks, no larger than the smallest default part.
+_WINDOW_LEN = 64 << 20
 _CHECKPOINT_FORMAT = "simdcrypt.dask checkpoint"
 _CHECKPOINT_VERSION = 1
 _FINGERPRINT_CONTEXT = "simdcrypt.dask checkpoint key fingerprint v1"
@@ -133,20 +144,54 @@ def _read_range(
         with open(path, "rb") as f, mmap.mmap(f.fileno(), length, offset=offset, access=mmap.ACCESS_READ) as m:
             yield m
         return
-    with fs.open(path, "rb") as f:
-        f.seek(offset)
-        data = f.read(length)
+    yield _read_at(fs, path, url, offset, length)
+
+
+def _windows(
+    url: str, offset: int, length: int, size: int, version: str, storage_options: Mapping[str, Any]
+) -> Iterator[tuple[int, Any]]:
+    """The bytes ``offset .. offset + length`` as (offset, buffer) pairs, each buffer valid
+    until the next is asked for. A local file is one memory map of the whole range (no copy,
+    no memory held: the pages are the page cache's); other file systems are read in
+    windows of ``_WINDOW_LEN`` bytes, so that a large part never sits in a worker's memory
+    whole. A window is a power of two of chunks, aligned like the part: a whole subtree."""
+    fs, path = fsspec.core.url_to_fs(url, **storage_options)
+    if _file_identity(fs, path) != (size, version):
+        raise RuntimeError(f"{url}: the file changed while it was being hashed (size or modification time)")
+    if length and isinstance(fs, LocalFileSystem) and offset % mmap.ALLOCATIONGRANULARITY == 0:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), length, offset=offset, access=mmap.ACCESS_READ) as m:
+            yield offset, m
+        return
+    end = offset + length
+    at = offset
+    while True:
+        n = min(_WINDOW_LEN, end - at)
+        data = _read_at(fs, path, url, at, n)
+        yield at, data
+        at += n
+        if at >= end:
+            return
+
+
+def _read_at(fs: Any, path: str, url: str, offset: int, length: int) -> bytes:
+    """``length`` bytes at ``offset``: a ranged read (``cat_file``: one request on object
+    stores; no file position shared with other tasks, as an open memory:// file is)."""
+    data = fs.cat_file(path, start=offset, end=offset + length) if length else b""
     if len(data) != length:
         raise RuntimeError(f"{url}: expected {length} bytes at offset {offset}, read {len(data)}")
-    yield data
+    return bytes(data)
 
 
 def _subtree_task(
     url: str, offset: int, length: int, size: int, version: str, mode: dict[str, Any], storage_options: Mapping[str, Any]
 ) -> bytes:
-    """The chaining value of one part of a BLAKE3 input."""
-    with _read_range(url, offset, length, size, version, storage_options) as data:
-        return simdcrypt.blake3_subtree(data, offset=offset, **mode)
+    """The chaining value of one part of a BLAKE3 input: of its windows' subtrees merged
+    (a window is a whole subtree; see _windows)."""
+    cvs = [
+        simdcrypt.blake3_subtree(data, offset=at, **mode)
+        for at, data in _windows(url, offset, length, size, version, storage_options)
+    ]
+    return cvs[0] if len(cvs) == 1 else _merge_parts(cvs, mode, 32, root=False)
 
 
 def _hash_stream(f: Any, algorithm: str, mode: dict[str, Any], length: int | None) -> bytes:
@@ -224,8 +269,22 @@ def _algorithm_name(algorithm: str) -> str:
     return name
 
 
-def _part_size(part_size: int | None) -> int:
-    size = DEFAULT_PART_SIZE if part_size is None else int(part_size)
+def default_part_size(file_size: int) -> int:
+    """The part size used when none is given: a function of the file's size only (never of
+    the cluster), so that a rerun with a checkpoint splits the file the same way.
+
+    About ``_DEFAULT_PARTS`` parts a file, as a power of two of at least
+    :data:`DEFAULT_PART_SIZE` and at most :data:`MAX_DEFAULT_PART_SIZE`: each task costs
+    the scheduler and the worker a millisecond or two besides hashing, which fewer, larger
+    parts spread over more bytes, while a large file still has enough parts to keep many
+    workers busy."""
+    target = -(-max(int(file_size), 1) // _DEFAULT_PARTS)
+    size = 1 << (target - 1).bit_length()
+    return min(max(size, DEFAULT_PART_SIZE), MAX_DEFAULT_PART_SIZE)
+
+
+def _part_size(part_size: int | None, file_size: int = 0) -> int:
+    size = default_part_size(file_size) if part_size is None else int(part_size)
     if size < CHUNK_LEN or size & (size - 1):
         raise ValueError(f"part_size must be a power of two of at least {CHUNK_LEN} bytes, got {size}")
     return size
@@ -243,9 +302,31 @@ def _task_key(kind: str, *parts: Any) -> str:
     return f"simdcrypt-{kind}-{tokenize(*parts)}"
 
 
-def _merge_parts(cvs: Sequence[bytes], mode: Mapping[str, Any], length: int) -> bytes:
+def _parts(url: str, offsets: Iterable[int], psize: int, size: int, version: str) -> list[tuple[str, int, int, int, str]]:
+    """The parts at ``offsets`` of a file: (url, offset, length, size, version)."""
+    return [(url, o, min(psize, size - o), size, version) for o in offsets]
+
+
+def _submit_parts(
+    c: Any, parts: Sequence[tuple[str, int, int, int, str]], mode: dict[str, Any], mode_name: str, opts: Mapping[str, Any]
+) -> list[Any]:
+    """One subtree task per part, all submitted in one message to the scheduler
+    (``Client.map``: submitting them one by one costs the scheduler a graph update each)."""
+    if not parts:
+        return []
+    k = len(parts)
+    urls, offsets, lengths, sizes, versions = (list(column) for column in zip(*parts))
+    keys = [_task_key("subtree", *part, mode_name) for part in parts]
+    futures: list[Any] = c.map(
+        _subtree_task, urls, offsets, lengths, sizes, versions, [mode] * k, [opts] * k, key=keys, pure=True
+    )
+    return futures
+
+
+def _merge_parts(cvs: Sequence[bytes], mode: Mapping[str, Any], length: int, *, root: bool = True) -> bytes:
     """The root over the parts' chaining values: BLAKE3's left-balanced tree, whose splits
-    fall on part boundaries because a part is a power-of-two number of chunks."""
+    fall on part boundaries because a part is a power-of-two number of chunks. With
+    ``root=False``, the chaining value of the subtree the parts make (a part of a part)."""
 
     def node(lo: int, hi: int, root: bool) -> bytes:
         if hi - lo == 1:
@@ -254,7 +335,7 @@ def _merge_parts(cvs: Sequence[bytes], mode: Mapping[str, Any], length: int) -> 
         left, right = node(lo, lo + split, False), node(lo + split, hi, False)
         return simdcrypt.blake3_merge(left, right, root=root, length=length if root else 32, **mode)
 
-    return node(0, len(cvs), True)
+    return node(0, len(cvs), root)
 
 
 @contextlib.contextmanager
@@ -275,6 +356,21 @@ def _progress(futures: list[Any], enabled: bool) -> Iterator[None]:
         yield
     finally:
         thread.join(timeout=5)
+
+
+def _checkpoint_part_size(path: Url) -> int | None:
+    """The part size an existing checkpoint was made with (a run that names none resumes
+    with it, whatever default made it), else None; a damaged checkpoint is left for
+    _Checkpoint to refuse with its reason."""
+    try:
+        with open(os.fspath(path), encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return None
+    value = doc.get("part_size") if isinstance(doc, dict) else None
+    if isinstance(value, int) and value >= CHUNK_LEN and not value & (value - 1):
+        return value
+    return None
 
 
 class _Checkpoint:
@@ -337,9 +433,10 @@ class _Checkpoint:
         self.hashed_this_run = 1
         self.save()
 
-    def record(self, offset: int, cv: bytes) -> None:
-        self.parts[offset] = cv
-        self.hashed_this_run += 1
+    def record(self, parts: Mapping[int, bytes]) -> None:
+        """Records finished parts (offset: chaining value) and saves the checkpoint."""
+        self.parts.update(parts)
+        self.hashed_this_run += len(parts)
         self.save()
 
     def save(self) -> None:
@@ -378,8 +475,10 @@ def hash_file(
     - algorithm, key, derive_key_context, length: as for :func:`simdcrypt.hash_file`.
     - client: a ``distributed.Client``; default: the current client, else a LocalCluster
       started (and closed) for this call.
-    - part_size: bytes per task, a power of two (default 64 MiB). BLAKE3 files larger than
-      one part are split into parts hashed on the workers; other algorithms run as one task.
+    - part_size: bytes per task, a power of two; default: the part size of the existing
+      ``checkpoint``, else :func:`default_part_size` of the file's size (64 to 256 MiB).
+      BLAKE3 files larger than one part are split into parts hashed on the workers; other
+      algorithms run as one task.
     - checkpoint: a local JSON file recording the finished parts (BLAKE3) or the result;
       a rerun hashes only what is missing. A checkpoint of another file, another version of
       it (size or modification time), another algorithm, mode, key or part size is refused
@@ -391,7 +490,7 @@ def hash_file(
     """
     algorithm = _algorithm_name(algorithm)
     mode = _mode(algorithm, key, derive_key_context)
-    psize = _part_size(part_size)
+    _part_size(part_size)  # an invalid part size is refused before anything is read
     opts = dict(storage_options or {})
     url = _for_workers(os.fspath(urlpath))
     fs, path = fsspec.core.url_to_fs(url, **opts)
@@ -399,15 +498,19 @@ def hash_file(
         size, version = _file_identity(fs, path)
     except FileNotFoundError:
         raise FileNotFoundError(f"{url}: no such file") from None
+    if part_size is None and checkpoint is not None:
+        part_size = _checkpoint_part_size(checkpoint)
+    psize = _part_size(part_size, size)
     out_len = 32 if length is None else int(length)
     if length is not None and algorithm != "blake3":
         raise ValueError(f"length applies to blake3 only, not {algorithm}")
+    mode_name = _mode_name(mode)
     identity = {
         "url": url,
         "size": size,
         "file_version": version,
         "algorithm": algorithm,
-        "mode": _mode_name(mode),
+        "mode": mode_name,
         "part_size": psize,
     }
     ckpt = _Checkpoint(checkpoint, identity) if checkpoint is not None else None
@@ -438,34 +541,21 @@ def hash_file(
             return bytes(digest)
 
         offsets = list(range(0, size, psize))
-        done = ckpt.parts if ckpt is not None else {}
-        futures = {}
-        for offset in offsets:
-            if offset in done:
-                continue
-            n = min(psize, size - offset)
-            fut = c.submit(
-                _subtree_task,
-                url,
-                offset,
-                n,
-                size,
-                version,
-                mode,
-                opts,
-                key=_task_key("subtree", url, offset, n, size, version, identity["mode"]),
-                pure=True,
-            )
-            futures[fut.key] = (offset, fut)
-        cvs = dict(done)
-        by_key = {k: off for k, (off, _) in futures.items()}
-        with _progress([f for _, f in futures.values()], progress):
-            for fut in _distributed.as_completed([f for _, f in futures.values()]):
-                cv = fut.result()
-                offset = by_key[fut.key]
-                cvs[offset] = cv
-                if ckpt is not None:
-                    ckpt.record(offset, cv)
+        cvs = dict(ckpt.parts) if ckpt is not None else {}
+        todo = [o for o in offsets if o not in cvs]
+        futures = _submit_parts(c, _parts(url, todo, psize, size, version), mode, mode_name, opts)
+        with _progress(futures, progress):
+            if ckpt is None:
+                # One request for all the results: fetching each as it finishes costs a
+                # round trip through the scheduler per part, on the cores that hash.
+                cvs.update(zip(todo, c.gather(futures)))
+            else:
+                # Results as they come, so that an interrupted run keeps what finished.
+                at = {f.key: o for f, o in zip(futures, todo)}
+                for batch in _distributed.as_completed(futures).batches():
+                    done = {at[f.key]: cv for f, cv in zip(batch, c.gather(batch))}
+                    cvs.update(done)
+                    ckpt.record(done)
         if ckpt is not None and not futures:
             ckpt.save()
         return _merge_parts([cvs[o] for o in offsets], mode, out_len)
@@ -509,8 +599,10 @@ def hash_files(
     """The digests of many files (a list of URLs, glob patterns, or both), by URL, in the
     order given (patterns expanded in sorted order).
 
-    BLAKE3 files larger than ``part_size`` are split as in :func:`hash_file`; smaller files
-    (and files of the other algorithms) are grouped into tasks of about ``part_size`` bytes.
+    BLAKE3 files larger than ``part_size`` (default: :func:`default_part_size` of each
+    file) are split as in :func:`hash_file`; smaller files (and files of the other
+    algorithms) are grouped into tasks of about ``part_size`` bytes (default
+    :data:`DEFAULT_PART_SIZE`).
     Every file is attempted: if some cannot be hashed (missing, unreadable, changed while
     hashed), :class:`HashFilesError` is raised after all the others finished, carrying both
     the digests (``results``) and the errors by file (``errors``).
@@ -536,81 +628,66 @@ def hash_files(
             errors[url] = e
 
     results: dict[str, bytes] = {}
+    # Plan: the parts of each file to split (by the name it has in the results), and the
+    # groups of whole files of about group_size bytes.
+    group_size = DEFAULT_PART_SIZE if part_size is None else psize
+    split: dict[str, list[tuple[str, int, int, int, str]]] = {}
+    groups: list[list[tuple[str, int, str]]] = [[]]
+    group_bytes = 0
+    name_of: dict[str, str] = {}
+    for name, (size, version) in planned.items():
+        url = _for_workers(name)
+        name_of[url] = name
+        file_part = _part_size(part_size, size)
+        if algorithm == "blake3" and size > file_part:
+            split[name] = _parts(url, range(0, size, file_part), file_part, size, version)
+            continue
+        if groups[-1] and group_bytes + size > group_size:
+            groups.append([])
+            group_bytes = 0
+        groups[-1].append((url, size, version))
+        group_bytes += size
+    groups = [g for g in groups if g]
+
     with _client(client) as c:
-        split: dict[str, list[tuple[int, Any]]] = {}
-        groups: list[tuple[Any, list[tuple[str, int, str]]]] = []
-        batch: list[tuple[str, int, str]] = []
-        batch_bytes = 0
-
-        def flush() -> None:
-            nonlocal batch, batch_bytes
-            if batch:
-                fut = c.submit(
-                    _whole_files_task,
-                    batch,
-                    algorithm,
-                    mode,
-                    length,
-                    opts,
-                    key=_task_key("whole", batch, algorithm, mode_name, length),
-                    pure=True,
-                )
-                groups.append((fut, batch))
-            batch, batch_bytes = [], 0
-
-        name_of: dict[str, str] = {}
-        for url, (size, version) in planned.items():
-            name = url  # as given: the results' key
-            url = _for_workers(url)
-            name_of[url] = name
-            if algorithm == "blake3" and size > psize:
-                split[name] = [
-                    (
-                        off,
-                        c.submit(
-                            _subtree_task,
-                            url,
-                            off,
-                            min(psize, size - off),
-                            size,
-                            version,
-                            mode,
-                            opts,
-                            key=_task_key("subtree", url, off, min(psize, size - off), size, version, mode_name),
-                            pure=True,
-                        ),
-                    )
-                    for off in range(0, size, psize)
-                ]
-                continue
-            if batch and batch_bytes + size > psize:
-                flush()
-            batch.append((url, size, version))
-            batch_bytes += size
-        flush()
-
-        everything = [f for f, _ in groups] + [f for parts in split.values() for _, f in parts]
+        # Two messages to the scheduler, whatever the number of files and parts.
+        group_futures: list[Any] = (
+            c.map(
+                _whole_files_task, groups, algorithm=algorithm, mode=mode, length=length, storage_options=opts,
+                key=[_task_key("whole", g, algorithm, mode_name, length) for g in groups], pure=True,
+            )  # fmt: skip
+            if groups
+            else []
+        )
+        part_futures = _submit_parts(c, [p for parts in split.values() for p in parts], mode, mode_name, opts)
+        everything = group_futures + part_futures
         with _progress(everything, progress):
-            for fut in _distributed.as_completed(everything, raise_errors=False):
-                pass  # wait for all, failures included
-        for g, files in groups:
-            if g.status == "error":
+            _distributed.wait(everything)  # failures included
+            # The results in one request (a round trip through the scheduler each costs
+            # the cores that hash).
+            finished = [f for f in everything if f.status == "finished"]
+            value = dict(zip((f.key for f in finished), c.gather(finished)))
+        for g, files in zip(group_futures, groups):
+            if g.key not in value:
                 # The whole group's task failed (not one file in it): each file is reported.
                 for target, _, _ in files:
                     errors[name_of[target]] = g.exception()
                 continue
-            for target, digest, error in g.result():
+            for target, digest, error in value[g.key]:
                 url = name_of[target]
                 if error is not None:
                     errors[url] = RuntimeError(f"{url}: {error}")
                 elif digest is not None:
                     results[url] = digest
+        at = 0
         for url, parts in split.items():
-            failed = [f for _, f in parts if f.status == "error"]
+            futures = part_futures[at : at + len(parts)]
+            at += len(parts)
+            failed = [f for f in futures if f.key not in value]
             if failed:
                 errors[url] = failed[0].exception()
             else:
-                results[url] = _merge_parts([f.result() for _, f in parts], mode, out_len)
+                results[url] = _merge_parts([value[f.key] for f in futures], mode, out_len)
     ordered = {u: results[u] for u in urls if u in results}
     if errors:
         raise HashFilesError(ordered, {u: errors[u] for u in urls if u in errors})
@@ -698,13 +775,14 @@ def merkle_root(
             with _progress([fut], progress):
                 return bytes(fut.result())
         step = 32 << sub
-        futures = [
-            c.submit(
-                _merkle_task, url, off, min(step, size - off), size, version, sub, opts,
-                key=_task_key("merkle", url, off, min(step, size - off), size, version, sub), pure=True,
-            )  # fmt: skip
-            for off in range(0, size, step)
-        ]
+        offsets = list(range(0, size, step))
+        lengths = [min(step, size - off) for off in offsets]
+        k = len(offsets)
+        futures = c.map(
+            _merkle_task, [url] * k, offsets, lengths, [size] * k, [version] * k, [sub] * k, [opts] * k,
+            key=[_task_key("merkle", url, off, n, size, version, sub) for off, n in zip(offsets, lengths)],
+            pure=True,
+        )  # fmt: skip
         with _progress(futures, progress):
             layer = [bytes(r) for r in c.gather(futures)]
     zero = _zero_hashes(d)

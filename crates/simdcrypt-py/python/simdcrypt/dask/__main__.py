@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--tag", action="store_true", help="BSD-style lines: LABEL (NAME) = HEX")
     s.add_argument("--key-file", metavar="FILE", help="the key (raw bytes) for keyed BLAKE3 or HighwayHash")
     s.add_argument("--length", type=int, help="BLAKE3 output length in bytes")
-    s.add_argument("--part-size", type=int, help="bytes per task, a power of two (default 64 MiB)")
+    s.add_argument("--part-size", type=int, help="bytes per task, a power of two (default: from the file size, 64 to 256 MiB; see docs/dask.md)")
     s.add_argument("--progress", action="store_true", help="show dask's progress bar (on standard error)")
     args = parser.parse_args(argv)
 
