@@ -232,12 +232,17 @@ pub struct Salsa20 {
 #[repr(C, align(8))]
 struct Wiped<T>(T);
 
-impl<T> Wiped<T> {
+/// Types for which all-zero bytes are a valid value: what [`Wiped`] may hold.
+trait PlainData {}
+impl PlainData for [u32; 16] {}
+impl PlainData for [u8; BLOCK_LEN] {}
+
+impl<T: PlainData> Wiped<T> {
     /// Overwrites the value with zero bytes, with volatile writes that the compiler cannot
-    /// drop as dead stores. Only for plain-data `T` (integers, arrays of them) whose size is
-    /// a multiple of 8 (checked at compile time), for which zero bytes are a valid value.
+    /// drop as dead stores. `T` is plain data ([`PlainData`]: zero bytes are a valid value)
+    /// whose size is a multiple of 8 (checked at compile time).
     fn wipe(&mut self) {
-        const { assert!(size_of::<T>() % 8 == 0) };
+        const { assert!(size_of::<T>().is_multiple_of(8)) };
         let p = (&mut self.0 as *mut T).cast::<u64>();
         for i in 0..size_of::<T>() / 8 {
             // SAFETY: `p` comes from `&mut self`: exclusive, 8-aligned (`align(8)`, and
