@@ -42,6 +42,10 @@ except ImportError as e:  # pragma: no cover - exercised only without dask
 
 import simdcrypt
 
+from ._checkpoint import CHUNK_LEN
+from ._checkpoint import Checkpoint as _Checkpoint
+from ._checkpoint import checkpoint_part_size as _checkpoint_part_size
+
 # distributed's functions are partly untyped: used through Any.
 _distributed: Any = _distributed_module
 _progressbar: Any = _progressbar_module
@@ -66,14 +70,11 @@ DEFAULT_PART_SIZE = 64 << 20
 MAX_DEFAULT_PART_SIZE = 256 << 20
 #: How many parts the default part size aims at for a large file.
 _DEFAULT_PARTS = 16
-CHUNK_LEN = 1024
 #: How much a task reads at a time for hashes that cannot be split.
 _READ_LEN = 8 << 20
 #: How much of a part a task holds in memory at once when it reads (not memory-maps) it:
 #: a power of two of chunks, no larger than the smallest default part.
 _WINDOW_LEN = 64 << 20
-_CHECKPOINT_FORMAT = "simdcrypt.dask checkpoint"
-_CHECKPOINT_VERSION = 1
 _FINGERPRINT_CONTEXT = "simdcrypt.dask checkpoint key fingerprint v1"
 
 # The BSD-style labels of `simdcrypt sum --tag` (the library's registry, crates/simdcrypt/src/*/algorithm.rs).
@@ -356,104 +357,6 @@ def _progress(futures: list[Any], enabled: bool) -> Iterator[None]:
         yield
     finally:
         thread.join(timeout=5)
-
-
-def _checkpoint_part_size(path: Url) -> int | None:
-    """The part size an existing checkpoint was made with (a run that names none resumes
-    with it, whatever default made it), else None; a damaged checkpoint is left for
-    _Checkpoint to refuse with its reason."""
-    try:
-        with open(os.fspath(path), encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        return None
-    value = doc.get("part_size") if isinstance(doc, dict) else None
-    if isinstance(value, int) and value >= CHUNK_LEN and not value & (value - 1):
-        return value
-    return None
-
-
-class _Checkpoint:
-    """Finished parts of one file, kept in a JSON file written whole (temp + rename)."""
-
-    def __init__(self, path: Url, identity: dict[str, Any]) -> None:
-        self.path = os.fspath(path)
-        self.identity = identity
-        self.parts: dict[int, bytes] = {}
-        self.hashed_this_run = 0
-        # Digests of the whole file by output length ("default" for the algorithm's own),
-        # for inputs hashed as one task.
-        self.results: dict[str, bytes] = {}
-        if os.path.exists(self.path):
-            self._load()
-
-    def _load(self) -> None:
-        try:
-            with open(self.path, encoding="utf-8") as f:
-                doc = json.load(f)
-        except (OSError, ValueError) as e:
-            raise ValueError(f"checkpoint {self.path}: not readable as JSON ({e})") from None
-        if not isinstance(doc, dict) or doc.get("format") != _CHECKPOINT_FORMAT:
-            raise ValueError(f"checkpoint {self.path}: not a simdcrypt.dask checkpoint")
-        if doc.get("version") != _CHECKPOINT_VERSION:
-            raise ValueError(f"checkpoint {self.path}: version {doc.get('version')!r} is not supported (expected {_CHECKPOINT_VERSION})")
-        for field, what in (
-            ("url", "another file"),
-            ("size", "another version of the file (its size changed)"),
-            ("file_version", "another version of the file (it was modified since)"),
-            ("algorithm", "another algorithm"),
-            ("mode", "another mode or key"),
-            ("part_size", "another part size"),
-        ):
-            if doc.get(field) != self.identity[field]:
-                raise ValueError(
-                    f"checkpoint {self.path} is for {what}: {field} {doc.get(field)!r}, "
-                    f"this run has {self.identity[field]!r}; delete it to start again"
-                )
-        parts = doc.get("parts")
-        if not isinstance(parts, dict):
-            raise ValueError(f"checkpoint {self.path}: damaged (no parts)")
-        size, part_size = self.identity["size"], self.identity["part_size"]
-        for offset_text, cv_hex in parts.items():
-            try:
-                offset, cv = int(offset_text), bytes.fromhex(cv_hex)
-            except (TypeError, ValueError):
-                raise ValueError(f"checkpoint {self.path}: damaged part {offset_text!r}") from None
-            if offset % part_size or not 0 <= offset < size or len(cv) != 32:
-                raise ValueError(f"checkpoint {self.path}: damaged part {offset_text!r}")
-            self.parts[offset] = cv
-        results = doc.get("results", {})
-        try:
-            self.results = {str(n): bytes.fromhex(h) for n, h in results.items()}
-        except (AttributeError, TypeError, ValueError):
-            raise ValueError(f"checkpoint {self.path}: damaged results") from None
-
-    def record_result(self, length: str, digest: bytes) -> None:
-        self.results[length] = digest
-        self.hashed_this_run = 1
-        self.save()
-
-    def record(self, parts: Mapping[int, bytes]) -> None:
-        """Records finished parts (offset: chaining value) and saves the checkpoint."""
-        self.parts.update(parts)
-        self.hashed_this_run += len(parts)
-        self.save()
-
-    def save(self) -> None:
-        doc = dict(self.identity)
-        doc.update(
-            format=_CHECKPOINT_FORMAT,
-            version=_CHECKPOINT_VERSION,
-            hashed_this_run=self.hashed_this_run,
-            parts={str(o): cv.hex() for o, cv in sorted(self.parts.items())},
-            results={n: d.hex() for n, d in sorted(self.results.items())},
-        )
-        tmp = f"{self.path}.tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
 
 
 def hash_file(
