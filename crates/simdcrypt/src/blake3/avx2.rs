@@ -82,29 +82,32 @@ macro_rules! avx2_word8 {
     };
 }
 
-/// Four G functions step by step (the order of `g4!`). `$x`, `$y`: their message words;
-/// `$end`: what becomes of word 8 at the end (`avx2_word8!`).
-macro_rules! avx2_g4 {
-    ([$($a:tt),*], [$($b:tt),*], [$($c:tt),*], [$($d:tt),*], [$($x:tt),*], [$($y:tt),*], $end:ident) => {
+/// One half of four G functions: `a += m[$x] + b`, `d = (d ^ a) >>> 16 or 8` (the byte
+/// shuffle at `$mask`), `c += d`, `b = (b ^ c) >>> $n` (12 or 7; `$l` = 32 - `$n`), with
+/// `$end` for word 8 after the last `b ^= c` (`avx2_word8!`).
+macro_rules! avx2_g4_half {
+    ([$($a:tt),*], [$($b:tt),*], [$($c:tt),*], [$($d:tt),*], [$($x:tt),*], $mask:literal, $end:ident, $n:literal, $l:literal) => {
         concat!(
             $("vpaddd {v", $a, "}, {v", $a, "}, ymmword ptr [{buf} + ", $x, "*32]\n",)*
             $("vpaddd {v", $a, "}, {v", $a, "}, {v", $b, "}\n",)*
             $("vpxor {v", $d, "}, {v", $d, "}, {v", $a, "}\n",)*
-            "vmovdqa {t}, ymmword ptr [{buf} + 512]\n",
-            $("vpshufb {v", $d, "}, {v", $d, "}, {t}\n",)*
-            $(avx2_c_add!($c, $d),)*
-            $(avx2_b_xor!($b, $c),)*
-            avx2_word8!(park),
-            $(avx2_ror_shift!($b, 12, 20),)*
-            $("vpaddd {v", $a, "}, {v", $a, "}, ymmword ptr [{buf} + ", $y, "*32]\n",)*
-            $("vpaddd {v", $a, "}, {v", $a, "}, {v", $b, "}\n",)*
-            $("vpxor {v", $d, "}, {v", $d, "}, {v", $a, "}\n",)*
-            "vmovdqa {t}, ymmword ptr [{buf} + 544]\n",
+            "vmovdqa {t}, ymmword ptr [{buf} + ", $mask, "]\n",
             $("vpshufb {v", $d, "}, {v", $d, "}, {t}\n",)*
             $(avx2_c_add!($c, $d),)*
             $(avx2_b_xor!($b, $c),)*
             avx2_word8!($end),
-            $(avx2_ror_shift!($b, 7, 25),)*
+            $(avx2_ror_shift!($b, $n, $l),)*
+        )
+    };
+}
+
+/// Four G functions step by step (the order of `g4!`). `$x`, `$y`: their message words;
+/// `$end`: what becomes of word 8 at the end (`avx2_word8!`).
+macro_rules! avx2_g4 {
+    ($a:tt, $b:tt, $c:tt, $d:tt, $x:tt, $y:tt, $end:ident) => {
+        concat!(
+            avx2_g4_half!($a, $b, $c, $d, $x, 512, park, 12, 20),
+            avx2_g4_half!($a, $b, $c, $d, $y, 544, $end, 7, 25)
         )
     };
 }

@@ -8,7 +8,7 @@ use core::arch::x86_64::*;
 
 use super::job::{hash_rest_after_groups, padded_call, whole_groups, HashManyJob, Lanes};
 use super::rows::{cv_rows, first_middle_last, iv_row, pick};
-use super::{avx2, CvWords, BLOCK_LEN, CHUNK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
+use super::{avx2, CvWords, BLOCK_LEN, CHUNK_LEN, MSG_SCHEDULE, OUT_LEN};
 use crate::simd::{transpose8, transpose_in_chunks};
 
 const DEGREE: usize = 16;
@@ -162,8 +162,7 @@ macro_rules! seven_rounds {
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn initial_state(h: &[__m512i; 8], d: [__m512i; 4]) -> [__m512i; 16] {
-    let iv = |i: usize| _mm512_set1_epi32(IV[i] as i32);
-    [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], iv(0), iv(1), iv(2), iv(3), d[0], d[1], d[2], d[3]]
+    super::lane_state(h, |w| _mm512_set1_epi32(w as i32), d)
 }
 
 /// Hashes the job's inputs 16 at a time from the first on, while a whole group of the first
@@ -377,29 +376,11 @@ fn hash8(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
     let blocks = lanes.blocks();
     let mut h: [__m256i; 8] = core::array::from_fn(|i| _mm256_set1_epi32(job.key[i] as i32));
     let (ctr_lo, ctr_hi) = avx2::lane_counters(job, first);
-    let iv = |i: usize| _mm256_set1_epi32(IV[i] as i32);
     for b in 0..blocks {
         let m = avx2::load_message(&lanes, b);
         let flags = _mm256_set1_epi32(job.block_flags(b, blocks - 1) as i32);
         let block_len = _mm256_set1_epi32(job.block_len(b, blocks - 1) as i32);
-        let mut v = [
-            h[0],
-            h[1],
-            h[2],
-            h[3],
-            h[4],
-            h[5],
-            h[6],
-            h[7],
-            iv(0),
-            iv(1),
-            iv(2),
-            iv(3),
-            ctr_lo,
-            ctr_hi,
-            block_len,
-            flags,
-        ];
+        let mut v = super::lane_state(&h, |w| _mm256_set1_epi32(w as i32), [ctr_lo, ctr_hi, block_len, flags]);
         seven_rounds!(round8, &mut v, &m);
         for i in 0..8 {
             h[i] = _mm256_xor_si256(v[i], v[i + 8]);

@@ -75,6 +75,32 @@ type CvBytes = [u8; OUT_LEN];
 
 const IV: CvWords = [0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19];
 
+/// The 16 state words of one compression, for the kernels that hold word `w` of every
+/// input in vector `w`: the chaining value `h`, IV words 0..4 (`splat`, each broadcast in
+/// the kernel's own instruction), then `d` (counter low and high, block length, flags).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+fn lane_state<V: Copy>(h: &[V; 8], splat: impl Fn(u32) -> V, d: [V; 4]) -> [V; 16] {
+    [
+        h[0],
+        h[1],
+        h[2],
+        h[3],
+        h[4],
+        h[5],
+        h[6],
+        h[7],
+        splat(IV[0]),
+        splat(IV[1]),
+        splat(IV[2]),
+        splat(IV[3]),
+        d[0],
+        d[1],
+        d[2],
+        d[3],
+    ]
+}
+
 const MSG_PERMUTATION: [usize; 16] = [2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8];
 
 /// For each of the 7 rounds, which original message word feeds each G input slot:

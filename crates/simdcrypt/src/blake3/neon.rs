@@ -4,7 +4,7 @@
 use core::arch::aarch64::*;
 
 use super::job::HashManyJob;
-use super::{portable, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};
+use super::{portable, BLOCK_LEN, MSG_SCHEDULE, OUT_LEN};
 use crate::simd::transpose4;
 
 const DEGREE: usize = 4;
@@ -86,24 +86,7 @@ fn hash4(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
         let m = load_message(inputs, b);
         let flags = vdupq_n_u32(u32::from(job.block_flags(b, blocks - 1)));
         let block_len = vdupq_n_u32(u32::from(job.block_len(b, blocks - 1)));
-        let mut v = [
-            h[0],
-            h[1],
-            h[2],
-            h[3],
-            h[4],
-            h[5],
-            h[6],
-            h[7],
-            vdupq_n_u32(IV[0]),
-            vdupq_n_u32(IV[1]),
-            vdupq_n_u32(IV[2]),
-            vdupq_n_u32(IV[3]),
-            ctr_lo,
-            ctr_hi,
-            block_len,
-            flags,
-        ];
+        let mut v = super::lane_state(&h, |w| vdupq_n_u32(w), [ctr_lo, ctr_hi, block_len, flags]);
         round::<0>(&mut v, &m);
         round::<1>(&mut v, &m);
         round::<2>(&mut v, &m);

@@ -76,30 +76,30 @@ macro_rules! sse_word8 {
     };
 }
 
-/// Four G functions step by step (the order of `g4!`). `$x`, `$y`: their message words;
-/// `$end`: what becomes of word 8 at the end (`sse_word8!`).
-macro_rules! sse_g4 {
-    ([$($a:tt),*], [$($b:tt),*], [$($c:tt),*], [$($d:tt),*], [$($x:tt),*], [$($y:tt),*], $end:ident) => {
+/// One half of four G functions: `a += m[$x] + b`, `d = (d ^ a) >>> 16 or 8` (the byte
+/// shuffle at `$mask`), `c += d`, `b = (b ^ c) >>> $n` (12 or 7; `$l` = 32 - `$n`), with
+/// `$end` for word 8 after the last `b ^= c` (`sse_word8!`).
+macro_rules! sse_g4_half {
+    ([$($a:tt),*], [$($b:tt),*], [$($c:tt),*], [$($d:tt),*], [$($x:tt),*], $mask:literal, $end:ident, $n:literal, $l:literal) => {
         concat!(
             $("paddd {v", $a, "}, xmmword ptr [{buf} + ", $x, "*16]\n",)*
             $("paddd {v", $a, "}, {v", $b, "}\n",)*
             $("pxor {v", $d, "}, {v", $a, "}\n",)*
-            "movdqa {t}, xmmword ptr [{buf} + 256]\n",
-            $("pshufb {v", $d, "}, {t}\n",)*
-            $(sse_c_add!($c, $d),)*
-            $(sse_b_xor!($b, $c),)*
-            sse_word8!(park),
-            $(sse_ror_shift!($b, 12, 20),)*
-            $("paddd {v", $a, "}, xmmword ptr [{buf} + ", $y, "*16]\n",)*
-            $("paddd {v", $a, "}, {v", $b, "}\n",)*
-            $("pxor {v", $d, "}, {v", $a, "}\n",)*
-            "movdqa {t}, xmmword ptr [{buf} + 272]\n",
+            "movdqa {t}, xmmword ptr [{buf} + ", $mask, "]\n",
             $("pshufb {v", $d, "}, {t}\n",)*
             $(sse_c_add!($c, $d),)*
             $(sse_b_xor!($b, $c),)*
             sse_word8!($end),
-            $(sse_ror_shift!($b, 7, 25),)*
+            $(sse_ror_shift!($b, $n, $l),)*
         )
+    };
+}
+
+/// Four G functions step by step (the order of `g4!`). `$x`, `$y`: their message words;
+/// `$end`: what becomes of word 8 at the end (`sse_word8!`).
+macro_rules! sse_g4 {
+    ($a:tt, $b:tt, $c:tt, $d:tt, $x:tt, $y:tt, $end:ident) => {
+        concat!(sse_g4_half!($a, $b, $c, $d, $x, 256, park, 12, 20), sse_g4_half!($a, $b, $c, $d, $y, 272, $end, 7, 25))
     };
 }
 

@@ -5,38 +5,59 @@
 
 use core::arch::aarch64::*;
 
-use super::batch_shared::{for_each_group, PADDING_WK};
-use super::{BLOCK_LEN, IV, K, OUT_LEN};
+use super::batch_rounds::{self, Lanes};
+use super::batch_shared::for_each_group;
+use super::{BLOCK_LEN, OUT_LEN};
 use crate::simd::transpose4;
 
 const LANES: usize = 4;
 
-/// Rotate right by `R` (`L` = 32 − R): shift left by L, then insert the right-shifted value.
-#[inline]
-#[target_feature(enable = "neon")]
-fn ror<const R: i32, const L: i32>(x: uint32x4_t) -> uint32x4_t {
-    vsriq_n_u32::<R>(vshlq_n_u32::<L>(x), x)
-}
+// SAFETY: only used by `hash4`, which has the `neon` feature.
+unsafe impl Lanes for uint32x4_t {
+    #[inline(always)]
+    unsafe fn splat(x: u32) -> Self {
+        // SAFETY: the caller has the `neon` feature (the trait's contract).
+        unsafe { vdupq_n_u32(x) }
+    }
 
-#[inline]
-#[target_feature(enable = "neon")]
-fn xor3(a: uint32x4_t, b: uint32x4_t, c: uint32x4_t) -> uint32x4_t {
-    veorq_u32(veorq_u32(a, b), c)
-}
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: as in `splat`.
+        unsafe { vaddq_u32(a, b) }
+    }
 
-/// One round; `wk` is W(t) + K(t) for every lane. `s` is A..H.
-#[inline]
-#[target_feature(enable = "neon")]
-fn round(s: &mut [uint32x4_t; 8], wk: uint32x4_t) {
-    let [a, b, c, d, e, f, g, h] = *s;
-    let big_s1 = xor3(ror::<6, 26>(e), ror::<11, 21>(e), ror::<25, 7>(e));
-    // Ch: e ? f : g, bit by bit.
-    let ch = vbslq_u32(e, f, g);
-    let t1 = vaddq_u32(vaddq_u32(h, big_s1), vaddq_u32(ch, wk));
-    let big_s0 = xor3(ror::<2, 30>(a), ror::<13, 19>(a), ror::<22, 10>(a));
-    // Maj: where a and b differ, c decides; where they agree, b.
-    let maj = vbslq_u32(veorq_u32(a, b), c, b);
-    *s = [vaddq_u32(t1, vaddq_u32(big_s0, maj)), a, b, c, vaddq_u32(d, t1), e, f, g];
+    #[inline(always)]
+    unsafe fn xor3(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: as in `splat`.
+        unsafe { veorq_u32(veorq_u32(a, b), c) }
+    }
+
+    /// Shift left by L, then insert the right-shifted value (`vsri`).
+    #[inline(always)]
+    unsafe fn ror<const R: i32, const L: i32>(x: Self) -> Self {
+        // SAFETY: as in `splat`.
+        unsafe { vsriq_n_u32::<R>(vshlq_n_u32::<L>(x), x) }
+    }
+
+    #[inline(always)]
+    unsafe fn shr<const N: i32>(x: Self) -> Self {
+        // SAFETY: as in `splat`.
+        unsafe { vshrq_n_u32::<N>(x) }
+    }
+
+    /// `e ? f : g`, bit by bit: one `vbsl`.
+    #[inline(always)]
+    unsafe fn ch(e: Self, f: Self, g: Self) -> Self {
+        // SAFETY: as in `splat`.
+        unsafe { vbslq_u32(e, f, g) }
+    }
+
+    /// Where `a` and `b` differ, `c` decides; where they agree, `b`.
+    #[inline(always)]
+    unsafe fn maj(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: as in `splat`.
+        unsafe { vbslq_u32(veorq_u32(a, b), c, b) }
+    }
 }
 
 /// Hashes 4 blocks into 4 digests.
@@ -58,31 +79,13 @@ fn hash4(blocks: &[[u8; BLOCK_LEN]; LANES], out: &mut [[u8; OUT_LEN]; LANES]) {
         transpose4(quarter);
     }
 
-    let iv = IV.map(|x| vdupq_n_u32(x));
-    let mut s = iv;
-    for t in 0..64 {
-        if t >= 16 {
-            // W(t) = σ1(W(t-2)) + W(t-7) + σ0(W(t-15)) + W(t-16), in a 16-word ring.
-            let w15 = w[(t + 1) % 16];
-            let w2 = w[(t + 14) % 16];
-            let s0 = xor3(ror::<7, 25>(w15), ror::<18, 14>(w15), vshrq_n_u32::<3>(w15));
-            let s1 = xor3(ror::<17, 15>(w2), ror::<19, 13>(w2), vshrq_n_u32::<10>(w2));
-            w[t % 16] = vaddq_u32(vaddq_u32(w[t % 16], s0), vaddq_u32(w[(t + 9) % 16], s1));
-        }
-        round(&mut s, vaddq_u32(w[t % 16], vdupq_n_u32(K[t])));
-    }
-    for (x, v) in s.iter_mut().zip(iv) {
-        *x = vaddq_u32(*x, v);
-    }
-    let mid = s;
-    for &wk in &PADDING_WK {
-        round(&mut s, vdupq_n_u32(wk));
-    }
+    // SAFETY: this function has the `neon` feature that `Lanes for uint32x4_t` needs.
+    let words = unsafe { batch_rounds::digest_words::<_, false>(&mut w, |s| batch_rounds::padding_rounds_loop(s)) };
     // Row j holds word j of every digest; transposing each half gives digest i's words
     // 0..4 in row i and 4..8 in row 4 + i.
     let mut rows = [vdupq_n_u32(0); 8];
-    for (row, (x, m)) in rows.iter_mut().zip(s.iter().zip(mid)) {
-        *row = vreinterpretq_u32_u8(vrev32q_u8(vreinterpretq_u8_u32(vaddq_u32(*x, m))));
+    for (row, x) in rows.iter_mut().zip(words) {
+        *row = vreinterpretq_u32_u8(vrev32q_u8(vreinterpretq_u8_u32(x)));
     }
     transpose4(&mut rows[..4]);
     transpose4(&mut rows[4..]);

@@ -23,29 +23,20 @@
 //! [`merkle_root`] and [`merkle_layers`] build SSZ-style Merkle trees with them, a layer
 //! per batch (`merkle_root` a cache-sized subtree at a time), padding with [`zero_hash`].
 
-/// Calls `$f` with 0, 1, ..., 15, written out (a loop the compiler might keep as a loop):
-/// the batch kernels' rounds, a group of 16 at a time.
+/// Runs `$body` with `$i` bound to 0, 1, ..., 15, written out in place (a loop the
+/// compiler might keep as a loop; and not a closure, which code without the kernel's
+/// target features could not inline): the batch kernels' rounds, a group of 16 at a time.
 #[allow(unused_macros)]
 macro_rules! unroll16 {
-    ($f:expr) => {{
-        let mut f = $f;
-        f(0);
-        f(1);
-        f(2);
-        f(3);
-        f(4);
-        f(5);
-        f(6);
-        f(7);
-        f(8);
-        f(9);
-        f(10);
-        f(11);
-        f(12);
-        f(13);
-        f(14);
-        f(15);
-    }};
+    (|$i:ident| $body:expr) => {
+        unroll16!(@each $i, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+    };
+    (@each $i:ident, $body:expr, $($n:literal)*) => {
+        $({
+            let $i: usize = $n;
+            $body;
+        })*
+    };
 }
 
 mod algorithm;
@@ -58,6 +49,8 @@ mod batch_avx2;
 mod batch_avx512;
 #[cfg(target_arch = "aarch64")]
 mod batch_neon;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod batch_rounds;
 #[cfg(target_arch = "x86_64")]
 mod batch_shani;
 mod batch_shared;
