@@ -450,16 +450,23 @@ pub fn open_chunk(key: &FileKey, index: u64, last: bool, sealed: &[u8], out: &mu
     }
     // Say why, when the other flag value explains it (a check only on failure).
     let other = chunk_nonce(&key.nonce, index, !last);
-    Err(if super::secretbox::open_to(&key.chunk_key, &other, body, &tag, out).is_ok() {
+    let other_opens = super::secretbox::open_to(&key.chunk_key, &other, body, &tag, out).is_ok();
+    if other_opens {
         out.fill(0);
-        if last {
-            DecryptError::Truncated { chunks: index + 1 }
-        } else {
-            DecryptError::Extended { chunks: index + 1 }
-        }
-    } else {
-        DecryptError::Authentication { chunk: index }
-    })
+    }
+    Err(chunk_error(index, last, other_opens))
+}
+
+/// Why chunk `index` did not open with its `last` flag: when it opens with the other flag
+/// value (`other_opens`), the file ends in the wrong place (truncated right after it if it
+/// was expected to be the last, else extended); otherwise it was modified or the key is
+/// wrong.
+fn chunk_error(index: u64, last: bool, other_opens: bool) -> DecryptError {
+    match (other_opens, last) {
+        (true, true) => DecryptError::Truncated { chunks: index + 1 },
+        (true, false) => DecryptError::Extended { chunks: index + 1 },
+        (false, _) => DecryptError::Authentication { chunk: index },
+    }
 }
 
 /// Seals chunk `index` in place: `slot` is a 16-byte space for the tag, then the
@@ -482,14 +489,9 @@ pub fn open_chunk_in_place(key: &FileKey, index: u64, last: bool, sealed: &mut [
         return Ok(());
     }
     // Say why, when the other flag value explains it (a check only on failure).
-    Err(if open_in_place(&key.chunk_key, &chunk_nonce(&key.nonce, index, !last), body, &tag).is_ok() {
+    let other_opens = open_in_place(&key.chunk_key, &chunk_nonce(&key.nonce, index, !last), body, &tag).is_ok();
+    if other_opens {
         body.fill(0);
-        if last {
-            DecryptError::Truncated { chunks: index + 1 }
-        } else {
-            DecryptError::Extended { chunks: index + 1 }
-        }
-    } else {
-        DecryptError::Authentication { chunk: index }
-    })
+    }
+    Err(chunk_error(index, last, other_opens))
 }
