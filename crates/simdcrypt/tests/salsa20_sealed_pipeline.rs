@@ -65,14 +65,16 @@ impl Read for FailingReader<'_> {
     }
 }
 
-/// Takes `left` bytes, then fails.
+/// Takes `left` bytes, then fails (an I/O error), or panics when `panics`.
 struct FailingWriter {
     left: usize,
+    panics: bool,
 }
 
 impl Write for FailingWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if self.left == 0 {
+            assert!(!self.panics, "the writer gave up");
             return Err(io::Error::other("the disk is full"));
         }
         let n = buf.len().min(self.left);
@@ -156,31 +158,18 @@ fn failing_input_or_output_ends_the_run_with_its_error() {
                 &SALT,
                 Argon2Params::DEFAULT,
                 &plain[..],
-                FailingWriter { left: at },
+                FailingWriter { left: at, panics: false },
                 threads,
             );
             assert!(matches!(r, Err(DecryptError::Io(_))), "at {at}, {threads:?}");
-            let r = sealed_stream::decrypt_any(&Secret::Key(&KEY), &sealed[..], FailingWriter { left: at }, threads);
+            let r = sealed_stream::decrypt_any(
+                &Secret::Key(&KEY),
+                &sealed[..],
+                FailingWriter { left: at, panics: false },
+                threads,
+            );
             assert!(matches!(r, Err(DecryptError::Io(_))), "at {at}, {threads:?}");
         }
-    }
-}
-
-/// Panics on the write after `left` bytes.
-struct PanickingWriter {
-    left: usize,
-}
-
-impl Write for PanickingWriter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        assert!(self.left > 0, "the writer gave up");
-        let n = buf.len().min(self.left);
-        self.left -= n;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
     }
 }
 
@@ -189,7 +178,7 @@ fn a_panicking_writer_does_not_hang_the_helpers() {
     let plain = common::random_bytes(10, 60 * CHUNK_LEN);
     for threads in THREADS {
         let r = std::panic::catch_unwind(|| {
-            let out = PanickingWriter { left: 20 * CHUNK_LEN };
+            let out = FailingWriter { left: 20 * CHUNK_LEN, panics: true };
             sealed_stream::encrypt_v2(
                 &Secret::Key(&KEY),
                 &NONCE,
