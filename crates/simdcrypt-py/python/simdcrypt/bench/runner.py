@@ -283,15 +283,16 @@ class Runner:
         ``threads`` threads (implementations without threads run single-threaded only:
         they are left out when ``threads`` > 1)."""
         max_call = self.settings.max_call if max_call is None else max_call
+
+        def note(kind: str, impl: Implementation, reason: str) -> None:
+            self.event(kind, impl.label, algorithm, size, threads, reason)
+
         needed = self.memory_needed(impls, size, output_factor)
         if size + needed > self.settings.memory_budget:
             for impl in impls:
-                self.event(
+                note(
                     "skipped",
-                    impl.label,
-                    algorithm,
-                    size,
-                    threads,
+                    impl,
                     f"needs about {(size + needed) / 2**30:.1f} GiB, over the memory budget of "
                     f"{self.settings.memory_budget / 2**30:.1f} GiB (--memory-budget)",
                 )
@@ -309,19 +310,16 @@ class Runner:
                     last = self._probe(impl, threads, key)
                     predicted = last[1] * size / PROBE if last else predicted
                 if predicted > max_call:
-                    self.event(
+                    note(
                         "skipped",
-                        impl.label,
-                        algorithm,
-                        size,
-                        threads,
+                        impl,
                         f"too slow: about {predicted:.1f} s per call, over the limit of {max_call:g} s",
                     )
                     continue
             try:
                 kernel = impl.make(threads)
             except Exception as error:  # noqa: BLE001
-                self.event("error", impl.label, algorithm, size, threads, f"setup raised {error!r}")
+                note("error", impl, f"setup raised {error!r}")
                 continue
             arg: Any = bytes(data) if impl.needs_bytes else data
             runnable.append((impl, kernel, arg))
@@ -336,18 +334,15 @@ class Runner:
                 out = kernel(arg)
                 elapsed = time.perf_counter() - start
             except Exception as error:  # noqa: BLE001
-                self.event("error", impl.label, algorithm, size, threads, f"raised {error!r}")
+                note("error", impl, f"raised {error!r}")
                 continue
             self._last[(algorithm, impl.label, threads)] = (size, elapsed)
             if reference is None:
                 reference = (impl.label, out)
             elif out != reference[1]:
-                self.event(
+                note(
                     "mismatch",
-                    impl.label,
-                    algorithm,
-                    size,
-                    threads,
+                    impl,
                     f"output differs from {reference[0]}'s "
                     f"({out[:16].hex()}... vs {reference[1][:16].hex()}..., "
                     f"{len(out)} vs {len(reference[1])} bytes); not timed",
