@@ -75,17 +75,44 @@ fn f(tlo: __m512i, thi: __m512i, x: __m512i) -> __m512i {
     _mm512_rol_epi32::<11>(s)
 }
 
-/// f on the four 32-bit lanes of the low half of a ymm register, the 64-byte tables split
-/// over two registers for `vpermi2b`.
+/// `vpermi2b` on ymm registers: byte i of the result is byte `idx[i] & 63` of `t.0 ‖ t.1`.
+///
+/// In inline assembly because LLVM rewrites the intrinsic on two halves of a 64-byte
+/// table into `vpermb` on the whole zmm register, which has a longer latency, and this
+/// lookup is on the one-message kernel's serial chain of rounds.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
-fn f256(tlo: (__m256i, __m256i), thi: (__m256i, __m256i), x: __m256i) -> __m256i {
+fn permute2_bytes(mut idx: __m256i, t: (__m256i, __m256i)) -> __m256i {
+    // SAFETY: a register-only instruction of the features this function is compiled for;
+    // it reads the three operands and writes only `idx`.
+    unsafe {
+        core::arch::asm!(
+            "vpermi2b {idx}, {a}, {b}",
+            idx = inout(ymm_reg) idx,
+            a = in(ymm_reg) t.0,
+            b = in(ymm_reg) t.1,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
+    idx
+}
+
+/// One round on the four 32-bit lanes of the low half of a ymm register: n2 ⊕ f(n1 + k)
+/// with f(x) = rotl11(S(x)), the 64-byte tables split over two registers for `vpermi2b`.
+/// The two halves of S(x) (low and high nibbles) are rotated apart and joined with n2 by
+/// one ternary-logic operation, one step shorter than OR, rotate, XOR.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+fn round256(tlo: (__m256i, __m256i), thi: (__m256i, __m256i), n1: __m256i, n2: __m256i, k: __m256i) -> __m256i {
     let low = _mm256_set1_epi8(0x0f);
     let pos = _mm256_set1_epi32(0x3020_1000);
+    let x = _mm256_add_epi32(n1, k);
     let lo = _mm256_ternarylogic_epi32::<0xEA>(x, low, pos);
     let hi = _mm256_ternarylogic_epi32::<0xEA>(_mm256_srli_epi32::<4>(x), low, pos);
-    let s = _mm256_or_si256(_mm256_permutex2var_epi8(tlo.0, lo, tlo.1), _mm256_permutex2var_epi8(thi.0, hi, thi.1));
-    _mm256_rol_epi32::<11>(s)
+    let s_lo = _mm256_rol_epi32::<11>(permute2_bytes(lo, tlo));
+    let s_hi = _mm256_rol_epi32::<11>(permute2_bytes(hi, thi));
+    // A=s_lo, B=s_hi, C=n2: (A | B) ^ C.
+    _mm256_ternarylogic_epi32::<0x56>(s_lo, s_hi, n2)
 }
 
 /// Masked `vpermw` layers computing a ψ map: layer r puts, in output word i, the r-th
@@ -239,7 +266,7 @@ fn step_reg(c: &Consts, h: __m256i, mp: &MParts) -> __m256i {
     let tlo = (_mm512_castsi512_si256(c.tlo), _mm512_extracti64x4_epi64::<1>(c.tlo));
     let thi = (_mm512_castsi512_si256(c.thi), _mm512_extracti64x4_epi64::<1>(c.thi));
     let mut round = |k: __m256i| {
-        let x = _mm256_xor_si256(n2, f256(tlo, thi, _mm256_add_epi32(n1, k)));
+        let x = round256(tlo, thi, n1, n2, k);
         n2 = n1;
         n1 = x;
     };
