@@ -145,8 +145,60 @@ const fn layers(rows: [u16; 16]) -> Layers {
     l
 }
 
+/// [`layers`] for a map applied to S = (N2_j | N1_j << 32 for each encryption j) straight
+/// from the two registers of the rounds, N2 (words 0..16 of a `vpermi2w`) and N1 (16..32):
+/// 32-bit word d of S is N2's word d / 2 for even d, N1's for odd d.
+const fn layers_of_halves(rows: [u16; 16]) -> Layers {
+    let mut l = layers(rows);
+    let mut r = 0;
+    while r < 16 {
+        let mut i = 0;
+        while i < 16 {
+            let w = l.idx[r][i] as usize;
+            let word_in_half = 2 * (w / 4) + w % 2;
+            l.idx[r][i] = (if (w / 2).is_multiple_of(2) { word_in_half } else { 16 + word_in_half }) as u16;
+            i += 1;
+        }
+        r += 1;
+    }
+    l
+}
+
 static PSI61_LAYERS: Layers = layers(PSI61);
-static PSI74_LAYERS: Layers = layers(PSI74);
+static PSI74_HALVES_LAYERS: Layers = layers_of_halves(PSI74);
+
+/// XOR of `parts` as a tree of three-input XORs (ternary logic), for a short latency.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+fn xor_tree(parts: &mut [__m256i; 16], mut n: usize) -> __m256i {
+    while n > 1 {
+        let mut out = 0;
+        let mut i = 0;
+        while i < n {
+            parts[out] = match n - i {
+                1 => parts[i],
+                2 => _mm256_xor_si256(parts[i], parts[i + 1]),
+                // A ^ B ^ C.
+                _ => _mm256_ternarylogic_epi32::<0x96>(parts[i], parts[i + 1], parts[i + 2]),
+            };
+            i += 3;
+            out += 1;
+        }
+        n = out;
+    }
+    parts[0]
+}
+
+/// A ψ map from [`layers_of_halves`] on S given as its halves N2 and N1.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+fn apply_layers_halves(l: &Layers, n2: __m256i, n1: __m256i) -> __m256i {
+    let mut parts = [_mm256_setzero_si256(); 16];
+    for (r, part) in parts.iter_mut().enumerate().take(l.count) {
+        *part = _mm256_maskz_permutex2var_epi16(l.mask[r], n2, load256(&l.idx[r]), n1);
+    }
+    xor_tree(&mut parts, l.count)
+}
 
 /// A ψ map on the sixteen 16-bit words of `x`, two XOR chains for a shorter latency.
 #[inline]
@@ -278,9 +330,8 @@ fn step_reg(c: &Consts, h: __m256i, mp: &MParts) -> __m256i {
     for &k in keys.iter().rev() {
         round(k);
     }
-    // The last round does not swap: S_j = N2 | N1 << 32.
-    let s = _mm256_permutex2var_epi32(n2, _mm256_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11), n1);
-    _mm256_xor_si256(mixed_hm, apply_layers(&PSI74_LAYERS, s))
+    // The last round does not swap: S_j = N2 | N1 << 32, which the layers read directly.
+    _mm256_xor_si256(mixed_hm, apply_layers_halves(&PSI74_HALVES_LAYERS, n2, n1))
 }
 
 /// The step function f(H, M) for one message.
