@@ -1,7 +1,7 @@
 //! One GOST hash of a few MiB by one implementation, for instruction counts under
 //! `valgrind --tool=callgrind` (deterministic where timings on a shared machine are not),
 //! or a short interleaved race of the implementations with min and median per contender
-//! (timed in thread CPU time, Linux x86-64).
+//! (timed in thread CPU time on 64-bit Linux, wall time elsewhere).
 //!
 //! Build: `cargo build --release -p simdcrypt-bench --features peer-nettle --example gost_count`;
 //! then `valgrind --tool=callgrind target/release/examples/gost_count streebog ours 4`
@@ -13,6 +13,7 @@ use std::hint::black_box;
 
 /// This thread's CPU time in seconds: unlike wall time, it leaves out the time that other
 /// processes on a shared machine held the CPU.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
 fn thread_cpu_seconds() -> f64 {
     #[repr(C)]
     struct Timespec {
@@ -24,11 +25,18 @@ fn thread_cpu_seconds() -> f64 {
     }
     const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
     let mut ts = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: clock_gettime writes one timespec (two 64-bit fields on x86-64 Linux) to a
+    // SAFETY: clock_gettime writes one timespec (two 64-bit fields on 64-bit Linux) to a
     // valid, exclusively borrowed one.
     let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
     ts.sec as f64 + ts.nsec as f64 * 1e-9
+}
+
+/// Elsewhere, wall time since the first call.
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+fn thread_cpu_seconds() -> f64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64()
 }
 
 fn hash(algorithm: &str, who: &str, data: &[u8]) -> Option<Vec<u8>> {
