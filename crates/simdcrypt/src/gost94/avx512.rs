@@ -272,72 +272,80 @@ impl Consts {
     }
 }
 
-/// The step function f(H, M) for one message, H in a register.
+/// The step function f(H, M) for each message block of `ms` in turn, H in a register.
+///
+/// The loop is here, around the step, rather than in the callers: called once per block,
+/// the step was not inlined and returned H through memory, a store and a reload on the
+/// serial chain from one step to the next.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
-fn step_reg(c: &Consts, h: __m256i, mp: &MParts) -> __m256i {
-    // W_0 ‖ W_1 = (H ‖ A(H)) ⊕ (v_0 ‖ v_1), W_2 ‖ W_3 = (A²(H) ‖ A³(H)) ⊕ (v_2 ‖ v_3), where
-    // A(H) = (h1, h2, h3, h0 ⊕ h1) and so on: two qword permutations and an XOR each.
-    let hz = _mm512_castsi256_si512(h);
-    let a01 = _mm512_xor_si512(
-        _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 1, 2, 3, 1, 2, 3, 0), hz),
-        _mm512_maskz_permutexvar_epi64(0b1000_0000, _mm512_setr_epi64(0, 0, 0, 0, 0, 0, 0, 1), hz),
-    );
-    let a23 = _mm512_xor_si512(
-        _mm512_permutexvar_epi64(_mm512_setr_epi64(2, 3, 0, 1, 3, 0, 1, 2), hz),
-        _mm512_maskz_permutexvar_epi64(0b1110_1100, _mm512_setr_epi64(0, 0, 1, 2, 0, 1, 2, 3), hz),
-    );
-    let w01 = _mm512_xor_si512(a01, load512(&[mp.v[0], mp.v[1]]));
-    let w23 = _mm512_xor_si512(a23, load512(&[mp.v[2], mp.v[3]]));
-    let ka = _mm512_permutex2var_epi8(w01, c.key_index[0], w23);
-    let kb = _mm512_permutex2var_epi8(w01, c.key_index[1], w23);
-    let keys = [
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<0>(ka)),
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<1>(ka)),
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<2>(ka)),
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<3>(ka)),
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<0>(kb)),
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<1>(kb)),
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<2>(kb)),
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<3>(kb)),
-    ];
+fn steps_reg(c: &Consts, mut h: __m256i, ms: impl Iterator<Item = [u64; 4]>) -> __m256i {
+    for m in ms {
+        let mp = &m_parts(m);
+        // W_0 ‖ W_1 = (H ‖ A(H)) ⊕ (v_0 ‖ v_1), W_2 ‖ W_3 = (A²(H) ‖ A³(H)) ⊕ (v_2 ‖ v_3), where
+        // A(H) = (h1, h2, h3, h0 ⊕ h1) and so on: two qword permutations and an XOR each.
+        let hz = _mm512_castsi256_si512(h);
+        let a01 = _mm512_xor_si512(
+            _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 1, 2, 3, 1, 2, 3, 0), hz),
+            _mm512_maskz_permutexvar_epi64(0b1000_0000, _mm512_setr_epi64(0, 0, 0, 0, 0, 0, 0, 1), hz),
+        );
+        let a23 = _mm512_xor_si512(
+            _mm512_permutexvar_epi64(_mm512_setr_epi64(2, 3, 0, 1, 3, 0, 1, 2), hz),
+            _mm512_maskz_permutexvar_epi64(0b1110_1100, _mm512_setr_epi64(0, 0, 1, 2, 0, 1, 2, 3), hz),
+        );
+        let w01 = _mm512_xor_si512(a01, load512(&[mp.v[0], mp.v[1]]));
+        let w23 = _mm512_xor_si512(a23, load512(&[mp.v[2], mp.v[3]]));
+        let ka = _mm512_permutex2var_epi8(w01, c.key_index[0], w23);
+        let kb = _mm512_permutex2var_epi8(w01, c.key_index[1], w23);
+        let keys = [
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<0>(ka)),
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<1>(ka)),
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<2>(ka)),
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<3>(ka)),
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<0>(kb)),
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<1>(kb)),
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<2>(kb)),
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<3>(kb)),
+        ];
 
-    // The part of the mixing that does not wait for the encryption: ψ^61(H ⊕ ψ(M)).
-    let mixed_hm = apply_layers(&PSI61_LAYERS, _mm256_xor_si256(h, load256(&mp.psi_m)));
+        // The part of the mixing that does not wait for the encryption: ψ^61(H ⊕ ψ(M)).
+        let mixed_hm = apply_layers(&PSI61_LAYERS, _mm256_xor_si256(h, load256(&mp.psi_m)));
 
-    // Lane j: N1 = low half of H_j, N2 = high half.
-    let mut n1 = _mm512_castsi512_si256(_mm512_permutexvar_epi32(
-        _mm512_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-        hz,
-    ));
-    let mut n2 = _mm512_castsi512_si256(_mm512_permutexvar_epi32(
-        _mm512_setr_epi32(1, 3, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-        hz,
-    ));
-    let keys = keys.map(|k| _mm512_castsi512_si256(k));
-    let tlo = (_mm512_castsi512_si256(c.tlo), _mm512_extracti64x4_epi64::<1>(c.tlo));
-    let thi = (_mm512_castsi512_si256(c.thi), _mm512_extracti64x4_epi64::<1>(c.thi));
-    let mut round = |k: __m256i| {
-        let x = round256(tlo, thi, n1, n2, k);
-        n2 = n1;
-        n1 = x;
-    };
-    for _ in 0..3 {
-        for &k in &keys {
+        // Lane j: N1 = low half of H_j, N2 = high half.
+        let mut n1 = _mm512_castsi512_si256(_mm512_permutexvar_epi32(
+            _mm512_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            hz,
+        ));
+        let mut n2 = _mm512_castsi512_si256(_mm512_permutexvar_epi32(
+            _mm512_setr_epi32(1, 3, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            hz,
+        ));
+        let keys = keys.map(|k| _mm512_castsi512_si256(k));
+        let tlo = (_mm512_castsi512_si256(c.tlo), _mm512_extracti64x4_epi64::<1>(c.tlo));
+        let thi = (_mm512_castsi512_si256(c.thi), _mm512_extracti64x4_epi64::<1>(c.thi));
+        let mut round = |k: __m256i| {
+            let x = round256(tlo, thi, n1, n2, k);
+            n2 = n1;
+            n1 = x;
+        };
+        for _ in 0..3 {
+            for &k in &keys {
+                round(k);
+            }
+        }
+        for &k in keys.iter().rev() {
             round(k);
         }
+        // The last round does not swap: S_j = N2 | N1 << 32, which the layers read directly.
+        h = _mm256_xor_si256(mixed_hm, apply_layers_halves(&PSI74_HALVES_LAYERS, n2, n1));
     }
-    for &k in keys.iter().rev() {
-        round(k);
-    }
-    // The last round does not swap: S_j = N2 | N1 << 32, which the layers read directly.
-    _mm256_xor_si256(mixed_hm, apply_layers_halves(&PSI74_HALVES_LAYERS, n2, n1))
+    h
 }
 
 /// The step function f(H, M) for one message.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
 pub(crate) fn step(t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
-    let out = step_reg(&Consts::new(t), load256(&h), &m_parts(m));
+    let out = steps_reg(&Consts::new(t), load256(&h), core::iter::once(m));
     let mut h = [0u64; 4];
     store256(&mut h, out);
     h
@@ -346,13 +354,13 @@ pub(crate) fn step(t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
 /// Hashes each 32-byte block of `blocks` in turn (H and Σ), H staying in a register.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
 pub(crate) fn compress_blocks(t: &Tables, state: &mut State, blocks: &[u8]) {
-    let c = Consts::new(t);
-    let mut h = load256(&state.h);
-    for block in blocks.chunks_exact(BLOCK_LEN) {
+    let sigma = &mut state.sigma;
+    let ms = blocks.chunks_exact(BLOCK_LEN).map(|block| {
         let m = super::load_block(block);
-        h = step_reg(&c, h, &m_parts(m));
-        super::add256(&mut state.sigma, &m);
-    }
+        super::add256(sigma, &m);
+        m
+    });
+    let h = steps_reg(&Consts::new(t), load256(&state.h), ms);
     store256(&mut state.h, h);
 }
 
