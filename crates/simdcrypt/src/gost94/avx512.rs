@@ -237,6 +237,53 @@ const fn key_index(high: bool) -> [u8; 64] {
 
 static KEY_INDEX: [[u8; 64]; 2] = [key_index(false), key_index(true)];
 
+/// The keys' H part, P(A^j(H)), as byte lookups in H: qword i of A^j(H) is one word of H
+/// or the XOR of two, so key byte `o` of [`key_index`]'s layout is byte `first[o]` of H,
+/// XORed with byte `second[o]` where bit `o` of `mask` is set.
+struct KeyFromH {
+    first: [u8; 64],
+    second: [u8; 64],
+    mask: u64,
+}
+
+const fn key_from_h(high: bool) -> KeyFromH {
+    // A^j(H) as sets of H's words (bit x: h_x): A(y) = (y1, y2, y3, y0 ⊕ y1).
+    let mut a = [1u8, 2, 4, 8];
+    let mut sets = [[0u8; 4]; 4];
+    let mut j = 0;
+    while j < 4 {
+        sets[j] = a;
+        a = [a[1], a[2], a[3], a[0] ^ a[1]];
+        j += 1;
+    }
+    let mut out = KeyFromH { first: [0; 64], second: [0; 64], mask: 0 };
+    let mut o = 0;
+    while o < 64 {
+        let (k, j, i) = (o / 16, o / 4 % 4, o % 4);
+        let kk = if high { k + 4 } else { k };
+        let set = sets[j][i];
+        let mut terms = 0;
+        let mut x = 0;
+        while x < 4 {
+            if set >> x & 1 == 1 {
+                if terms == 0 {
+                    out.first[o] = (8 * x + kk) as u8;
+                } else {
+                    out.second[o] = (8 * x + kk) as u8;
+                    out.mask |= 1 << o;
+                }
+                terms += 1;
+            }
+            x += 1;
+        }
+        assert!(terms == 1 || terms == 2);
+        o += 1;
+    }
+    out
+}
+
+static KEY_FROM_H: [KeyFromH; 2] = [key_from_h(false), key_from_h(true)];
+
 /// What a step needs from its message block M alone, computed before H is known: the
 /// key inputs' M parts ([`MParts::v`]: W_j = A^j(H) ⊕ v_j) and ψ(M).
 struct MParts {
@@ -282,21 +329,19 @@ impl Consts {
 fn steps_reg(c: &Consts, mut h: __m256i, ms: impl Iterator<Item = [u64; 4]>) -> __m256i {
     for m in ms {
         let mp = &m_parts(m);
-        // W_0 ‖ W_1 = (H ‖ A(H)) ⊕ (v_0 ‖ v_1), W_2 ‖ W_3 = (A²(H) ‖ A³(H)) ⊕ (v_2 ‖ v_3), where
-        // A(H) = (h1, h2, h3, h0 ⊕ h1) and so on: two qword permutations and an XOR each.
         let hz = _mm512_castsi256_si512(h);
-        let a01 = _mm512_xor_si512(
-            _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 1, 2, 3, 1, 2, 3, 0), hz),
-            _mm512_maskz_permutexvar_epi64(0b1000_0000, _mm512_setr_epi64(0, 0, 0, 0, 0, 0, 0, 1), hz),
-        );
-        let a23 = _mm512_xor_si512(
-            _mm512_permutexvar_epi64(_mm512_setr_epi64(2, 3, 0, 1, 3, 0, 1, 2), hz),
-            _mm512_maskz_permutexvar_epi64(0b1110_1100, _mm512_setr_epi64(0, 0, 1, 2, 0, 1, 2, 3), hz),
-        );
-        let w01 = _mm512_xor_si512(a01, load512(&[mp.v[0], mp.v[1]]));
-        let w23 = _mm512_xor_si512(a23, load512(&[mp.v[2], mp.v[3]]));
-        let ka = _mm512_permutex2var_epi8(w01, c.key_index[0], w23);
-        let kb = _mm512_permutex2var_epi8(w01, c.key_index[1], w23);
+        // W_j = A^j(H) ⊕ v_j and the keys are P(W_j); P is linear: the keys are P of the M
+        // parts, which do not wait for H, XOR the byte lookups in H of [`KEY_FROM_H`], one
+        // permute deep.
+        let (v01, v23) = (load512(&[mp.v[0], mp.v[1]]), load512(&[mp.v[2], mp.v[3]]));
+        let [ka, kb] = core::array::from_fn(|half| {
+            let kh = &KEY_FROM_H[half];
+            let pv = _mm512_permutex2var_epi8(v01, c.key_index[half], v23);
+            let first = _mm512_permutexvar_epi8(load512(&kh.first), hz);
+            let second = _mm512_maskz_permutexvar_epi8(kh.mask, load512(&kh.second), hz);
+            // A ^ B ^ C.
+            _mm512_ternarylogic_epi32::<0x96>(first, second, pv)
+        });
         let keys = [
             _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<0>(ka)),
             _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<1>(ka)),
