@@ -1,11 +1,13 @@
 //! GOST R 34.11-94 with AVX-512 (F, BW, VL, VBMI).
 //!
 //! One message: the four GOST 28147-89 encryptions of a step run in four 32-bit lanes;
-//! each round's eight 4-bit S-boxes are two `vpermb` lookups in 64-byte tables indexed by
-//! `nibble | 16 * byte position` (so one shuffle serves all four byte positions), and the
-//! rotation is one `vprold`. The keys' P transform is one two-table byte permutation, and
-//! the mixing is applied as the linear maps ψ^61 and ψ^74 on 16-bit words (masked `vpermw`
-//! layers), of which only ψ^74(S) waits for the encryption.
+//! each round's eight 4-bit S-boxes are two `vpermi2b` lookups in 64-byte tables indexed by
+//! `nibble | 16 * byte position` (so one shuffle serves all four byte positions), rotated
+//! apart and joined with N2 by one ternary-logic operation. Everything is arranged for the
+//! latency of the serial chain from one step to the next: the keys are P of the message's
+//! part (computed before H is known) XOR byte lookups in H, the mixing is applied as the
+//! linear maps ψ^61 and ψ^74 on 16-bit words (masked `vpermw` layers), of which only
+//! ψ^74(S) waits for the encryption, and H stays in a register from block to block.
 //!
 //! Many messages: sixteen messages, one per 32-bit lane; every vector holds the same
 //! word of sixteen states, so the S-box lookups are the same two `vpermb`, the keys'
