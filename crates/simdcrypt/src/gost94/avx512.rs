@@ -1,11 +1,13 @@
 //! GOST R 34.11-94 with AVX-512 (F, BW, VL, VBMI).
 //!
 //! One message: the four GOST 28147-89 encryptions of a step run in four 32-bit lanes;
-//! each round's eight 4-bit S-boxes are two `vpermb` lookups in 64-byte tables indexed by
-//! `nibble | 16 * byte position` (so one shuffle serves all four byte positions), and the
-//! rotation is one `vprold`. The keys' P transform is one two-table byte permutation, and
-//! the mixing is applied as the linear maps ψ^61 and ψ^74 on 16-bit words (masked `vpermw`
-//! layers), of which only ψ^74(S) waits for the encryption.
+//! each round's eight 4-bit S-boxes are two `vpermi2b` lookups in 64-byte tables indexed by
+//! `nibble | 16 * byte position` (so one shuffle serves all four byte positions), rotated
+//! apart and joined with N2 by one ternary-logic operation. Everything is arranged for the
+//! latency of the serial chain from one step to the next: the keys are P of the message's
+//! part (computed before H is known) XOR byte lookups in H, the mixing is applied as the
+//! linear maps ψ^61 and ψ^74 on 16-bit words (masked `vpermw` layers), of which only
+//! ψ^74(S) waits for the encryption, and H stays in a register from block to block.
 //!
 //! Many messages: sixteen messages, one per 32-bit lane; every vector holds the same
 //! word of sixteen states, so the S-box lookups are the same two `vpermb`, the keys'
@@ -75,17 +77,44 @@ fn f(tlo: __m512i, thi: __m512i, x: __m512i) -> __m512i {
     _mm512_rol_epi32::<11>(s)
 }
 
-/// f on the four 32-bit lanes of the low half of a ymm register, the 64-byte tables split
-/// over two registers for `vpermi2b`.
+/// `vpermi2b` on ymm registers: byte i of the result is byte `idx[i] & 63` of `t.0 ‖ t.1`.
+///
+/// In inline assembly because LLVM rewrites the intrinsic on two halves of a 64-byte
+/// table into `vpermb` on the whole zmm register, which has a longer latency, and this
+/// lookup is on the one-message kernel's serial chain of rounds.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
-fn f256(tlo: (__m256i, __m256i), thi: (__m256i, __m256i), x: __m256i) -> __m256i {
+fn permute2_bytes(mut idx: __m256i, t: (__m256i, __m256i)) -> __m256i {
+    // SAFETY: a register-only instruction of the features this function is compiled for;
+    // it reads the three operands and writes only `idx`.
+    unsafe {
+        core::arch::asm!(
+            "vpermi2b {idx}, {a}, {b}",
+            idx = inout(ymm_reg) idx,
+            a = in(ymm_reg) t.0,
+            b = in(ymm_reg) t.1,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
+    idx
+}
+
+/// One round on the four 32-bit lanes of the low half of a ymm register: n2 ⊕ f(n1 + k)
+/// with f(x) = rotl11(S(x)), the 64-byte tables split over two registers for `vpermi2b`.
+/// The two halves of S(x) (low and high nibbles) are rotated apart and joined with n2 by
+/// one ternary-logic operation, one step shorter than OR, rotate, XOR.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+fn round256(tlo: (__m256i, __m256i), thi: (__m256i, __m256i), n1: __m256i, n2: __m256i, k: __m256i) -> __m256i {
     let low = _mm256_set1_epi8(0x0f);
     let pos = _mm256_set1_epi32(0x3020_1000);
+    let x = _mm256_add_epi32(n1, k);
     let lo = _mm256_ternarylogic_epi32::<0xEA>(x, low, pos);
     let hi = _mm256_ternarylogic_epi32::<0xEA>(_mm256_srli_epi32::<4>(x), low, pos);
-    let s = _mm256_or_si256(_mm256_permutex2var_epi8(tlo.0, lo, tlo.1), _mm256_permutex2var_epi8(thi.0, hi, thi.1));
-    _mm256_rol_epi32::<11>(s)
+    let s_lo = _mm256_rol_epi32::<11>(permute2_bytes(lo, tlo));
+    let s_hi = _mm256_rol_epi32::<11>(permute2_bytes(hi, thi));
+    // A=s_lo, B=s_hi, C=n2: (A | B) ^ C.
+    _mm256_ternarylogic_epi32::<0x56>(s_lo, s_hi, n2)
 }
 
 /// Masked `vpermw` layers computing a ψ map: layer r puts, in output word i, the r-th
@@ -118,8 +147,60 @@ const fn layers(rows: [u16; 16]) -> Layers {
     l
 }
 
+/// [`layers`] for a map applied to S = (N2_j | N1_j << 32 for each encryption j) straight
+/// from the two registers of the rounds, N2 (words 0..16 of a `vpermi2w`) and N1 (16..32):
+/// 32-bit word d of S is N2's word d / 2 for even d, N1's for odd d.
+const fn layers_of_halves(rows: [u16; 16]) -> Layers {
+    let mut l = layers(rows);
+    let mut r = 0;
+    while r < 16 {
+        let mut i = 0;
+        while i < 16 {
+            let w = l.idx[r][i] as usize;
+            let word_in_half = 2 * (w / 4) + w % 2;
+            l.idx[r][i] = (if (w / 2).is_multiple_of(2) { word_in_half } else { 16 + word_in_half }) as u16;
+            i += 1;
+        }
+        r += 1;
+    }
+    l
+}
+
 static PSI61_LAYERS: Layers = layers(PSI61);
-static PSI74_LAYERS: Layers = layers(PSI74);
+static PSI74_HALVES_LAYERS: Layers = layers_of_halves(PSI74);
+
+/// XOR of `parts` as a tree of three-input XORs (ternary logic), for a short latency.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+fn xor_tree(parts: &mut [__m256i; 16], mut n: usize) -> __m256i {
+    while n > 1 {
+        let mut out = 0;
+        let mut i = 0;
+        while i < n {
+            parts[out] = match n - i {
+                1 => parts[i],
+                2 => _mm256_xor_si256(parts[i], parts[i + 1]),
+                // A ^ B ^ C.
+                _ => _mm256_ternarylogic_epi32::<0x96>(parts[i], parts[i + 1], parts[i + 2]),
+            };
+            i += 3;
+            out += 1;
+        }
+        n = out;
+    }
+    parts[0]
+}
+
+/// A ψ map from [`layers_of_halves`] on S given as its halves N2 and N1.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+fn apply_layers_halves(l: &Layers, n2: __m256i, n1: __m256i) -> __m256i {
+    let mut parts = [_mm256_setzero_si256(); 16];
+    for (r, part) in parts.iter_mut().enumerate().take(l.count) {
+        *part = _mm256_maskz_permutex2var_epi16(l.mask[r], n2, load256(&l.idx[r]), n1);
+    }
+    xor_tree(&mut parts, l.count)
+}
 
 /// A ψ map on the sixteen 16-bit words of `x`, two XOR chains for a shorter latency.
 #[inline]
@@ -158,6 +239,53 @@ const fn key_index(high: bool) -> [u8; 64] {
 
 static KEY_INDEX: [[u8; 64]; 2] = [key_index(false), key_index(true)];
 
+/// The keys' H part, P(A^j(H)), as byte lookups in H: qword i of A^j(H) is one word of H
+/// or the XOR of two, so key byte `o` of [`key_index`]'s layout is byte `first[o]` of H,
+/// XORed with byte `second[o]` where bit `o` of `mask` is set.
+struct KeyFromH {
+    first: [u8; 64],
+    second: [u8; 64],
+    mask: u64,
+}
+
+const fn key_from_h(high: bool) -> KeyFromH {
+    // A^j(H) as sets of H's words (bit x: h_x): A(y) = (y1, y2, y3, y0 ⊕ y1).
+    let mut a = [1u8, 2, 4, 8];
+    let mut sets = [[0u8; 4]; 4];
+    let mut j = 0;
+    while j < 4 {
+        sets[j] = a;
+        a = [a[1], a[2], a[3], a[0] ^ a[1]];
+        j += 1;
+    }
+    let mut out = KeyFromH { first: [0; 64], second: [0; 64], mask: 0 };
+    let mut o = 0;
+    while o < 64 {
+        let (k, j, i) = (o / 16, o / 4 % 4, o % 4);
+        let kk = if high { k + 4 } else { k };
+        let set = sets[j][i];
+        let mut terms = 0;
+        let mut x = 0;
+        while x < 4 {
+            if set >> x & 1 == 1 {
+                if terms == 0 {
+                    out.first[o] = (8 * x + kk) as u8;
+                } else {
+                    out.second[o] = (8 * x + kk) as u8;
+                    out.mask |= 1 << o;
+                }
+                terms += 1;
+            }
+            x += 1;
+        }
+        assert!(terms == 1 || terms == 2);
+        o += 1;
+    }
+    out
+}
+
+static KEY_FROM_H: [KeyFromH; 2] = [key_from_h(false), key_from_h(true)];
+
 /// What a step needs from its message block M alone, computed before H is known: the
 /// key inputs' M parts ([`MParts::v`]: W_j = A^j(H) ⊕ v_j) and ψ(M).
 struct MParts {
@@ -193,73 +321,78 @@ impl Consts {
     }
 }
 
-/// The step function f(H, M) for one message, H in a register.
+/// The step function f(H, M) for each message block of `ms` in turn, H in a register.
+///
+/// The loop is here, around the step, rather than in the callers: called once per block,
+/// the step was not inlined and returned H through memory, a store and a reload on the
+/// serial chain from one step to the next.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
-fn step_reg(c: &Consts, h: __m256i, mp: &MParts) -> __m256i {
-    // W_0 ‖ W_1 = (H ‖ A(H)) ⊕ (v_0 ‖ v_1), W_2 ‖ W_3 = (A²(H) ‖ A³(H)) ⊕ (v_2 ‖ v_3), where
-    // A(H) = (h1, h2, h3, h0 ⊕ h1) and so on: two qword permutations and an XOR each.
-    let hz = _mm512_castsi256_si512(h);
-    let a01 = _mm512_xor_si512(
-        _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 1, 2, 3, 1, 2, 3, 0), hz),
-        _mm512_maskz_permutexvar_epi64(0b1000_0000, _mm512_setr_epi64(0, 0, 0, 0, 0, 0, 0, 1), hz),
-    );
-    let a23 = _mm512_xor_si512(
-        _mm512_permutexvar_epi64(_mm512_setr_epi64(2, 3, 0, 1, 3, 0, 1, 2), hz),
-        _mm512_maskz_permutexvar_epi64(0b1110_1100, _mm512_setr_epi64(0, 0, 1, 2, 0, 1, 2, 3), hz),
-    );
-    let w01 = _mm512_xor_si512(a01, load512(&[mp.v[0], mp.v[1]]));
-    let w23 = _mm512_xor_si512(a23, load512(&[mp.v[2], mp.v[3]]));
-    let ka = _mm512_permutex2var_epi8(w01, c.key_index[0], w23);
-    let kb = _mm512_permutex2var_epi8(w01, c.key_index[1], w23);
-    let keys = [
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<0>(ka)),
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<1>(ka)),
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<2>(ka)),
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<3>(ka)),
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<0>(kb)),
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<1>(kb)),
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<2>(kb)),
-        _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<3>(kb)),
-    ];
+fn steps_reg(c: &Consts, mut h: __m256i, ms: impl Iterator<Item = [u64; 4]>) -> __m256i {
+    for m in ms {
+        let mp = &m_parts(m);
+        let hz = _mm512_castsi256_si512(h);
+        // W_j = A^j(H) ⊕ v_j and the keys are P(W_j); P is linear: the keys are P of the M
+        // parts, which do not wait for H, XOR the byte lookups in H of [`KEY_FROM_H`], one
+        // permute deep.
+        let (v01, v23) = (load512(&[mp.v[0], mp.v[1]]), load512(&[mp.v[2], mp.v[3]]));
+        let [ka, kb] = core::array::from_fn(|half| {
+            let kh = &KEY_FROM_H[half];
+            let pv = _mm512_permutex2var_epi8(v01, c.key_index[half], v23);
+            let first = _mm512_permutexvar_epi8(load512(&kh.first), hz);
+            let second = _mm512_maskz_permutexvar_epi8(kh.mask, load512(&kh.second), hz);
+            // A ^ B ^ C.
+            _mm512_ternarylogic_epi32::<0x96>(first, second, pv)
+        });
+        let keys = [
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<0>(ka)),
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<1>(ka)),
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<2>(ka)),
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<3>(ka)),
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<0>(kb)),
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<1>(kb)),
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<2>(kb)),
+            _mm512_castsi128_si512(_mm512_extracti32x4_epi32::<3>(kb)),
+        ];
 
-    // The part of the mixing that does not wait for the encryption: ψ^61(H ⊕ ψ(M)).
-    let mixed_hm = apply_layers(&PSI61_LAYERS, _mm256_xor_si256(h, load256(&mp.psi_m)));
+        // The part of the mixing that does not wait for the encryption: ψ^61(H ⊕ ψ(M)).
+        let mixed_hm = apply_layers(&PSI61_LAYERS, _mm256_xor_si256(h, load256(&mp.psi_m)));
 
-    // Lane j: N1 = low half of H_j, N2 = high half.
-    let mut n1 = _mm512_castsi512_si256(_mm512_permutexvar_epi32(
-        _mm512_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-        hz,
-    ));
-    let mut n2 = _mm512_castsi512_si256(_mm512_permutexvar_epi32(
-        _mm512_setr_epi32(1, 3, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-        hz,
-    ));
-    let keys = keys.map(|k| _mm512_castsi512_si256(k));
-    let tlo = (_mm512_castsi512_si256(c.tlo), _mm512_extracti64x4_epi64::<1>(c.tlo));
-    let thi = (_mm512_castsi512_si256(c.thi), _mm512_extracti64x4_epi64::<1>(c.thi));
-    let mut round = |k: __m256i| {
-        let x = _mm256_xor_si256(n2, f256(tlo, thi, _mm256_add_epi32(n1, k)));
-        n2 = n1;
-        n1 = x;
-    };
-    for _ in 0..3 {
-        for &k in &keys {
+        // Lane j: N1 = low half of H_j, N2 = high half.
+        let mut n1 = _mm512_castsi512_si256(_mm512_permutexvar_epi32(
+            _mm512_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            hz,
+        ));
+        let mut n2 = _mm512_castsi512_si256(_mm512_permutexvar_epi32(
+            _mm512_setr_epi32(1, 3, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            hz,
+        ));
+        let keys = keys.map(|k| _mm512_castsi512_si256(k));
+        let tlo = (_mm512_castsi512_si256(c.tlo), _mm512_extracti64x4_epi64::<1>(c.tlo));
+        let thi = (_mm512_castsi512_si256(c.thi), _mm512_extracti64x4_epi64::<1>(c.thi));
+        let mut round = |k: __m256i| {
+            let x = round256(tlo, thi, n1, n2, k);
+            n2 = n1;
+            n1 = x;
+        };
+        for _ in 0..3 {
+            for &k in &keys {
+                round(k);
+            }
+        }
+        for &k in keys.iter().rev() {
             round(k);
         }
+        // The last round does not swap: S_j = N2 | N1 << 32, which the layers read directly.
+        h = _mm256_xor_si256(mixed_hm, apply_layers_halves(&PSI74_HALVES_LAYERS, n2, n1));
     }
-    for &k in keys.iter().rev() {
-        round(k);
-    }
-    // The last round does not swap: S_j = N2 | N1 << 32.
-    let s = _mm256_permutex2var_epi32(n2, _mm256_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11), n1);
-    _mm256_xor_si256(mixed_hm, apply_layers(&PSI74_LAYERS, s))
+    h
 }
 
 /// The step function f(H, M) for one message.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
 pub(crate) fn step(t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
-    let out = step_reg(&Consts::new(t), load256(&h), &m_parts(m));
+    let out = steps_reg(&Consts::new(t), load256(&h), core::iter::once(m));
     let mut h = [0u64; 4];
     store256(&mut h, out);
     h
@@ -268,13 +401,13 @@ pub(crate) fn step(t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
 /// Hashes each 32-byte block of `blocks` in turn (H and Σ), H staying in a register.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
 pub(crate) fn compress_blocks(t: &Tables, state: &mut State, blocks: &[u8]) {
-    let c = Consts::new(t);
-    let mut h = load256(&state.h);
-    for block in blocks.chunks_exact(BLOCK_LEN) {
+    let sigma = &mut state.sigma;
+    let ms = blocks.chunks_exact(BLOCK_LEN).map(|block| {
         let m = super::load_block(block);
-        h = step_reg(&c, h, &m_parts(m));
-        super::add256(&mut state.sigma, &m);
-    }
+        super::add256(sigma, &m);
+        m
+    });
+    let h = steps_reg(&Consts::new(t), load256(&state.h), ms);
     store256(&mut state.h, h);
 }
 

@@ -1,0 +1,95 @@
+//! One GOST hash of a few MiB by one implementation, for instruction counts under
+//! `valgrind --tool=callgrind` (deterministic where timings on a shared machine are not),
+//! or a short interleaved race of the implementations with min and median per contender
+//! (timed in thread CPU time on 64-bit Linux, wall time elsewhere).
+//!
+//! Build: `cargo build --release -p simdcrypt-bench --features peer-nettle --example gost_count`;
+//! then `valgrind --tool=callgrind target/release/examples/gost_count streebog ours 4`
+//! (`streebog` or `gost94`; `ours`, `nettle` or `rustcrypto`; MiB), or
+//! `target/release/examples/gost_count streebog race 8 15` (MiB, rounds). `ours` takes the
+//! detected backend, so `SIMDCRYPT_DISABLE=avx512,gfni` selects the fallbacks.
+
+use std::hint::black_box;
+
+/// This thread's CPU time in seconds: unlike wall time, it leaves out the time that other
+/// processes on a shared machine held the CPU.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+fn thread_cpu_seconds() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut ts = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec (two 64-bit fields on 64-bit Linux) to a
+    // valid, exclusively borrowed one.
+    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    ts.sec as f64 + ts.nsec as f64 * 1e-9
+}
+
+/// Elsewhere, wall time since the first call.
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+fn thread_cpu_seconds() -> f64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64()
+}
+
+fn hash(algorithm: &str, who: &str, data: &[u8]) -> Option<Vec<u8>> {
+    Some(match (algorithm, who) {
+        ("streebog", "ours") => simdcrypt::streebog::Streebog512::new().update(data).finalize().to_vec(),
+        ("gost94", "ours") => {
+            simdcrypt::gost94::Gost94::new(simdcrypt::gost94::SBox::CryptoPro).update(data).finalize().to_vec()
+        }
+        ("streebog", "rustcrypto") => {
+            use ::streebog::Digest;
+            ::streebog::Streebog512::digest(data).to_vec()
+        }
+        ("gost94", "rustcrypto") => {
+            use ::gost94::Digest;
+            ::gost94::Gost94CryptoPro::digest(data).to_vec()
+        }
+        #[cfg(feature = "peer-nettle")]
+        ("streebog", "nettle") => simdcrypt_bench::nettle::streebog512(data).to_vec(),
+        #[cfg(feature = "peer-nettle")]
+        ("gost94", "nettle") => simdcrypt_bench::nettle::gosthash94cp(data).to_vec(),
+        _ => return None,
+    })
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: gost_count streebog|gost94 ours|nettle|rustcrypto|race MIB [ROUNDS]";
+    let (algorithm, who) = (args.get(1).expect(usage), args.get(2).expect(usage));
+    let mib: usize = args.get(3).and_then(|m| m.parse().ok()).expect(usage);
+    let data: Vec<u8> = (0..mib << 20).map(|i| (i.wrapping_mul(31) ^ (i >> 8)) as u8).collect();
+    if who != "race" {
+        let digest = hash(algorithm, who, &data).expect(usage);
+        println!("{}", digest.iter().map(|b| format!("{b:02x}")).collect::<String>());
+        return;
+    }
+    let rounds: usize = args.get(4).and_then(|r| r.parse().ok()).unwrap_or(9);
+    let names = ["ours", "nettle", "rustcrypto"];
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+    for _ in 0..rounds {
+        for (name, t) in names.iter().zip(&mut times) {
+            let start = thread_cpu_seconds();
+            if black_box(hash(algorithm, name, &data)).is_some() {
+                t.push(thread_cpu_seconds() - start);
+            }
+        }
+    }
+    println!("{algorithm}, {mib} MiB, {rounds} interleaved rounds, thread CPU time (MiB/s: best, median)");
+    for (name, t) in names.iter().zip(&mut times) {
+        if t.is_empty() {
+            continue;
+        }
+        t.sort_by(f64::total_cmp);
+        let (best, median) = (mib as f64 / t[0], mib as f64 / t[t.len() / 2]);
+        println!("  {name:<12} {best:>8.1} {median:>8.1}");
+    }
+}
