@@ -9,12 +9,15 @@
 //! It is twice as fast as SHA-NI from 15 blocks up, but a padded group costs as much as
 //! a full one: `BatchKind::Avx512ShaNi` leaves short remainders to SHA-NI (the
 //! measurements are at `SHANI_REMAINDER_MAX`).
+//!
+//! It keeps its own rounds rather than the shared body in batch_rounds.rs (which the AVX2
+//! and NEON kernels use): written over that body it compiled to as many instructions but
+//! in another order, and ran measurably slower (docs/tuning-history.md, "sha256/batch_avx512.rs").
 
 use core::arch::x86_64::*;
 
-use super::batch_rounds::{self, Lanes};
 use super::batch_shared::{for_each_group, PADDING_WK};
-use super::{BLOCK_LEN, OUT_LEN};
+use super::{BLOCK_LEN, IV, K, OUT_LEN};
 use crate::simd::transpose16;
 
 const LANES: usize = 16;
@@ -24,69 +27,70 @@ const LANES: usize = 16;
 /// cache (docs/tuning-history.md, "sha256/batch_avx512.rs").
 const PREFETCH_AHEAD: usize = 8 * LANES * BLOCK_LEN;
 
-// SAFETY: only used by `padding_rounds16` and `hash16`, which have the `avx512f` feature.
-unsafe impl Lanes for __m512i {
-    #[inline(always)]
-    unsafe fn splat(x: u32) -> Self {
-        // SAFETY: the caller has the `avx512f` feature (the trait's contract).
-        unsafe { _mm512_set1_epi32(x as i32) }
-    }
-
-    #[inline(always)]
-    unsafe fn add(a: Self, b: Self) -> Self {
-        // SAFETY: as in `splat`.
-        unsafe { _mm512_add_epi32(a, b) }
-    }
-
-    #[inline(always)]
-    unsafe fn xor3(a: Self, b: Self, c: Self) -> Self {
-        // SAFETY: as in `splat`.
-        unsafe { _mm512_ternarylogic_epi32::<0x96>(a, b, c) }
-    }
-
-    #[inline(always)]
-    unsafe fn ror<const R: i32, const L: i32>(x: Self) -> Self {
-        // SAFETY: as in `splat`.
-        unsafe { _mm512_ror_epi32::<R>(x) }
-    }
-
-    /// The shifts SHA-256 uses, one arm each: `_mm512_srli_epi32` takes its count as a
-    /// `u32` constant, which `N` cannot be turned into. A constant match, gone once inlined.
-    #[inline(always)]
-    unsafe fn shr<const N: i32>(x: Self) -> Self {
-        // SAFETY: as in `splat`.
-        unsafe {
-            match N {
-                3 => _mm512_srli_epi32::<3>(x),
-                10 => _mm512_srli_epi32::<10>(x),
-                _ => unreachable!("SHA-256 shifts right by 3 and 10 only"),
-            }
-        }
-    }
-
-    /// `e ? f : g` in one `vpternlogd`.
-    #[inline(always)]
-    unsafe fn ch(e: Self, f: Self, g: Self) -> Self {
-        // SAFETY: as in `splat`.
-        unsafe { _mm512_ternarylogic_epi32::<0xCA>(e, f, g) }
-    }
-
-    /// The majority in one `vpternlogd`.
-    #[inline(always)]
-    unsafe fn maj(a: Self, b: Self, c: Self) -> Self {
-        // SAFETY: as in `splat`.
-        unsafe { _mm512_ternarylogic_epi32::<0xE8>(a, b, c) }
-    }
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
+    _mm512_ternarylogic_epi32::<0x96>(a, b, c)
 }
 
-/// Sixteen rounds of the padding block (`batch_rounds::padding_rounds16`). Kept out of
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn add(a: __m512i, b: __m512i) -> __m512i {
+    _mm512_add_epi32(a, b)
+}
+
+/// One round; `wk` is W(t) + K(t) for every lane. `s` is A..H.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn round(s: &mut [__m512i; 8], wk: __m512i) {
+    let [a, b, c, d, e, f, g, h] = *s;
+    let big_s1 = xor3(_mm512_ror_epi32::<6>(e), _mm512_ror_epi32::<11>(e), _mm512_ror_epi32::<25>(e));
+    // Ch: e ? f : g.
+    let ch = _mm512_ternarylogic_epi32::<0xCA>(e, f, g);
+    let t1 = add(add(h, big_s1), add(ch, wk));
+    let big_s0 = xor3(_mm512_ror_epi32::<2>(a), _mm512_ror_epi32::<13>(a), _mm512_ror_epi32::<22>(a));
+    // Maj: the majority of a, b, c.
+    let maj = _mm512_ternarylogic_epi32::<0xE8>(a, b, c);
+    *s = [add(t1, add(big_s0, maj)), a, b, c, add(d, t1), e, f, g];
+}
+
+/// Round `i` of a group of 16 (`i` a constant once inlined, so every index into the
+/// 16-word ring is too): with `SCHEDULE`, first W(t) = σ1(W(t-2)) + W(t-7) + σ0(W(t-15)) +
+/// W(t-16) in place of W(t-16); then the round with W(t) + `k`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn step<const SCHEDULE: bool>(s: &mut [__m512i; 8], w: &mut [__m512i; 16], i: usize, k: u32) {
+    if SCHEDULE {
+        let w15 = w[(i + 1) % 16];
+        let w2 = w[(i + 14) % 16];
+        let s0 = xor3(_mm512_ror_epi32::<7>(w15), _mm512_ror_epi32::<18>(w15), _mm512_srli_epi32::<3>(w15));
+        let s1 = xor3(_mm512_ror_epi32::<17>(w2), _mm512_ror_epi32::<19>(w2), _mm512_srli_epi32::<10>(w2));
+        w[i] = add(add(w[i], s0), add(w[(i + 9) % 16], s1));
+    }
+    round(s, add(w[i], _mm512_set1_epi32(k as i32)));
+}
+
+/// Sixteen rounds, written out: the ring indices are constants, and after 16 rounds the
+/// eight working variables are back in the registers they started in, so a loop over
+/// these groups needs no moves. (A loop over single rounds left the compiler computing
+/// ring indices and shuffling the eight variables between registers every round: ~20
+/// scalar instructions and ~8 register moves a round, on the ports the vector work
+/// needs.)
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn rounds16<const SCHEDULE: bool>(s: &mut [__m512i; 8], w: &mut [__m512i; 16], k: &[u32]) {
+    let k: &[u32; 16] = k.try_into().expect("16 round constants");
+    unroll16!(|i| step::<SCHEDULE>(s, w, i, k[i]));
+}
+
+/// Sixteen rounds of the padding block: `wk` holds W(t) + K(t), constants. Kept out of
 /// line: inlined into `hash16` as well, the kernel measured slower, a code-size effect
 /// (docs/tuning-history.md, "sha256/batch_avx512.rs").
 #[inline(never)]
 #[target_feature(enable = "avx512f")]
 fn padding_rounds16(s: &mut [__m512i; 8], wk: &[u32]) {
-    // SAFETY: this function has the `avx512f` feature that `Lanes for __m512i` needs.
-    unsafe { batch_rounds::padding_rounds16(s, wk) }
+    let wk: &[u32; 16] = wk.try_into().expect("16 round constants");
+    unroll16!(|i| round(s, _mm512_set1_epi32(wk[i] as i32)));
 }
 
 /// Hashes 16 blocks into 16 digests.
@@ -103,18 +107,25 @@ fn hash16(blocks: &[[u8; BLOCK_LEN]; LANES], out: &mut [[u8; OUT_LEN]; LANES]) {
     }
     transpose16(&mut w);
 
-    // SAFETY: this function has the `avx512f` feature that `Lanes for __m512i` needs.
-    let words = unsafe {
-        batch_rounds::digest_words::<_, true>(&mut w, |s| {
-            for wk in PADDING_WK.chunks_exact(16) {
-                padding_rounds16(s, wk);
-            }
-        })
-    };
+    let iv = IV.map(|x| _mm512_set1_epi32(x as i32));
+    let mut s = iv;
+    rounds16::<false>(&mut s, &mut w, &K[..16]);
+    for k in K[16..].chunks_exact(16) {
+        rounds16::<true>(&mut s, &mut w, k);
+    }
+    for (x, v) in s.iter_mut().zip(iv) {
+        *x = add(*x, v);
+    }
+    let mid = s;
+    for wk in PADDING_WK.chunks_exact(16) {
+        padding_rounds16(&mut s, wk);
+    }
     // Rows 0..8 hold word j of every digest; transposed, row i holds digest i in its low
     // eight words (rows 8..16 are don't-care).
     let mut rows = [_mm512_setzero_si512(); 16];
-    rows[..8].copy_from_slice(&words);
+    for (row, (x, m)) in rows.iter_mut().zip(s.iter().zip(mid)) {
+        *row = add(*x, m);
+    }
     transpose16(&mut rows);
     for (digest, row) in out.iter_mut().zip(rows) {
         // SAFETY: `digest` is 32 writable bytes and the mask writes the low eight 32-bit

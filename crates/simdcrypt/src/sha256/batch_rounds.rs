@@ -1,4 +1,4 @@
-//! What the lane-parallel batch kernels (`batch_avx2`, `batch_avx512`, `batch_neon`) share
+//! What the AVX2 and NEON batch kernels (`batch_avx2`, `batch_neon`) share
 //! of their compression: the round, the message schedule and the two compressions of a
 //! one-block message, written once over [`Lanes`], a register holding one 32-bit word of
 //! each block. Each kernel implements `Lanes` for its vector type with `#[inline(always)]`
