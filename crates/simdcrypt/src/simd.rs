@@ -1,5 +1,6 @@
 //! SIMD building blocks shared by several algorithms' kernels: transpositions of word
-//! matrices (one message per lane needs its words turned into columns) and prefetch hints.
+//! matrices (one message per lane needs its words turned into columns), prefetch hints,
+//! and loads and stores of whole integer arrays ([`Plain`]).
 //! Each function carries the `#[target_feature]` its instructions need, so a kernel with
 //! those features inlines it.
 
@@ -7,6 +8,68 @@
 use core::arch::aarch64::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
+
+/// Types whose every byte is initialized and for which any bytes are a valid value
+/// (integer arrays, and arrays of them): what a vector load may read from and a vector
+/// store, or a wipe, may overwrite.
+///
+/// # Safety
+///
+/// Implement only for types without padding, references, pointers or invariants.
+pub(crate) unsafe trait Plain: Copy {}
+// SAFETY: integers and arrays of them have no padding and accept any bit pattern.
+unsafe impl<const N: usize> Plain for [u8; N] {}
+// SAFETY: as above.
+unsafe impl<const N: usize> Plain for [u16; N] {}
+// SAFETY: as above.
+unsafe impl<const N: usize> Plain for [u32; N] {}
+// SAFETY: as above.
+unsafe impl<const N: usize> Plain for [u64; N] {}
+// SAFETY: an array of plain values is laid out without padding between its elements.
+unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
+
+/// Defines `$name(v: &T) -> $vec`, the unaligned load of a `$bytes`-byte plain value.
+#[cfg(target_arch = "x86_64")]
+macro_rules! plain_load {
+    ($name:ident, $vec:ty, $bytes:literal, $feature:literal, $load:ident) => {
+        #[doc = concat!("A ", $bytes, "-byte plain value into a register.")]
+        #[inline]
+        #[target_feature(enable = $feature)]
+        pub(crate) fn $name<T: Plain>(v: &T) -> $vec {
+            const { assert!(core::mem::size_of::<T>() == $bytes) };
+            // SAFETY: `v` is that many initialized bytes (`Plain`, size checked above); the
+            // load allows any alignment.
+            unsafe { $load((v as *const T).cast()) }
+        }
+    };
+}
+
+/// Defines `$name(v: &mut T, x: $vec)`, the unaligned store into a `$bytes`-byte plain value.
+#[cfg(target_arch = "x86_64")]
+macro_rules! plain_store {
+    ($name:ident, $vec:ty, $bytes:literal, $feature:literal, $store:ident) => {
+        #[doc = concat!("A register into a ", $bytes, "-byte plain value.")]
+        #[inline]
+        #[target_feature(enable = $feature)]
+        pub(crate) fn $name<T: Plain>(v: &mut T, x: $vec) {
+            const { assert!(core::mem::size_of::<T>() == $bytes) };
+            // SAFETY: `v` is that many writable bytes (size checked above) of a `Plain`
+            // type, for which any bytes are a valid value; the store allows any alignment.
+            unsafe { $store((v as *mut T).cast(), x) }
+        }
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+plain_load!(load128, __m128i, 16, "sse2", _mm_loadu_si128);
+#[cfg(target_arch = "x86_64")]
+plain_load!(load256, __m256i, 32, "avx", _mm256_loadu_si256);
+#[cfg(target_arch = "x86_64")]
+plain_store!(store256, __m256i, 32, "avx", _mm256_storeu_si256);
+#[cfg(target_arch = "x86_64")]
+plain_load!(load512, __m512i, 64, "avx512f", _mm512_loadu_si512);
+#[cfg(target_arch = "x86_64")]
+plain_store!(store512, __m512i, 64, "avx512f", _mm512_storeu_si512);
 
 #[cfg(target_arch = "x86_64")]
 /// Asks the cache for the line `AHEAD` bytes past `p`, for kernels that stream through

@@ -18,36 +18,9 @@
 use core::arch::x86_64::*;
 
 use super::{portable, Tables, PSI61, PSI74};
+use crate::simd::{load128, load256, store256};
 
 pub(crate) use super::batch::Lanes;
-
-/// A 16-byte value into a register.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn load128<T: Copy>(v: &T) -> __m128i {
-    const { assert!(core::mem::size_of::<T>() == 16) };
-    // SAFETY: `v` is 16 readable bytes (checked above); the load allows any alignment.
-    unsafe { _mm_loadu_si128((v as *const T).cast()) }
-}
-
-/// A 32-byte value into a register.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn load256<T: Copy>(v: &T) -> __m256i {
-    const { assert!(core::mem::size_of::<T>() == 32) };
-    // SAFETY: `v` is 32 readable bytes (checked above); the load allows any alignment.
-    unsafe { _mm256_loadu_si256((v as *const T).cast()) }
-}
-
-/// A register into a 32-byte value.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn store256<T: Copy>(v: &mut T, x: __m256i) {
-    const { assert!(core::mem::size_of::<T>() == 32) };
-    // SAFETY: `v` is 32 writable bytes (checked above) of plain integers; the store allows
-    // any alignment.
-    unsafe { _mm256_storeu_si256((v as *mut T).cast(), x) }
-}
 
 /// The S-boxes as `vpshufb` tables: `lo[j]` is S-box 2j (byte position j, low nibble),
 /// `hi[j]` S-box 2j + 1 shifted into the high nibble, each in both 128-bit lanes.

@@ -16,44 +16,7 @@
 use core::arch::x86_64::*;
 
 use super::{portable, State, Tables, BLOCK_LEN, PSI61, PSI74};
-
-/// A 64-byte value into a register.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn load512<T: Copy>(v: &T) -> __m512i {
-    const { assert!(core::mem::size_of::<T>() == 64) };
-    // SAFETY: `v` is 64 readable bytes (checked above); the load allows any alignment.
-    unsafe { _mm512_loadu_si512((v as *const T).cast()) }
-}
-
-/// A register into a 64-byte value.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn store512<T: Copy>(v: &mut T, x: __m512i) {
-    const { assert!(core::mem::size_of::<T>() == 64) };
-    // SAFETY: `v` is 64 writable bytes (checked above) of plain integers; the store
-    // allows any alignment.
-    unsafe { _mm512_storeu_si512((v as *mut T).cast(), x) }
-}
-
-/// A 32-byte value into a register.
-#[inline]
-#[target_feature(enable = "avx")]
-fn load256<T: Copy>(v: &T) -> __m256i {
-    const { assert!(core::mem::size_of::<T>() == 32) };
-    // SAFETY: `v` is 32 readable bytes (checked above); the load allows any alignment.
-    unsafe { _mm256_loadu_si256((v as *const T).cast()) }
-}
-
-/// A register into a 32-byte value.
-#[inline]
-#[target_feature(enable = "avx")]
-fn store256<T: Copy>(v: &mut T, x: __m256i) {
-    const { assert!(core::mem::size_of::<T>() == 32) };
-    // SAFETY: `v` is 32 writable bytes (checked above) of plain integers; the store
-    // allows any alignment.
-    unsafe { _mm256_storeu_si256((v as *mut T).cast(), x) }
-}
+use crate::simd::{load256, load512, store256, store512};
 
 /// Index bytes `nibble | 16 * position` from x, for the low and the high nibble of each
 /// byte, tagged with the byte's position in its 32-bit word.

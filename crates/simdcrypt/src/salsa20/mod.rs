@@ -232,14 +232,9 @@ pub struct Salsa20 {
 #[repr(C, align(8))]
 struct Wiped<T>(T);
 
-/// Types for which all-zero bytes are a valid value: what [`Wiped`] may hold.
-trait PlainData {}
-impl PlainData for [u32; 16] {}
-impl PlainData for [u8; BLOCK_LEN] {}
-
-impl<T: PlainData> Wiped<T> {
+impl<T: crate::simd::Plain> Wiped<T> {
     /// Overwrites the value with zero bytes, with volatile writes that the compiler cannot
-    /// drop as dead stores. `T` is plain data ([`PlainData`]: zero bytes are a valid value)
+    /// drop as dead stores. `T` is plain data (`simd::Plain`: zero bytes are a valid value)
     /// whose size is a multiple of 8 (checked at compile time).
     fn wipe(&mut self) {
         const { assert!(size_of::<T>().is_multiple_of(8)) };
@@ -247,8 +242,7 @@ impl<T: PlainData> Wiped<T> {
         for i in 0..size_of::<T>() / 8 {
             // SAFETY: `p` comes from `&mut self`: exclusive, 8-aligned (`align(8)`, and
             // `T` at offset 0 under `repr(C)`), valid for size_of::<T>() bytes; i * 8 + 8
-            // <= size_of::<T>(). Zero bytes are a valid `T` (the types used here are
-            // integer arrays).
+            // <= size_of::<T>(). Zero bytes are a valid `T` (`Plain`).
             unsafe { std::ptr::write_volatile(p.add(i), 0) };
         }
     }
