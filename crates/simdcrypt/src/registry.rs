@@ -50,6 +50,11 @@ pub struct Algorithm {
     pub xof: bool,
     /// Its key, if any.
     pub key: KeyUse,
+    /// What error messages call its key (`"blake3 key"`); `"key"` where it has none.
+    pub key_name: &'static str,
+    /// For a hash with no keyed mode: where to go for one, appended to the error a key
+    /// gets (`"; use the HMAC functions for a keyed hash"`), or empty.
+    pub keyed_alternative: &'static str,
     /// Whether it has a key derivation mode (a context string).
     pub derive_key: bool,
     /// Whether one large input is split across threads.
@@ -128,6 +133,8 @@ pub(crate) const fn rhash_gost<K: Kernels>(
         block_len,
         xof: false,
         key: KeyUse::None,
+        key_name: "key",
+        keyed_alternative: "",
         derive_key: false,
         threads: false,
         printed_reversed: true,
@@ -176,9 +183,9 @@ impl Algorithm {
         let name = self.name;
         let given = opts.key.is_some() || opts.derive_key_context.is_some();
         if self.key == KeyUse::None && !self.derive_key && given {
-            let hmac = if self.backend_family == "streebog" { "; use the HMAC functions for a keyed hash" } else { "" };
+            let instead = self.keyed_alternative;
             return Err(Error::InvalidArgument(format!(
-                "{name} takes no key or derive_key_context (it has no keyed or key derivation mode{hmac})"
+                "{name} takes no key or derive_key_context (it has no keyed or key derivation mode{instead})"
             )));
         }
         if opts.derive_key_context.is_some() && !self.derive_key {
@@ -197,7 +204,7 @@ impl Algorithm {
                 Err(Error::InvalidArgument(format!("{name} needs a {len}-byte key (none was given)")))
             }
             (KeyUse::Required(len) | KeyUse::Optional(len), Some(key)) if key.len() != len => {
-                Err(Error::InvalidLength { what: self.key_name(), expected: len, got: key.len() })
+                Err(Error::InvalidLength { what: self.key_name, expected: len, got: key.len() })
             }
             _ => Ok(()),
         }
@@ -208,14 +215,6 @@ impl Algorithm {
     pub(crate) fn named_backend<K: Kernels>(&self, opts: &HashOptions) -> Result<Option<Checked<K>>, Error> {
         self.check_options(opts)?;
         opts.backend.as_deref().map(Checked::from_name).transpose()
-    }
-
-    fn key_name(&self) -> &'static str {
-        match self.backend_family {
-            "highwayhash" => "highwayhash key",
-            "blake3" => "blake3 key",
-            _ => "key",
-        }
     }
 }
 
@@ -293,7 +292,13 @@ mod tests {
             }
             if a.key == KeyUse::None {
                 let keyed = HashOptions { key: Some(vec![0; 32]), ..Default::default() };
-                assert!((a.new)(&keyed).is_err(), "{} with a key", a.name);
+                let err = (a.new)(&keyed).err().expect("a key for a keyless hash is an error").to_string();
+                assert!(err.ends_with(&format!("mode{})", a.keyed_alternative)), "{}: {err}", a.name);
+            }
+            if let KeyUse::Required(len) | KeyUse::Optional(len) = a.key {
+                let short = HashOptions { key: Some(vec![0; len - 1]), ..Default::default() };
+                let err = (a.new)(&short).err().expect("a short key is an error").to_string();
+                assert!(err.starts_with(&format!("{} must be {len} bytes", a.key_name)), "{}: {err}", a.name);
             }
         }
     }

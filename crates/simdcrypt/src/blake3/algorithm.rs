@@ -18,6 +18,8 @@ pub static ALGORITHM: Algorithm = Algorithm {
     block_len: BLOCK_LEN,
     xof: true,
     key: KeyUse::Optional(KEY_LEN),
+    key_name: "blake3 key",
+    keyed_alternative: "",
     derive_key: true,
     threads: true,
     printed_reversed: false,

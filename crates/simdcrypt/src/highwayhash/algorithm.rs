@@ -31,6 +31,8 @@ const fn highwayhash<const BITS: usize>(bsd_label: &'static str) -> Algorithm {
         block_len: PACKET_LEN,
         xof: false,
         key: KeyUse::Required(KEY_LEN),
+        key_name: "highwayhash key",
+        keyed_alternative: "",
         derive_key: false,
         threads: false,
         printed_reversed: false,

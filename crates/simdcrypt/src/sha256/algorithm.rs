@@ -17,6 +17,8 @@ pub static ALGORITHM: Algorithm = Algorithm {
     block_len: BLOCK_LEN,
     xof: false,
     key: KeyUse::None,
+    key_name: "key",
+    keyed_alternative: "",
     derive_key: false,
     threads: false,
     printed_reversed: false,

@@ -5,26 +5,35 @@ use crate::any::HashOptions;
 use crate::registry::{rhash_gost, Algorithm};
 use crate::Error;
 
+/// Streebog's keyed form here is HMAC ([`super::hmac256`], [`super::hmac512`]).
+const HMAC_INSTEAD: &str = "; use the HMAC functions for a keyed hash";
+
 /// Streebog-256 (GOST R 34.11-2012), labelled as RHash labels it.
-pub static ALGORITHM_256: Algorithm = rhash_gost::<Kind>(
-    "streebog256",
-    "GOST12-256",
-    32,
-    BLOCK_LEN,
-    |opts| Ok(Box::new(Streebog::<32>::from_options(opts)?)),
-    |opts, messages, out| hash_many(&ALGORITHM_256, Bits::B256, opts, messages, out),
-    |blob, key| Ok(Box::new(Streebog::<32>::restore(blob, key)?)),
-);
+pub static ALGORITHM_256: Algorithm = Algorithm {
+    keyed_alternative: HMAC_INSTEAD,
+    ..rhash_gost::<Kind>(
+        "streebog256",
+        "GOST12-256",
+        32,
+        BLOCK_LEN,
+        |opts| Ok(Box::new(Streebog::<32>::from_options(opts)?)),
+        |opts, messages, out| hash_many(&ALGORITHM_256, Bits::B256, opts, messages, out),
+        |blob, key| Ok(Box::new(Streebog::<32>::restore(blob, key)?)),
+    )
+};
 /// Streebog-512 (GOST R 34.11-2012), labelled as RHash labels it.
-pub static ALGORITHM_512: Algorithm = rhash_gost::<Kind>(
-    "streebog512",
-    "GOST12-512",
-    64,
-    BLOCK_LEN,
-    |opts| Ok(Box::new(Streebog::<64>::from_options(opts)?)),
-    |opts, messages, out| hash_many(&ALGORITHM_512, Bits::B512, opts, messages, out),
-    |blob, key| Ok(Box::new(Streebog::<64>::restore(blob, key)?)),
-);
+pub static ALGORITHM_512: Algorithm = Algorithm {
+    keyed_alternative: HMAC_INSTEAD,
+    ..rhash_gost::<Kind>(
+        "streebog512",
+        "GOST12-512",
+        64,
+        BLOCK_LEN,
+        |opts| Ok(Box::new(Streebog::<64>::from_options(opts)?)),
+        |opts, messages, out| hash_many(&ALGORITHM_512, Bits::B512, opts, messages, out),
+        |blob, key| Ok(Box::new(Streebog::<64>::restore(blob, key)?)),
+    )
+};
 
 fn hash_many(
     algorithm: &Algorithm,
