@@ -7,9 +7,9 @@
 //! It uses only API that existed before this round's refactor, so the same file builds
 //! against an older commit (copied into that checkout's `crates/simdcrypt/examples/`).
 use simdcrypt::any::{AnyHasher, HashOptions};
-use std::hint::black_box;
 #[allow(unused_imports)]
 use simdcrypt::backend::Backend;
+use std::hint::black_box;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -40,7 +40,9 @@ fn main() {
                 black_box(h.finalize(None).unwrap());
             }
             "blake3-batch" => {
-                simdcrypt::blake3::Batch::new(simdcrypt::blake3::Mode::Hash).hash_into(&msgs, 32, &mut out[..1024 * 32]).unwrap();
+                simdcrypt::blake3::Batch::new(simdcrypt::blake3::Mode::Hash)
+                    .hash_into(&msgs, 32, &mut out[..1024 * 32])
+                    .unwrap();
                 black_box(&out);
             }
             "sha256-blocks" => {
@@ -48,7 +50,14 @@ fn main() {
                 black_box(&out);
             }
             "streebog-batch" => {
-                simdcrypt::streebog::hash_many(&msgs, simdcrypt::streebog::Bits::B256, &mut out[..1024 * 32], simdcrypt::streebog::Platform::detect(), simdcrypt::threads::Threads::One).unwrap();
+                simdcrypt::streebog::hash_many(
+                    &msgs,
+                    simdcrypt::streebog::Bits::B256,
+                    &mut out[..1024 * 32],
+                    simdcrypt::streebog::Platform::detect(),
+                    simdcrypt::threads::Threads::One,
+                )
+                .unwrap();
                 black_box(&out);
             }
             other => panic!("unknown workload {other}"),
