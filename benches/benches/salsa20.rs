@@ -29,30 +29,7 @@ fn key_nonce() -> (&'static [u8; 32], &'static [u8; 8]) {
 const SIZES: [usize; 5] = [64, 1 << 10, 1 << 20, 100_000_000, 1 << 30];
 
 #[cfg(feature = "peer-libsodium")]
-mod sodium {
-    // By its full file name: Debian's runtime package has no `libsodium.so` symlink (that
-    // comes with libsodium-dev).
-    #[link(name = "libsodium.so.23", kind = "dylib", modifiers = "+verbatim")]
-    extern "C" {
-        fn sodium_init() -> i32;
-        fn crypto_stream_salsa20_xor(c: *mut u8, m: *const u8, mlen: u64, n: *const u8, k: *const u8) -> i32;
-    }
-
-    pub fn init() {
-        // SAFETY: sodium_init takes no arguments and may be called more than once.
-        assert!(unsafe { sodium_init() } >= 0, "sodium_init failed");
-    }
-
-    /// In-place Salsa20/20 from block 0 (libsodium allows c == m).
-    pub fn xor(buf: &mut [u8], nonce: &[u8; 8], key: &[u8; 32]) {
-        // SAFETY: c and m point at buf.len() valid bytes (the same buffer, which libsodium
-        // allows); n and k at 8 and 32 bytes.
-        let rc = unsafe {
-            crypto_stream_salsa20_xor(buf.as_mut_ptr(), buf.as_ptr(), buf.len() as u64, nonce.as_ptr(), key.as_ptr())
-        };
-        assert_eq!(rc, 0);
-    }
-}
+use simdcrypt_bench::libsodium as sodium;
 
 fn ours(buf: &mut [u8], platform: Platform, threads: Threads) {
     let (key, nonce) = key_nonce();
@@ -85,7 +62,7 @@ fn one_thread(c: &mut Criterion) {
         #[cfg(feature = "peer-libsodium")]
         {
             let mut s = buf.clone();
-            sodium::xor(&mut s, &NONCE, &KEY);
+            sodium::salsa20_xor(&mut s, &NONCE, &KEY);
             assert!(s == expected, "libsodium disagrees at {size}");
         }
         if size >= 1 << 20 {
@@ -113,7 +90,7 @@ fn one_thread(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("libsodium", size), |b| {
             b.iter(|| {
                 let (key, nonce) = key_nonce();
-                sodium::xor(black_box(&mut buf), nonce, key)
+                sodium::salsa20_xor(black_box(&mut buf), nonce, key)
             })
         });
     }

@@ -68,3 +68,33 @@ pub mod nettle {
         out
     }
 }
+
+#[cfg(feature = "peer-libsodium")]
+pub mod libsodium {
+    //! libsodium's Salsa20/20 (`crypto_stream_salsa20_xor`, which picks its SSE2 or AVX2
+    //! code at run time).
+
+    // By its full file name: Debian's runtime package has no `libsodium.so` symlink (that
+    // comes with libsodium-dev).
+    #[link(name = "libsodium.so.23", kind = "dylib", modifiers = "+verbatim")]
+    extern "C" {
+        fn sodium_init() -> i32;
+        fn crypto_stream_salsa20_xor(c: *mut u8, m: *const u8, mlen: u64, n: *const u8, k: *const u8) -> i32;
+    }
+
+    /// Initialises libsodium (its CPU detection); call once before [`salsa20_xor`].
+    pub fn init() {
+        // SAFETY: sodium_init takes no arguments and may be called more than once.
+        assert!(unsafe { sodium_init() } >= 0, "sodium_init failed");
+    }
+
+    /// In-place Salsa20/20 from block 0 (libsodium allows c == m).
+    pub fn salsa20_xor(buf: &mut [u8], nonce: &[u8; 8], key: &[u8; 32]) {
+        // SAFETY: c and m point at buf.len() valid bytes (the same buffer, which libsodium
+        // allows); n and k at 8 and 32 bytes.
+        let rc = unsafe {
+            crypto_stream_salsa20_xor(buf.as_mut_ptr(), buf.as_ptr(), buf.len() as u64, nonce.as_ptr(), key.as_ptr())
+        };
+        assert_eq!(rc, 0);
+    }
+}

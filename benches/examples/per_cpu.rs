@@ -1,0 +1,587 @@
+//! One fast pass over every algorithm's headline rows: simdcrypt's public API on the
+//! detected backend (so `SIMDCRYPT_DISABLE` moves it) against its peers in the same run,
+//! printed as one markdown table with the CPU model and the disable list. The per-CPU
+//! figures of BENCHMARKS.md come from `benches/per_cpu.sh`, which runs this at three
+//! instruction-set levels and adds the command-line rows against RHash.
+//!
+//! `per_cpu [--quick] [FILTER]`: `--quick` is a smoke run of about ten seconds (its figures
+//! mean little); FILTER keeps the workloads whose name contains it.
+//!
+//! Built with `--features peer-nettle,peer-libsodium` it includes Nettle and libsodium;
+//! without them those peers are simply missing from the table.
+//!
+//! Timing: `std::time::Instant` (monotonic wall clock, one thread). Each sample is a loop of
+//! calls long enough to take the sample time; the implementations of a workload take turns
+//! (ours, peers, then the peers reversed and ours, ...), so a slow phase of the machine
+//! falls on all of them; the per-call time is the minimum over the rounds, the median
+//! is printed beside it.
+//!
+//! Peers keep their own instruction set whatever `SIMDCRYPT_DISABLE` says: those marked
+//! "rt" pick their kernels at run time from the full CPU; "fixed" ones are compiled code
+//! (baseline x86-64 unless RUSTFLAGS or the C library's build says otherwise).
+
+use cipher::{KeyIvInit, StreamCipher};
+use highway::HighwayHash as _;
+use sha2::Digest as _;
+use simdcrypt::threads::Threads;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// How a peer chooses its code: the column that says whether it could have been held to
+/// the same instruction set as ours at the lower levels.
+#[derive(Clone, Copy)]
+enum Dispatch {
+    /// Picks its kernel at run time from the CPU it finds.
+    Runtime,
+    /// One compiled code path.
+    Fixed,
+}
+
+/// One implementation of a workload: a name and one call.
+struct Imp {
+    name: String,
+    call: Box<dyn FnMut()>,
+}
+
+/// One row of the table.
+struct Workload {
+    name: String,
+    /// Input bytes per call, for the throughput column.
+    bytes: usize,
+    /// The simdcrypt backend that ran.
+    backend: &'static str,
+    ours: Box<dyn FnMut()>,
+    peers: Vec<Imp>,
+    note: Option<&'static str>,
+}
+
+fn peer(name: &str, dispatch: Dispatch, call: impl FnMut() + 'static) -> Imp {
+    let tag = match dispatch {
+        Dispatch::Runtime => "rt",
+        Dispatch::Fixed => "fixed",
+    };
+    Imp { name: format!("{name} ({tag})"), call: Box::new(call) }
+}
+
+/// Inputs live for the whole run; leaking them lets the batch workloads keep `&[u8]` lists
+/// into them inside `'static` closures.
+fn input(len: usize) -> &'static [u8] {
+    let v: Vec<u8> = (0..len).map(|i| (i.wrapping_mul(31) ^ (i >> 8)) as u8).collect();
+    Box::leak(v.into_boxed_slice())
+}
+
+fn chunks(data: &'static [u8], len: usize) -> &'static [&'static [u8]] {
+    Box::leak(data.chunks_exact(len).collect::<Vec<_>>().into_boxed_slice())
+}
+
+const KIB: usize = 1 << 10;
+const MIB: usize = 1 << 20;
+const HH_KEY: [u8; 32] = *b"simdcrypt highwayhash bench key!";
+const SALSA_KEY: [u8; 32] = [7; 32];
+const SALSA_NONCE: [u8; 8] = [9; 8];
+
+fn size_name(n: usize) -> String {
+    match n {
+        n if n >= MIB && n % MIB == 0 => format!("{} MiB", n / MIB),
+        n if n >= KIB && n % KIB == 0 => format!("{} KiB", n / KIB),
+        n => format!("{n} B"),
+    }
+}
+
+fn blake3_rows(out: &mut Vec<Workload>) {
+    let backend = simdcrypt::blake3::Platform::detect().name();
+    for size in [64, 4 * KIB, MIB] {
+        let d = input(size);
+        assert_eq!(&simdcrypt::blake3::hash(d), blake3::hash(d).as_bytes(), "blake3 {size}");
+        out.push(Workload {
+            name: format!("BLAKE3 {}", size_name(size)),
+            bytes: size,
+            backend,
+            ours: Box::new(move || keep(simdcrypt::blake3::hash(black_box(d)))),
+            peers: vec![peer("blake3", Dispatch::Runtime, move || keep(blake3::hash(black_box(d))))],
+            note: None,
+        });
+    }
+
+    const COUNT: usize = 1024;
+    let data = input(COUNT * 64);
+    let msgs = chunks(data, 64);
+    let batch = simdcrypt::blake3::Batch::new(simdcrypt::blake3::Mode::Hash);
+    let mut ours_out = vec![0u8; COUNT * 32];
+    batch.hash_into(msgs, 32, &mut ours_out).unwrap();
+    let expected: Vec<u8> = msgs.iter().flat_map(|m| *blake3::hash(m).as_bytes()).collect();
+    assert_eq!(ours_out, expected, "blake3 batch");
+
+    // The crate's hidden batch kernel (`blake3::platform`, doc(hidden), whole blocks only):
+    // CHUNK_START | CHUNK_END | ROOT on each one-block message makes its chaining value
+    // its digest.
+    const IV: [u32; 8] =
+        [0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19];
+    let arrays: &'static [&'static [u8; 64]] =
+        Box::leak(msgs.iter().map(|m| <&[u8; 64]>::try_from(*m).unwrap()).collect::<Vec<_>>().into_boxed_slice());
+    let kernel = blake3::platform::Platform::detect();
+    let (start, end_root) = (1u8, 2u8 | 8u8);
+    let mut hidden_out = vec![0u8; COUNT * 32];
+    kernel.hash_many(arrays, &IV, 0, blake3::IncrementCounter::No, 0, start, end_root, &mut hidden_out);
+    assert_eq!(hidden_out, expected, "the blake3 crate's hidden kernel");
+
+    let mut loop_out = vec![0u8; COUNT * 32];
+    out.push(Workload {
+        name: format!("BLAKE3 batch {COUNT}×64 B"),
+        bytes: COUNT * 64,
+        backend,
+        ours: Box::new(move || batch.hash_into(black_box(msgs), 32, &mut ours_out).unwrap()),
+        peers: vec![
+            peer("blake3 hash loop", Dispatch::Runtime, move || {
+                for (m, o) in black_box(msgs).iter().zip(loop_out.chunks_exact_mut(32)) {
+                    o.copy_from_slice(blake3::hash(m).as_bytes());
+                }
+            }),
+            peer("blake3 hidden hash_many", Dispatch::Runtime, move || {
+                kernel.hash_many(
+                    black_box(arrays),
+                    &IV,
+                    0,
+                    blake3::IncrementCounter::No,
+                    0,
+                    start,
+                    end_root,
+                    &mut hidden_out,
+                )
+            }),
+        ],
+        note: Some(
+            "the blake3 crate has no public batch API: its peers are a loop of `blake3::hash` and its doc(hidden) `platform::hash_many` kernel",
+        ),
+    });
+}
+
+fn sha256_rows(out: &mut Vec<Workload>) {
+    let backend = simdcrypt::sha256::Platform::detect().name();
+    for size in [64, MIB] {
+        let d = input(size);
+        assert_eq!(simdcrypt::sha256::hash(d), <[u8; 32]>::from(sha2::Sha256::digest(d)), "sha256 {size}");
+        out.push(Workload {
+            name: format!("SHA-256 {}", size_name(size)),
+            bytes: size,
+            backend,
+            ours: Box::new(move || keep(simdcrypt::sha256::hash(black_box(d)))),
+            peers: vec![peer("sha2", Dispatch::Runtime, move || keep(sha2::Sha256::digest(black_box(d))))],
+            note: None,
+        });
+    }
+
+    const BLOCKS: usize = 1024;
+    let data = input(BLOCKS * 64);
+    let expected: Vec<u8> = data.chunks_exact(64).flat_map(|b| <[u8; 32]>::from(sha2::Sha256::digest(b))).collect();
+    let mut ours_out = vec![0u8; BLOCKS * 32];
+    simdcrypt::sha256::hash_blocks(data, &mut ours_out).unwrap();
+    assert_eq!(ours_out, expected, "sha256 hash_blocks");
+    // hashtree picks its kernel once, here. (The C function returns void, so the binding's
+    // i32 result means nothing; the digests are checked below.)
+    let _ = hashtree_rs::init();
+    let mut ht_out = vec![0u8; BLOCKS * 32];
+    // hashtree_rs::hash does not check lengths: `ht_out` is exactly BLOCKS digests.
+    hashtree_rs::hash(&mut ht_out, data, BLOCKS);
+    assert_eq!(ht_out, expected, "hashtree");
+    let mut loop_out = vec![0u8; BLOCKS * 32];
+    out.push(Workload {
+        name: format!("SHA-256 hash_blocks {BLOCKS}×64 B"),
+        bytes: BLOCKS * 64,
+        backend: simdcrypt::sha256::BatchPlatform::detect().name(),
+        ours: Box::new(move || simdcrypt::sha256::hash_blocks(black_box(data), &mut ours_out).unwrap()),
+        peers: vec![
+            peer("hashtree-rs", Dispatch::Runtime, move || hashtree_rs::hash(&mut ht_out, black_box(data), BLOCKS)),
+            peer("sha2 loop", Dispatch::Runtime, move || {
+                for (b, o) in black_box(data).chunks_exact(64).zip(loop_out.chunks_exact_mut(32)) {
+                    o.copy_from_slice(&sha2::Sha256::digest(b));
+                }
+            }),
+        ],
+        note: None,
+    });
+}
+
+fn highway_rows(out: &mut Vec<Workload>) {
+    let backend = simdcrypt::highwayhash::Platform::detect().name();
+    let key = highway::Key(simdcrypt::highwayhash::key_words(&HH_KEY));
+    for size in [64, MIB] {
+        let d = input(size);
+        assert_eq!(
+            simdcrypt::highwayhash::hash64(&HH_KEY, d),
+            highway::HighwayHasher::new(key).hash64(d),
+            "highwayhash {size}"
+        );
+        out.push(Workload {
+            name: format!("HighwayHash-64 {}", size_name(size)),
+            bytes: size,
+            backend,
+            ours: Box::new(move || keep(simdcrypt::highwayhash::hash64(black_box(&HH_KEY), black_box(d)))),
+            peers: vec![peer("highway", Dispatch::Runtime, move || {
+                keep(highway::HighwayHasher::new(black_box(key)).hash64(black_box(d)))
+            })],
+            note: None,
+        });
+    }
+}
+
+fn streebog_rows(out: &mut Vec<Workload>) {
+    use ::streebog::Digest as _;
+    use simdcrypt::streebog::{self, Bits, Platform};
+    let backend = Platform::detect().name();
+    for size in [64, MIB] {
+        let d = input(size);
+        let expected = ::streebog::Streebog512::digest(d).to_vec();
+        assert_eq!(streebog::hash512(d).to_vec(), expected, "streebog512 {size}");
+        #[allow(unused_mut)]
+        let mut peers = vec![peer("RustCrypto streebog", Dispatch::Fixed, move || {
+            keep(::streebog::Streebog512::digest(black_box(d)))
+        })];
+        #[cfg(feature = "peer-nettle")]
+        {
+            assert_eq!(simdcrypt_bench::nettle::streebog512(d).to_vec(), expected, "nettle streebog512");
+            peers.push(peer("Nettle", Dispatch::Fixed, move || {
+                keep(simdcrypt_bench::nettle::streebog512(black_box(d)))
+            }));
+        }
+        out.push(Workload {
+            name: format!("Streebog-512 {}", size_name(size)),
+            bytes: size,
+            backend,
+            ours: Box::new(move || keep(streebog::hash512(black_box(d)))),
+            peers,
+            note: None,
+        });
+    }
+
+    const COUNT: usize = 1024;
+    let data = input(COUNT * 64);
+    let msgs = chunks(data, 64);
+    let expected: Vec<u8> = msgs.iter().flat_map(|m| ::streebog::Streebog256::digest(m).to_vec()).collect();
+    let mut ours_out = vec![0u8; COUNT * 32];
+    streebog::hash_many(msgs, Bits::B256, &mut ours_out, Platform::detect(), Threads::One).unwrap();
+    assert_eq!(ours_out, expected, "streebog256 hash_many");
+    let mut rc_out = vec![0u8; COUNT * 32];
+    #[allow(unused_mut)]
+    let mut peers = vec![peer("RustCrypto streebog loop", Dispatch::Fixed, move || {
+        for (m, o) in black_box(msgs).iter().zip(rc_out.chunks_exact_mut(32)) {
+            o.copy_from_slice(&::streebog::Streebog256::digest(m));
+        }
+    })];
+    #[cfg(feature = "peer-nettle")]
+    {
+        let mut n_out = vec![0u8; COUNT * 32];
+        let n: Vec<u8> = msgs.iter().flat_map(|m| simdcrypt_bench::nettle::streebog256(m)).collect();
+        assert_eq!(n, expected, "nettle streebog256");
+        peers.push(peer("Nettle loop", Dispatch::Fixed, move || {
+            for (m, o) in black_box(msgs).iter().zip(n_out.chunks_exact_mut(32)) {
+                o.copy_from_slice(&simdcrypt_bench::nettle::streebog256(m));
+            }
+        }));
+    }
+    out.push(Workload {
+        name: format!("Streebog-256 hash_many {COUNT}×64 B"),
+        bytes: COUNT * 64,
+        backend,
+        ours: Box::new(move || {
+            streebog::hash_many(black_box(msgs), Bits::B256, &mut ours_out, Platform::detect(), Threads::One).unwrap()
+        }),
+        peers,
+        note: None,
+    });
+}
+
+fn gost94_rows(out: &mut Vec<Workload>) {
+    use gost94::Digest as _;
+    use simdcrypt::gost94::{self as ours, Platform, SBox};
+    let backend = Platform::detect().name();
+    let d = input(MIB);
+    let expected = gost94::Gost94CryptoPro::digest(d).to_vec();
+    assert_eq!(ours::hash(SBox::CryptoPro, d).to_vec(), expected, "gost94 1 MiB");
+    #[allow(unused_mut)]
+    let mut peers =
+        vec![peer("RustCrypto gost94", Dispatch::Fixed, move || keep(gost94::Gost94CryptoPro::digest(black_box(d))))];
+    #[cfg(feature = "peer-nettle")]
+    {
+        assert_eq!(simdcrypt_bench::nettle::gosthash94cp(d).to_vec(), expected, "nettle gosthash94cp");
+        peers.push(peer("Nettle", Dispatch::Fixed, move || keep(simdcrypt_bench::nettle::gosthash94cp(black_box(d)))));
+    }
+    out.push(Workload {
+        name: "GOST R 34.11-94 CryptoPro 1 MiB".into(),
+        bytes: MIB,
+        backend,
+        ours: Box::new(move || keep(ours::hash(SBox::CryptoPro, black_box(d)))),
+        peers,
+        note: None,
+    });
+
+    const COUNT: usize = 4096;
+    let data = input(COUNT * 64);
+    let msgs = chunks(data, 64);
+    let expected: Vec<u8> = msgs.iter().flat_map(|m| gost94::Gost94CryptoPro::digest(m).to_vec()).collect();
+    let mut ours_out = vec![0u8; COUNT * 32];
+    ours::hash_many(msgs, SBox::CryptoPro, &mut ours_out, Platform::detect(), Threads::One).unwrap();
+    assert_eq!(ours_out, expected, "gost94 hash_many");
+    let mut rc_out = vec![0u8; COUNT * 32];
+    #[allow(unused_mut)]
+    let mut peers = vec![peer("RustCrypto gost94 loop", Dispatch::Fixed, move || {
+        for (m, o) in black_box(msgs).iter().zip(rc_out.chunks_exact_mut(32)) {
+            o.copy_from_slice(&gost94::Gost94CryptoPro::digest(m));
+        }
+    })];
+    #[cfg(feature = "peer-nettle")]
+    {
+        let mut n_out = vec![0u8; COUNT * 32];
+        peers.push(peer("Nettle loop", Dispatch::Fixed, move || {
+            for (m, o) in black_box(msgs).iter().zip(n_out.chunks_exact_mut(32)) {
+                o.copy_from_slice(&simdcrypt_bench::nettle::gosthash94cp(m));
+            }
+        }));
+    }
+    out.push(Workload {
+        name: format!("GOST R 34.11-94 hash_many {COUNT}×64 B"),
+        bytes: COUNT * 64,
+        backend,
+        ours: Box::new(move || {
+            ours::hash_many(black_box(msgs), SBox::CryptoPro, &mut ours_out, Platform::detect(), Threads::One).unwrap()
+        }),
+        peers,
+        note: None,
+    });
+}
+
+/// The key and nonce as every implementation gets them: through `black_box`, as a real key
+/// read at run time. Without it, a peer whose whole path inlines here folds the constant
+/// key into immediates and skips its key set-up, which no real caller can do.
+fn salsa_key_nonce() -> (&'static [u8; 32], &'static [u8; 8]) {
+    (black_box(&SALSA_KEY), black_box(&SALSA_NONCE))
+}
+
+fn salsa20_rows(out: &mut Vec<Workload>) {
+    use simdcrypt::salsa20::{Platform, Salsa20};
+    #[cfg(feature = "peer-libsodium")]
+    simdcrypt_bench::libsodium::init();
+    let backend = Platform::detect().name();
+    for size in [64, MIB] {
+        let rustcrypto = |buf: &mut [u8]| {
+            let (key, nonce) = salsa_key_nonce();
+            salsa20::Salsa20::new(key.into(), nonce.into()).apply_keystream(buf);
+        };
+        let ours = |buf: &mut [u8]| {
+            let (key, nonce) = salsa_key_nonce();
+            Salsa20::new(key, nonce).xor_keystream(buf).unwrap();
+        };
+        let mut expected = vec![0u8; size];
+        rustcrypto(&mut expected);
+        let mut check = vec![0u8; size];
+        ours(&mut check);
+        assert!(check == expected, "salsa20 {size}");
+        let mut rc_buf = vec![0u8; size];
+        #[allow(unused_mut)]
+        let mut peers = vec![peer("RustCrypto salsa20", Dispatch::Fixed, move || rustcrypto(black_box(&mut rc_buf)))];
+        #[cfg(feature = "peer-libsodium")]
+        {
+            use simdcrypt_bench::libsodium::salsa20_xor;
+            let mut s = vec![0u8; size];
+            salsa20_xor(&mut s, &SALSA_NONCE, &SALSA_KEY);
+            assert!(s == expected, "libsodium salsa20 {size}");
+            peers.push(peer("libsodium", Dispatch::Runtime, move || {
+                let (key, nonce) = salsa_key_nonce();
+                salsa20_xor(black_box(&mut s), nonce, key)
+            }));
+        }
+        let mut buf = vec![0u8; size];
+        out.push(Workload {
+            name: format!("Salsa20/20 new + {}", size_name(size)),
+            bytes: size,
+            backend,
+            ours: Box::new(move || ours(black_box(&mut buf))),
+            peers,
+            note: None,
+        });
+    }
+}
+
+/// Keeps a result alive (and unknown to the optimizer) without a `drop` of a `Copy` value.
+fn keep<T>(x: T) {
+    black_box(x);
+}
+
+/// Seconds per call of `iters` calls.
+fn sample(f: &mut dyn FnMut(), iters: u64) -> f64 {
+    let start = Instant::now();
+    for _ in 0..iters {
+        f();
+    }
+    start.elapsed().as_secs_f64() / iters as f64
+}
+
+/// Calls per sample so that one sample takes about `target` seconds (at least one call);
+/// the growing trial loops are the warm-up.
+fn calibrate(f: &mut dyn FnMut(), target: f64) -> u64 {
+    let mut n = 1u64;
+    loop {
+        let t = sample(f, n);
+        if t * n as f64 >= target / 8.0 || n >= 1 << 32 {
+            return ((target / t).ceil() as u64).max(1);
+        }
+        n *= 4;
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+/// (minimum, median) seconds per call of each implementation, ours first.
+fn measure(w: &mut Workload, rounds: usize, target: f64) -> Vec<(f64, f64)> {
+    let mut calls: Vec<&mut dyn FnMut()> = vec![&mut *w.ours];
+    calls.extend(w.peers.iter_mut().map(|p| &mut *p.call as &mut dyn FnMut()));
+    let iters: Vec<u64> = calls.iter_mut().map(|f| calibrate(&mut **f, target)).collect();
+    let mut times = vec![Vec::with_capacity(rounds); calls.len()];
+    for round in 0..rounds {
+        let order: Vec<usize> =
+            if round % 2 == 0 { (0..calls.len()).collect() } else { (0..calls.len()).rev().collect() };
+        for i in order {
+            times[i].push(sample(&mut *calls[i], iters[i]));
+        }
+    }
+    times
+        .iter_mut()
+        .map(|t| {
+            let min = t.iter().copied().fold(f64::INFINITY, f64::min);
+            (min, median(t))
+        })
+        .collect()
+}
+
+fn fmt_time(s: f64) -> String {
+    match s {
+        s if s < 1e-6 => format!("{:.1} ns", s * 1e9),
+        s if s < 1e-3 => format!("{:.2} µs", s * 1e6),
+        s => format!("{:.2} ms", s * 1e3),
+    }
+}
+
+/// A field of `lscpu`'s output, if lscpu runs.
+fn lscpu_field(text: &str, field: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let (key, value) = l.split_once(':')?;
+        (key.trim() == field).then(|| value.trim().to_string())
+    })
+}
+
+fn header(quick: bool, rounds: usize, target: f64) {
+    let lscpu = std::process::Command::new("lscpu")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = lscpu_field(&lscpu, "Model name").unwrap_or_else(|| "unknown (no lscpu)".into());
+    let family = lscpu_field(&lscpu, "CPU family").unwrap_or_else(|| "?".into());
+    let model_no = lscpu_field(&lscpu, "Model").unwrap_or_else(|| "?".into());
+    let flags: Vec<&str> = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("flags"))
+        .map(|f| f.trim_start_matches([' ', '\t', ':']).split(' ').collect())
+        .unwrap_or_default();
+    let flag_summary: Vec<String> = ["avx512f", "avx512vbmi", "gfni", "sha_ni", "avx2"]
+        .iter()
+        .map(|f| format!("{f} {}", if flags.contains(f) { "yes" } else { "no" }))
+        .collect();
+    let disable = std::env::var("SIMDCRYPT_DISABLE").map(|v| format!("`{v}`")).unwrap_or_else(|_| "unset".into());
+    let seen: Vec<&str> = simdcrypt::cpu::features().iter().map(|f| f.name()).collect();
+    println!("### simdcrypt per-CPU run{}", if quick { " (--quick: smoke run, not a result)" } else { "" });
+    println!();
+    println!("- CPU: {model} (family {family}, model {model_no}); flags: {}", flag_summary.join(", "));
+    println!("- SIMDCRYPT_DISABLE: {disable}; simdcrypt uses: {}", seen.join(" "));
+    if let Some(problem) = simdcrypt::cpu::disable_list_problem() {
+        println!("- WARNING: {problem}");
+    }
+    println!(
+        "- timing: `Instant` (wall clock), one thread; per call = min over {rounds} interleaved rounds of ~{:.0} ms samples (median in parentheses); ratio = best peer's min / ours",
+        target * 1e3
+    );
+    println!(
+        "- peers: (rt) = picks its kernels at run time from the full CPU, ignoring SIMDCRYPT_DISABLE; (fixed) = compiled code, no run-time dispatch"
+    );
+    #[cfg(not(feature = "peer-nettle"))]
+    println!("- built without `peer-nettle`: no Nettle rows");
+    #[cfg(not(feature = "peer-libsodium"))]
+    println!("- built without `peer-libsodium`: no libsodium rows");
+    println!();
+}
+
+fn main() {
+    let mut quick = false;
+    let mut filter = None;
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            "-h" | "--help" => {
+                println!("usage: per_cpu [--quick] [FILTER]  (FILTER: keep workloads whose name contains it)");
+                return;
+            }
+            other => filter = Some(other.to_lowercase()),
+        }
+    }
+    let (rounds, target) = if quick { (3, 0.004) } else { (7, 0.04) };
+
+    let mut workloads = Vec::new();
+    blake3_rows(&mut workloads);
+    sha256_rows(&mut workloads);
+    highway_rows(&mut workloads);
+    streebog_rows(&mut workloads);
+    gost94_rows(&mut workloads);
+    salsa20_rows(&mut workloads);
+    if let Some(f) = &filter {
+        workloads.retain(|w| w.name.to_lowercase().contains(f.as_str()));
+    }
+
+    header(quick, rounds, target);
+    println!("| workload | simdcrypt backend | simdcrypt per call | simdcrypt MB/s | best peer | best peer per call | best peer / ours | other peers |");
+    println!("| --- | --- | --- | ---: | --- | --- | ---: | --- |");
+    let started = Instant::now();
+    let mut notes = Vec::new();
+    for w in &mut workloads {
+        let times = measure(w, rounds, target);
+        let (ours_min, ours_med) = times[0];
+        let best = (1..times.len()).min_by(|&a, &b| times[a].0.total_cmp(&times[b].0));
+        let others: Vec<String> = (1..times.len())
+            .filter(|&i| Some(i) != best)
+            .map(|i| format!("{} {}", w.peers[i - 1].name, fmt_time(times[i].0)))
+            .collect();
+        let (best_name, best_time, ratio) = match best {
+            Some(b) => (
+                w.peers[b - 1].name.clone(),
+                format!("{} ({})", fmt_time(times[b].0), fmt_time(times[b].1)),
+                format!("{:.2}×", times[b].0 / ours_min),
+            ),
+            None => ("none".into(), "-".into(), "-".into()),
+        };
+        let mut name = w.name.clone();
+        if let Some(note) = w.note {
+            notes.push(note);
+            name.push_str(&format!(" [{}]", notes.len()));
+        }
+        println!(
+            "| {name} | {} | {} ({}) | {:.0} | {best_name} | {best_time} | {ratio} | {} |",
+            w.backend,
+            fmt_time(ours_min),
+            fmt_time(ours_med),
+            w.bytes as f64 / ours_min / 1e6,
+            others.join("; ")
+        );
+    }
+    println!();
+    for (i, note) in notes.iter().enumerate() {
+        println!("[{}] {note}", i + 1);
+    }
+    println!("Measured in {:.1} s.", started.elapsed().as_secs_f64());
+}

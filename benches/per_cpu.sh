@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# The per-CPU figures of BENCHMARKS.md: every algorithm's headline rows against the best
+# peer, in one run per instruction-set level, on this machine.
+#
+#   benches/per_cpu.sh            full run (about a minute per level, three levels)
+#   benches/per_cpu.sh --quick    smoke run (figures mean nothing; checks that it works)
+#
+# For each level (SIMDCRYPT_DISABLE unset, `avx512,gfni`, `avx512,gfni,avx2`) it prints
+# the markdown table of benches/examples/per_cpu.rs (library calls against the blake3,
+# sha2, hashtree-rs, highway, streebog, gost94 and salsa20 crates, Nettle and libsodium in
+# the same run) and the command-line rows: `simdcrypt sum` against `rhash` and
+# `sha256sum` on a cached file (256 MiB; 32 MiB with --quick), min of interleaved runs.
+#
+# Needs: Rust (the workspace's toolchain); Debian packages nettle-dev (libnettle and its
+# symlink, for `peer-nettle`), libsodium23 or libsodium-dev (`peer-libsodium` links
+# libsodium.so.23 by its full name), rhash, coreutils (sha256sum), util-linux (lscpu).
+# Without rhash the command-line rows against it are skipped; the Nettle and libsodium
+# features are required (the build fails without the libraries).
+#
+# What the levels mean: SIMDCRYPT_DISABLE hides CPU features from simdcrypt only
+# (crates/simdcrypt/src/cpu.rs; `avx512` hides every AVX-512 feature). A backend needs its
+# whole feature bundle, so hiding avx2 also removes every kernel that lists it (the AVX-512
+# ones are already gone); SSE4.1, AVX, SHA-NI and BMI2 stay, so the third level stands in
+# for a pre-Haswell CPU with SHA-NI where this CPU has it (the SHA-256 rows keep SHA-NI).
+# The peers cannot be restricted from outside: at the lower levels our restricted code is
+# compared with peers that still use the full instruction set. The table marks them: (rt)
+# picks its kernels at run time from the full CPU (blake3, sha2 via cpufeatures,
+# hashtree-rs, highway, libsodium), (fixed) is compiled code (RustCrypto streebog, gost94,
+# salsa20; Nettle's Streebog and GOST R 34.11-94 are plain C). Keep RUSTFLAGS empty (no
+# `-C target-cpu=native`): it would compile the fixed peers, and ours, for this CPU.
+#
+# Builds: the example with thin LTO (CARGO_PROFILE_RELEASE_LTO=thin; set PER_CPU_LTO=fat
+# for the release profile's own setting) and the CLI the same way, in the workspace's
+# target directory (or CARGO_TARGET_DIR).
+set -euo pipefail
+
+quick=""
+if [[ "${1:-}" == "--quick" ]]; then
+    quick="--quick"
+elif [[ $# -gt 0 ]]; then
+    echo "usage: $0 [--quick]" >&2
+    exit 2
+fi
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+target="${CARGO_TARGET_DIR:-$root/target}"
+lto="${PER_CPU_LTO:-thin}"
+if [[ -n "${RUSTFLAGS:-}" ]]; then
+    echo "warning: RUSTFLAGS is set ($RUSTFLAGS): the fixed-code peers are compiled with it too" >&2
+fi
+
+build_start=$(date +%s)
+CARGO_PROFILE_RELEASE_LTO="$lto" cargo build --quiet --release -p simdcrypt-bench --example per_cpu \
+    --features peer-nettle,peer-libsodium
+CARGO_PROFILE_RELEASE_LTO="$lto" cargo build --quiet --release -p simdcrypt-cli
+echo "(built in $(($(date +%s) - build_start)) s, LTO $lto)" >&2
+example="$target/release/examples/per_cpu"
+cli="$target/release/simdcrypt"
+
+if [[ -n "$quick" ]]; then
+    file_mib=32
+    runs=2
+else
+    file_mib=256
+    runs=5
+fi
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/per_cpu.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+# The commands run in $tmp, with our binary first on PATH, so that they carry no paths
+# (and print short in the table).
+mkdir "$tmp/bin"
+ln -s "$cli" "$tmp/bin/simdcrypt"
+export PATH="$tmp/bin:$PATH"
+file=input.bin
+head -c "$((file_mib << 20))" /dev/urandom >"$tmp/$file"
+cat "$tmp/$file" >/dev/null # in the page cache before any timing
+
+have_rhash=1
+command -v rhash >/dev/null || have_rhash=0
+
+# Nanoseconds of one run of "$@", output discarded.
+time_ns() {
+    local start end
+    start=$(date +%s%N)
+    "$@" >/dev/null
+    end=$(date +%s%N)
+    echo $((end - start))
+}
+
+# The digest a command prints first (the first field of its first line).
+digest_of() {
+    "$@" | head -n 1 | awk '{print $1}'
+}
+
+# One command-line row: LABEL, then commands separated by `--`, ours first. Every command
+# must print the same digest; the runs are interleaved (forward, then reversed), and each
+# command's time is its fastest run.
+cli_row() {
+    local label="$1"
+    shift
+    local -a cmds=()
+    local cmd="" arg
+    for arg in "$@" --; do
+        if [[ "$arg" == "--" ]]; then
+            cmds+=("$cmd")
+            cmd=""
+        else
+            cmd+="${cmd:+ }$arg"
+        fi
+    done
+    local n=${#cmds[@]} i r expected got
+    expected="$(digest_of ${cmds[0]})"
+    for ((i = 1; i < n; i++)); do
+        got="$(digest_of ${cmds[i]})"
+        if [[ "$got" != "$expected" ]]; then
+            echo "| $label | digests differ: \`${cmds[0]}\` $expected, \`${cmds[i]}\` $got | | | |"
+            return
+        fi
+    done
+    local -a best=()
+    for ((i = 0; i < n; i++)); do best+=(0); done
+    for ((r = 0; r < runs; r++)); do
+        local -a order=()
+        if ((r % 2 == 0)); then
+            for ((i = 0; i < n; i++)); do order+=("$i"); done
+        else
+            for ((i = n - 1; i >= 0; i--)); do order+=("$i"); done
+        fi
+        for i in "${order[@]}"; do
+            local t
+            t=$(time_ns ${cmds[i]})
+            if ((best[i] == 0 || t < best[i])); then best[i]=$t; fi
+        done
+    done
+    local peer_best=1 others=""
+    for ((i = 2; i < n; i++)); do
+        if ((best[i] < best[peer_best])); then peer_best=$i; fi
+    done
+    for ((i = 1; i < n; i++)); do
+        if ((i != peer_best)); then
+            others+="${others:+; }\`${cmds[i]% *}\` $(ms "${best[i]}")"
+        fi
+    done
+    echo "| $label | \`${cmds[0]% *}\` $(ms "${best[0]}") ($(mbs "${best[0]}") MB/s) | \`${cmds[peer_best]% *}\` $(ms "${best[peer_best]}") ($(mbs "${best[peer_best]}") MB/s) | $(ratio "${best[peer_best]}" "${best[0]}") | $others |"
+}
+
+ms() { awk -v t="$1" 'BEGIN { printf "%.1f ms", t / 1e6 }'; }
+mbs() { awk -v t="$1" -v m="$file_mib" 'BEGIN { printf "%.0f", m * 1048576 / (t / 1e9) / 1e6 }'; }
+ratio() { awk -v p="$1" -v o="$2" 'BEGIN { printf "%.2f×", p / o }'; }
+
+run_level() {
+    local disable="$1"
+    if [[ -n "$disable" ]]; then
+        export SIMDCRYPT_DISABLE="$disable"
+    else
+        unset SIMDCRYPT_DISABLE
+    fi
+    local level_start
+    level_start=$(date +%s)
+    "$example" $quick
+    cd "$tmp"
+    echo
+    echo "Command line, ${file_mib} MiB cached file, one thread, min of $runs interleaved runs (wall clock); ratio = best peer / ours:"
+    echo
+    echo "| command-line row | simdcrypt | best peer | best peer / ours | other peers |"
+    echo "| --- | --- | --- | ---: | --- |"
+    if ((have_rhash)); then
+        cli_row "Streebog-256 file" simdcrypt sum -a streebog256 -j 1 "$file" -- rhash --gost12-256 "$file"
+        cli_row "GOST R 34.11-94 CryptoPro file" simdcrypt sum -a gost94 -j 1 "$file" -- rhash --gost94-cryptopro "$file"
+        cli_row "SHA-256 file" simdcrypt sum -a sha256 -j 1 "$file" -- sha256sum "$file" -- rhash --sha256 "$file"
+    else
+        echo "| (rhash not installed: its rows skipped) | | | | |"
+        cli_row "SHA-256 file" simdcrypt sum -a sha256 -j 1 "$file" -- sha256sum "$file"
+    fi
+    echo
+    cd "$root"
+    echo "(level ${disable:-full} took $(($(date +%s) - level_start)) s)"
+    echo
+}
+
+for level in "" "avx512,gfni" "avx512,gfni,avx2"; do
+    run_level "$level"
+done
