@@ -22,11 +22,13 @@
 # whole feature bundle, so hiding avx2 also removes every kernel that lists it (the AVX-512
 # ones are already gone); SSE4.1, AVX, SHA-NI and BMI2 stay, so the third level stands in
 # for a pre-Haswell CPU with SHA-NI where this CPU has it (the SHA-256 rows keep SHA-NI).
-# The peers cannot be restricted from outside: at the lower levels our restricted code is
-# compared with peers that still use the full instruction set. The table marks them: (rt)
-# picks its kernels at run time from the full CPU (blake3, sha2 via cpufeatures,
-# hashtree-rs, highway, libsodium), (fixed) is compiled code (RustCrypto streebog, gost94,
-# salsa20; Nettle's Streebog and GOST R 34.11-94 are plain C). Keep RUSTFLAGS empty (no
+# The peers are held to the same level where they can be: the blake3 crate by its
+# no_avx512 / no_avx2 features (one build per level), hashtree-rs by calling its kernels
+# by name, highway by its SseHash type; sha2 uses SHA-NI, which no level hides. The table
+# marks each peer: (rt, held) picks at run time but within this level's instruction set,
+# (rt) picks from the full CPU (libsodium's Salsa20 keeps its AVX2 code at the last
+# level), (fixed) is compiled code (RustCrypto streebog, gost94, salsa20; Nettle's
+# Streebog and GOST R 34.11-94 are plain C). Keep RUSTFLAGS empty (no
 # `-C target-cpu=native`): it would compile the fixed peers, and ours, for this CPU.
 #
 # Builds: the example with thin LTO (CARGO_PROFILE_RELEASE_LTO=thin; set PER_CPU_LTO=fat
@@ -50,12 +52,26 @@ if [[ -n "${RUSTFLAGS:-}" ]]; then
     echo "warning: RUSTFLAGS is set ($RUSTFLAGS): the fixed-code peers are compiled with it too" >&2
 fi
 
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/per_cpu.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+
 build_start=$(date +%s)
-CARGO_PROFILE_RELEASE_LTO="$lto" cargo build --quiet --release -p simdcrypt-bench --example per_cpu \
-    --features peer-nettle,peer-libsodium
+# One build of the example per level: the blake3 peer is held to the level by its own
+# cargo features (no_avx512, no_avx2), which only a build can set.
+declare -A example
+for level in full avx512 avx2; do
+    features=peer-nettle,peer-libsodium
+    case $level in
+        avx512) features+=,peer-blake3-no-avx512 ;;
+        avx2) features+=,peer-blake3-no-avx512,peer-blake3-no-avx2 ;;
+    esac
+    CARGO_PROFILE_RELEASE_LTO="$lto" cargo build --quiet --release -p simdcrypt-bench --example per_cpu \
+        --features "$features"
+    cp "$target/release/examples/per_cpu" "$tmp/per_cpu-$level"
+    example[$level]="$tmp/per_cpu-$level"
+done
 CARGO_PROFILE_RELEASE_LTO="$lto" cargo build --quiet --release -p simdcrypt-cli
 echo "(built in $(($(date +%s) - build_start)) s, LTO $lto)" >&2
-example="$target/release/examples/per_cpu"
 cli="$target/release/simdcrypt"
 
 if [[ -n "$quick" ]]; then
@@ -65,8 +81,6 @@ else
     file_mib=256
     runs=5
 fi
-tmp="$(mktemp -d "${TMPDIR:-/tmp}/per_cpu.XXXXXX")"
-trap 'rm -rf "$tmp"' EXIT
 # The commands run in $tmp, with our binary first on PATH, so that they carry no paths
 # (and print short in the table).
 mkdir "$tmp/bin"
@@ -150,7 +164,7 @@ mbs() { awk -v t="$1" -v m="$file_mib" 'BEGIN { printf "%.0f", m * 1048576 / (t 
 ratio() { awk -v p="$1" -v o="$2" 'BEGIN { printf "%.2f×", p / o }'; }
 
 run_level() {
-    local disable="$1"
+    local disable="$1" binary="$2"
     if [[ -n "$disable" ]]; then
         export SIMDCRYPT_DISABLE="$disable"
     else
@@ -158,7 +172,7 @@ run_level() {
     fi
     local level_start
     level_start=$(date +%s)
-    "$example" $quick
+    "$binary" $quick
     cd "$tmp"
     echo
     echo "Command line, ${file_mib} MiB cached file, one thread, min of $runs interleaved runs (wall clock); ratio = best peer / ours:"
@@ -179,6 +193,6 @@ run_level() {
     echo
 }
 
-for level in "" "avx512,gfni" "avx512,gfni,avx2"; do
-    run_level "$level"
-done
+run_level "" "${example[full]}"
+run_level "avx512,gfni" "${example[avx512]}"
+run_level "avx512,gfni,avx2" "${example[avx2]}"

@@ -16,8 +16,10 @@
 //! falls on all of them; the per-call time is the minimum over the rounds, the median
 //! is printed beside it.
 //!
-//! Peers keep their own instruction set whatever `SIMDCRYPT_DISABLE` says: those marked
-//! "rt" pick their kernels at run time from the full CPU; "fixed" ones are compiled code
+//! Peers are held to the level `SIMDCRYPT_DISABLE` sets where they can be: "rt, held"
+//! picks at run time within the same instruction set as ours (hashtree's kernels by name,
+//! highway's `SseHash`, sha2's SHA-NI, blake3 built with the bench crate's
+//! `peer-blake3-no-*` features); "rt" picks from the full CPU; "fixed" is compiled code
 //! (baseline x86-64 unless RUSTFLAGS or the C library's build says otherwise).
 
 use cipher::{KeyIvInit, StreamCipher};
@@ -27,14 +29,53 @@ use simdcrypt::threads::Threads;
 use std::hint::black_box;
 use std::time::Instant;
 
-/// How a peer chooses its code: the column that says whether it could have been held to
-/// the same instruction set as ours at the lower levels.
+/// How a peer chooses its code: the column that says whether it was held to the same
+/// instruction set as ours at the lower levels.
 #[derive(Clone, Copy)]
 enum Dispatch {
-    /// Picks its kernel at run time from the CPU it finds.
+    /// Picks its kernel at run time from the CPU it finds, whatever the level.
     Runtime,
+    /// Picks at run time, but held to this level's instruction set (a kernel chosen by
+    /// name, or the crate's cargo features): the same CPU features as ours.
+    Held,
     /// One compiled code path.
     Fixed,
+}
+
+/// Whether this run's `SIMDCRYPT_DISABLE` hides `feature` (one of its comma-separated
+/// names, as crates/simdcrypt/src/cpu.rs reads them) from us, and so from the peers we can
+/// hold to the same level.
+fn hidden(feature: &str) -> bool {
+    std::env::var("SIMDCRYPT_DISABLE")
+        .map(|v| v.split(',').any(|f| f.trim().eq_ignore_ascii_case(feature)))
+        .unwrap_or(false)
+}
+
+/// The label of a peer that picks its kernels at run time and may use `features`: "held"
+/// where this level hides some feature from us but none that the peer uses (so it runs
+/// on the same instruction set as ours), plain run time otherwise.
+fn runtime_using(features: &[&str]) -> Dispatch {
+    let restricted = std::env::var("SIMDCRYPT_DISABLE").is_ok_and(|v| !v.trim().is_empty());
+    if restricted && !features.iter().any(|f| hidden(f)) {
+        Dispatch::Held
+    } else {
+        Dispatch::Runtime
+    }
+}
+
+/// The blake3 crate's label: it uses AVX-512 and AVX2 unless the build turned them off
+/// with the bench crate's `peer-blake3-no-avx512` / `peer-blake3-no-avx2` features (the
+/// crate's own `no_avx512` / `no_avx2`), which benches/per_cpu.sh sets at the levels that
+/// hide them from us.
+fn blake3_dispatch() -> Dispatch {
+    let mut uses = Vec::new();
+    if !cfg!(feature = "peer-blake3-no-avx512") {
+        uses.push("avx512");
+    }
+    if !cfg!(feature = "peer-blake3-no-avx2") {
+        uses.push("avx2");
+    }
+    runtime_using(&uses)
 }
 
 /// One implementation of a workload: a name and one call.
@@ -58,6 +99,7 @@ struct Workload {
 fn peer(name: &str, dispatch: Dispatch, call: impl FnMut() + 'static) -> Imp {
     let tag = match dispatch {
         Dispatch::Runtime => "rt",
+        Dispatch::Held => "rt, held",
         Dispatch::Fixed => "fixed",
     };
     Imp { name: format!("{name} ({tag})"), call: Box::new(call) }
@@ -98,7 +140,7 @@ fn blake3_rows(out: &mut Vec<Workload>) {
             bytes: size,
             backend,
             ours: Box::new(move || keep(simdcrypt::blake3::hash(black_box(d)))),
-            peers: vec![peer("blake3", Dispatch::Runtime, move || keep(blake3::hash(black_box(d))))],
+            peers: vec![peer("blake3", blake3_dispatch(), move || keep(blake3::hash(black_box(d))))],
             note: None,
         });
     }
@@ -132,12 +174,12 @@ fn blake3_rows(out: &mut Vec<Workload>) {
         backend,
         ours: Box::new(move || batch.hash_into(black_box(msgs), 32, &mut ours_out).unwrap()),
         peers: vec![
-            peer("blake3 hash loop", Dispatch::Runtime, move || {
+            peer("blake3 hash loop", blake3_dispatch(), move || {
                 for (m, o) in black_box(msgs).iter().zip(loop_out.chunks_exact_mut(32)) {
                     o.copy_from_slice(blake3::hash(m).as_bytes());
                 }
             }),
-            peer("blake3 hidden hash_many", Dispatch::Runtime, move || {
+            peer("blake3 hidden hash_many", blake3_dispatch(), move || {
                 kernel.hash_many(
                     black_box(arrays),
                     &IV,
@@ -156,6 +198,17 @@ fn blake3_rows(out: &mut Vec<Workload>) {
     });
 }
 
+/// hashtree's kernel signature: digests out, 64-byte blocks in, block count.
+type HashtreeKernel = unsafe extern "C" fn(*mut u8, *const u8, u64);
+
+// hashtree's kernels by name (its hashtree.h), linked from the library hashtree-rs builds;
+// each needs the CPU features in its name.
+extern "C" {
+    fn hashtree_sha256_avx2_x8(output: *mut u8, input: *const u8, count: u64);
+    fn hashtree_sha256_shani_x2(output: *mut u8, input: *const u8, count: u64);
+    fn hashtree_sha256_avx_x4(output: *mut u8, input: *const u8, count: u64);
+}
+
 fn sha256_rows(out: &mut Vec<Workload>) {
     let backend = simdcrypt::sha256::Platform::detect().name();
     for size in [64, MIB] {
@@ -166,7 +219,7 @@ fn sha256_rows(out: &mut Vec<Workload>) {
             bytes: size,
             backend,
             ours: Box::new(move || keep(simdcrypt::sha256::hash(black_box(d)))),
-            peers: vec![peer("sha2", Dispatch::Runtime, move || keep(sha2::Sha256::digest(black_box(d))))],
+            peers: vec![peer("sha2", runtime_using(&["sha"]), move || keep(sha2::Sha256::digest(black_box(d))))],
             note: None,
         });
     }
@@ -185,19 +238,47 @@ fn sha256_rows(out: &mut Vec<Workload>) {
     hashtree_rs::hash(&mut ht_out, data, BLOCKS);
     assert_eq!(ht_out, expected, "hashtree");
     let mut loop_out = vec![0u8; BLOCKS * 32];
+    let mut peers = Vec::new();
+    if hidden("avx512") {
+        // Held to this level: hashtree's kernels by name, each where the level (and the
+        // CPU) has what it needs.
+        let mut kernels: Vec<(&str, HashtreeKernel)> = Vec::new();
+        if !hidden("avx2") && std::arch::is_x86_feature_detected!("avx2") {
+            kernels.push(("avx2_x8", hashtree_sha256_avx2_x8));
+        }
+        if !hidden("sha") && std::arch::is_x86_feature_detected!("sha") {
+            kernels.push(("shani_x2", hashtree_sha256_shani_x2));
+        }
+        if std::arch::is_x86_feature_detected!("avx") {
+            kernels.push(("avx_x4", hashtree_sha256_avx_x4));
+        }
+        for (name, kernel) in kernels {
+            let mut o = vec![0u8; BLOCKS * 32];
+            // SAFETY: the CPU has the features this kernel is named for (checked above);
+            // `o` holds BLOCKS digests and `data` BLOCKS blocks.
+            unsafe { kernel(o.as_mut_ptr(), data.as_ptr(), BLOCKS as u64) };
+            assert_eq!(o, expected, "hashtree {name}");
+            peers.push(peer(&format!("hashtree-rs {name}"), Dispatch::Held, move || {
+                // SAFETY: as above.
+                unsafe { kernel(o.as_mut_ptr(), black_box(data).as_ptr(), BLOCKS as u64) }
+            }));
+        }
+    } else {
+        peers.push(peer("hashtree-rs", Dispatch::Runtime, move || {
+            hashtree_rs::hash(&mut ht_out, black_box(data), BLOCKS)
+        }));
+    }
+    peers.push(peer("sha2 loop", runtime_using(&["sha"]), move || {
+        for (b, o) in black_box(data).chunks_exact(64).zip(loop_out.chunks_exact_mut(32)) {
+            o.copy_from_slice(&sha2::Sha256::digest(b));
+        }
+    }));
     out.push(Workload {
         name: format!("SHA-256 hash_blocks {BLOCKS}×64 B"),
         bytes: BLOCKS * 64,
         backend: simdcrypt::sha256::BatchPlatform::detect().name(),
         ours: Box::new(move || simdcrypt::sha256::hash_blocks(black_box(data), &mut ours_out).unwrap()),
-        peers: vec![
-            peer("hashtree-rs", Dispatch::Runtime, move || hashtree_rs::hash(&mut ht_out, black_box(data), BLOCKS)),
-            peer("sha2 loop", Dispatch::Runtime, move || {
-                for (b, o) in black_box(data).chunks_exact(64).zip(loop_out.chunks_exact_mut(32)) {
-                    o.copy_from_slice(&sha2::Sha256::digest(b));
-                }
-            }),
-        ],
+        peers,
         note: None,
     });
 }
@@ -217,9 +298,16 @@ fn highway_rows(out: &mut Vec<Workload>) {
             bytes: size,
             backend,
             ours: Box::new(move || keep(simdcrypt::highwayhash::hash64(black_box(&HH_KEY), black_box(d)))),
-            peers: vec![peer("highway", Dispatch::Runtime, move || {
-                keep(highway::HighwayHasher::new(black_box(key)).hash64(black_box(d)))
-            })],
+            // The crate's AVX2 code where this level has AVX2, else its SSE4.1 code by name.
+            peers: vec![if hidden("avx2") {
+                peer("highway SseHash", Dispatch::Held, move || {
+                    keep(highway::SseHash::new(black_box(key)).expect("the CPU has SSE4.1").hash64(black_box(d)))
+                })
+            } else {
+                peer("highway", runtime_using(&["avx2"]), move || {
+                    keep(highway::HighwayHasher::new(black_box(key)).hash64(black_box(d)))
+                })
+            }],
             note: None,
         });
     }
@@ -385,7 +473,7 @@ fn salsa20_rows(out: &mut Vec<Workload>) {
             let mut s = vec![0u8; size];
             salsa20_xor(&mut s, &SALSA_NONCE, &SALSA_KEY);
             assert!(s == expected, "libsodium salsa20 {size}");
-            peers.push(peer("libsodium", Dispatch::Runtime, move || {
+            peers.push(peer("libsodium", runtime_using(&["avx2"]), move || {
                 let (key, nonce) = salsa_key_nonce();
                 salsa20_xor(black_box(&mut s), nonce, key)
             }));
