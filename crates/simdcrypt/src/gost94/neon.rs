@@ -170,7 +170,8 @@ fn step4(s: &SBoxes, h: [uint32x4_t; 8], m: [uint32x4_t; 8]) -> [uint32x4_t; 8] 
     let sv: [uint32x4_t; 8] = core::array::from_fn(|k| if k % 2 == 0 { n2[k / 2] } else { n1[k / 2] });
     let sw = to_words(&sv);
 
-    let out: [uint32x4_t; 16] = core::array::from_fn(|i| veorq_u32(select_xor(PSI61[i], &y), select_xor(PSI74[i], &sw)));
+    let out: [uint32x4_t; 16] =
+        core::array::from_fn(|i| veorq_u32(select_xor(PSI61[i], &y), select_xor(PSI74[i], &sw)));
     // Word 2k in the low half, word 2k + 1 shifted into the high half.
     core::array::from_fn(|k| vsliq_n_u32::<16>(out[2 * k], out[2 * k + 1]))
 }
