@@ -156,17 +156,22 @@ fn step4(s: &SBoxes, h: [uint32x4_t; 8], m: [uint32x4_t; 8]) -> [uint32x4_t; 8] 
     y[15] = veorq_u32(y[15], top);
 
     // The four encryptions, round by round: N1 of encryption j is H's word 2j, N2 word 2j + 1.
+    // Two rounds per iteration, each XORing into the other half, so the halves never move
+    // between registers (a round's swap is a renaming); after an even number of rounds the
+    // names are right again.
     let mut n1: [uint32x4_t; 4] = core::array::from_fn(|j| h[2 * j]);
     let mut n2: [uint32x4_t; 4] = core::array::from_fn(|j| h[2 * j + 1]);
-    for round in 0..32 {
-        let idx = if round < 24 { round % 8 } else { 7 - round % 8 };
+    for pair in 0..16 {
+        let key = |round: usize| if round < 24 { round % 8 } else { 7 - round % 8 };
+        let (even, odd) = (key(2 * pair), key(2 * pair + 1));
         for j in 0..4 {
-            let x = veorq_u32(n2[j], f(s, vaddq_u32(n1[j], keys[j][idx])));
-            n2[j] = n1[j];
-            n1[j] = x;
+            n2[j] = veorq_u32(n2[j], f(s, vaddq_u32(n1[j], keys[j][even])));
+        }
+        for j in 0..4 {
+            n1[j] = veorq_u32(n1[j], f(s, vaddq_u32(n2[j], keys[j][odd])));
         }
     }
-    // The last round does not swap: S_j = N2 | N1 << 32.
+    // The last round does not swap: S_j = N2 | N1 << 32 (the names of a swapping round).
     let sv: [uint32x4_t; 8] = core::array::from_fn(|k| if k % 2 == 0 { n2[k / 2] } else { n1[k / 2] });
     let sw = to_words(&sv);
 
