@@ -26,7 +26,9 @@ crate::backend::kernel_kinds! {
         /// four-register lookup per nibble serves all four byte positions); single messages
         /// use the portable step.
         // Ahead of portable for batches by the same reasoning as AVX2: four messages a
-        // register, the S-box layer two lookups; not measured on aarch64 hardware.
+        // register, the S-box layer two lookups, far fewer instructions per message than the
+        // table-driven step (counted in the compiled code; a four-register `tbl` is several
+        // micro-ops on some cores). Not timed: there is no aarch64 hardware here.
         Neon = "neon" on "aarch64" needs [Neon],
         /// Table-driven GOST 28147-89, the four encryptions of a step interleaved; any CPU.
         Portable = "portable",
