@@ -29,7 +29,7 @@ unsafe impl<const N: usize> Plain for [u64; N] {}
 unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
 
 /// Defines `$name(v: &T) -> $vec`, the unaligned load of a `$bytes`-byte plain value.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! plain_load {
     ($name:ident, $vec:ty, $bytes:literal, $feature:literal, $load:ident) => {
         #[doc = concat!("A ", $bytes, "-byte plain value into a register.")]
@@ -45,7 +45,7 @@ macro_rules! plain_load {
 }
 
 /// Defines `$name(v: &mut T, x: $vec)`, the unaligned store into a `$bytes`-byte plain value.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! plain_store {
     ($name:ident, $vec:ty, $bytes:literal, $feature:literal, $store:ident) => {
         #[doc = concat!("A register into a ", $bytes, "-byte plain value.")]
@@ -70,6 +70,12 @@ plain_store!(store256, __m256i, 32, "avx", _mm256_storeu_si256);
 plain_load!(load512, __m512i, 64, "avx512f", _mm512_loadu_si512);
 #[cfg(target_arch = "x86_64")]
 plain_store!(store512, __m512i, 64, "avx512f", _mm512_storeu_si512);
+#[cfg(target_arch = "aarch64")]
+plain_load!(load_u8x16, uint8x16_t, 16, "neon", vld1q_u8);
+#[cfg(target_arch = "aarch64")]
+plain_load!(load_u32x4, uint32x4_t, 16, "neon", vld1q_u32);
+#[cfg(target_arch = "aarch64")]
+plain_store!(store_u32x4, uint32x4_t, 16, "neon", vst1q_u32);
 
 #[cfg(target_arch = "x86_64")]
 /// Asks the cache for the line `AHEAD` bytes past `p`, for kernels that stream through

@@ -169,7 +169,7 @@ fn batches_match_one_at_a_time() {
 }
 
 /// GOST R 34.11-94 batches around the multi-message kernels' lane counts (16; the AVX2
-/// kernel's halves of 8): equal
+/// kernel's halves of 8, the NEON kernel's quarters of 4): equal
 /// lengths at the block edges, ragged lengths, and one long message among short ones (the
 /// last busy lanes finish one at a time), both parameter sets, against RustCrypto.
 #[test]

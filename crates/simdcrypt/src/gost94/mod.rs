@@ -30,7 +30,7 @@
 //! built at compile time for each parameter set. The AVX-512 backend runs them in vector
 //! lanes with byte-shuffle S-boxes, and [`hash_many`] runs sixteen messages at once, one
 //! per lane; without AVX-512, the AVX2 backend runs [`hash_many`] eight messages to a
-//! register.
+//! register, and on aarch64 the NEON backend four to a register (`tbl` nibble S-boxes).
 
 mod algorithm;
 #[cfg(target_arch = "x86_64")]
@@ -38,6 +38,8 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod batch;
+#[cfg(target_arch = "aarch64")]
+mod neon;
 mod platform;
 mod portable;
 mod state;
@@ -163,8 +165,8 @@ const fn make_tables(sbox: SBox) -> Tables {
 /// word j is XORed into output word i. ψ^n is linear, so a step's mixing
 /// ψ^61(H ⊕ ψ(M ⊕ ψ^12(S))) is ψ^61(H ⊕ ψ(M)) ⊕ ψ^74(S), and only the last term waits
 /// for the encryption.
-// Used by the x86-64 vector kernels only.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+// Used by the vector kernels only.
+#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
 pub(crate) const fn psi_rows(n: usize) -> [u16; 16] {
     let mut rows = [0u16; 16];
     let mut i = 0;
@@ -187,12 +189,12 @@ pub(crate) const fn psi_rows(n: usize) -> [u16; 16] {
 }
 
 /// ψ^61, applied to H ⊕ ψ(M).
-// Used by the x86-64 vector kernels only.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+// Used by the vector kernels only.
+#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
 pub(crate) const PSI61: [u16; 16] = psi_rows(61);
 /// ψ^74, applied to the encryption output S.
-// Used by the x86-64 vector kernels only.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+// Used by the vector kernels only.
+#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
 pub(crate) const PSI74: [u16; 16] = psi_rows(74);
 
 static TEST_TABLES: Tables = make_tables(SBox::Test);
