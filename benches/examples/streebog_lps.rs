@@ -75,6 +75,8 @@ mod avx2 {
     pub struct Consts {
         /// Lookup tables of [`sbox`]: `[group][k]`, the same 16 bytes in both lanes.
         u: [[__m256i; 8]; 2],
+        /// Row h of π (π(16h + i) in byte i), in both lanes: the tables of [`sbox_textbook`].
+        rows: [__m256i; 16],
         /// `16·k` in every byte, k = 1..8 (index k − 1).
         steps: [__m256i; 7],
         /// `MATRICES[k]` of the AVX-512 backend as (qwords 0..4, qwords 4..8).
@@ -87,7 +89,7 @@ mod avx2 {
 
     fn ymm(bytes: &[u8; 32]) -> __m256i {
         // SAFETY: `bytes` is 32 readable bytes; the load is unaligned; AVX is implied by the
-        // AVX2 that every caller of this module checked.
+        // AVX2 that `Consts::detect` found before any caller runs.
         unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) }
     }
 
@@ -100,7 +102,13 @@ mod avx2 {
     }
 
     impl Consts {
-        pub fn new() -> Self {
+        /// The constants, only where the CPU has AVX2 and GFNI: holding a `Consts` is the
+        /// proof that the kernels below may run.
+        pub fn detect() -> Option<Self> {
+            (is_x86_feature_detected!("avx2") && is_x86_feature_detected!("gfni")).then(Self::new)
+        }
+
+        fn new() -> Self {
             // Group g handles the bytes whose high nibble is 8g + m (m < 8), read as
             // z = x ⊕ 0x80·g. Lookup k indexes table u[g][k] with z + 16k (saturating): its
             // top bit, which makes `vpshufb` write zero, is clear exactly when m < 8 − k, and
@@ -118,6 +126,10 @@ mod avx2 {
                     };
                     ymm(&core::array::from_fn(|i| t[i % 16]))
                 })
+            });
+            let rows = core::array::from_fn(|h| {
+                let r = row(h);
+                ymm(&core::array::from_fn(|i| r[i % 16]))
             });
             let steps = core::array::from_fn(|k| ymm(&[16 * (k as u8 + 1); 32]));
             let matrices = core::array::from_fn(|k| {
@@ -137,7 +149,7 @@ mod avx2 {
                     0
                 }
             }));
-            Consts { u, steps, matrices, pair, dwords }
+            Consts { u, rows, steps, matrices, pair, dwords }
         }
     }
 
@@ -158,23 +170,48 @@ mod avx2 {
         _mm256_xor_si256(_mm256_xor_si256(x4[0], x4[1]), _mm256_xor_si256(x4[2], x4[3]))
     }
 
+    /// π as [`sbox`], the textbook way: lookup h reads row h of π with index
+    /// (x ⊕ 16h) + 0x70 (saturating), whose top bit is clear only where x's high nibble is
+    /// h; 16 × (XOR, add, `vpshufb`) and fifteen XORs (63 instructions).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub fn sbox_textbook(k: &Consts, x: __m256i) -> __m256i {
+        let c70 = _mm256_set1_epi8(0x70);
+        let t: [__m256i; 16] = core::array::from_fn(|h| {
+            let idx = _mm256_adds_epu8(_mm256_xor_si256(x, _mm256_set1_epi8((16 * h) as u8 as i8)), c70);
+            _mm256_shuffle_epi8(k.rows[h], idx)
+        });
+        let x2: [__m256i; 8] = core::array::from_fn(|i| _mm256_xor_si256(t[2 * i], t[2 * i + 1]));
+        let x4: [__m256i; 4] = core::array::from_fn(|i| _mm256_xor_si256(x2[2 * i], x2[2 * i + 1]));
+        _mm256_xor_si256(_mm256_xor_si256(x4[0], x4[1]), _mm256_xor_si256(x4[2], x4[3]))
+    }
+
+    /// [`sbox`] if `!TEXTBOOK`, else [`sbox_textbook`].
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn sbox_of<const TEXTBOOK: bool>(k: &Consts, x: __m256i) -> __m256i {
+        if TEXTBOOK {
+            sbox_textbook(k, x)
+        } else {
+            sbox(k, x)
+        }
+    }
+
     /// The byte transposition of a 64-byte value in (lo, hi): output byte 8w + i is input
     /// byte 8i + w.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn transpose(k: &Consts, lo: __m256i, hi: __m256i) -> (__m256i, __m256i) {
-        {
-            // Each lane holds rows i, i + 1; pair their bytes of each column as 16-bit units.
-            let lo = _mm256_shuffle_epi8(lo, k.pair);
-            let hi = _mm256_shuffle_epi8(hi, k.pair);
-            // (rows 01, rows 45) and (rows 23, rows 67), then 32-bit units of rows 0123 / 4567
-            // for columns 0..4 (l) and 4..8 (h), then the two halves of each column side by side.
-            let x = _mm256_permute2x128_si256::<0x20>(lo, hi);
-            let y = _mm256_permute2x128_si256::<0x31>(lo, hi);
-            let l = _mm256_unpacklo_epi16(x, y);
-            let h = _mm256_unpackhi_epi16(x, y);
-            (_mm256_permutevar8x32_epi32(l, k.dwords), _mm256_permutevar8x32_epi32(h, k.dwords))
-        }
+        // Each lane holds rows i, i + 1; pair their bytes of each column as 16-bit units.
+        let lo = _mm256_shuffle_epi8(lo, k.pair);
+        let hi = _mm256_shuffle_epi8(hi, k.pair);
+        // (rows 01, rows 45) and (rows 23, rows 67), then 32-bit units of rows 0123 / 4567
+        // for columns 0..4 (l) and 4..8 (h), then the two halves of each column side by side.
+        let x = _mm256_permute2x128_si256::<0x20>(lo, hi);
+        let y = _mm256_permute2x128_si256::<0x31>(lo, hi);
+        let l = _mm256_unpacklo_epi16(x, y);
+        let h = _mm256_unpackhi_epi16(x, y);
+        (_mm256_permutevar8x32_epi32(l, k.dwords), _mm256_permutevar8x32_epi32(h, k.dwords))
     }
 
     /// L∘P∘S of (lo, hi) = qwords 0..4, 4..8: the `avx512-gfni` backend's eight affine
@@ -217,11 +254,11 @@ mod avx2 {
         }};
     }
 
-    pub fn load(w: &[u64; 8]) -> (__m256i, __m256i) {
+    fn load(w: &[u64; 8]) -> (__m256i, __m256i) {
         (ymm_words([w[0], w[1], w[2], w[3]]), ymm_words([w[4], w[5], w[6], w[7]]))
     }
 
-    pub fn store(v: (__m256i, __m256i)) -> [u64; 8] {
+    fn store(v: (__m256i, __m256i)) -> [u64; 8] {
         let mut out = [0u64; 8];
         // SAFETY: `out` is 64 writable bytes; the stores are unaligned; AVX as in `ymm`.
         unsafe {
@@ -233,14 +270,14 @@ mod avx2 {
 
     /// π on 64 bytes by [`sbox`], for the check.
     #[target_feature(enable = "avx2")]
-    pub fn sbox_words(k: &Consts, x: &[u64; 8]) -> [u64; 8] {
+    fn sbox_words_tf<const TEXTBOOK: bool>(k: &Consts, x: &[u64; 8]) -> [u64; 8] {
         let (lo, hi) = load(x);
-        store((sbox(k, lo), sbox(k, hi)))
+        store((sbox_of::<TEXTBOOK>(k, lo), sbox_of::<TEXTBOOK>(k, hi)))
     }
 
     /// LPS(x ⊕ y) by [`lps!`], for the check.
     #[target_feature(enable = "avx2,gfni")]
-    pub fn lpsx_words(k: &Consts, x: &[u64; 8], y: &[u64; 8]) -> [u64; 8] {
+    fn lpsx_words_tf(k: &Consts, x: &[u64; 8], y: &[u64; 8]) -> [u64; 8] {
         let (xl, xh) = load(x);
         let (yl, yh) = load(y);
         store(lps!(k, _mm256_xor_si256(xl, yl), _mm256_xor_si256(xh, yh)))
@@ -248,24 +285,27 @@ mod avx2 {
 
     /// `n` dependent S-box applications (x ← S(x ⊕ y)) on both halves.
     #[target_feature(enable = "avx2")]
-    pub fn chain_sbox(k: &Consts, x: &[u64; 8], y: &[u64; 8], n: usize) -> [u64; 8] {
+    fn chain_sbox_tf<const TEXTBOOK: bool>(k: &Consts, x: &[u64; 8], y: &[u64; 8], n: usize) -> [u64; 8] {
         let (mut lo, mut hi) = load(x);
         let (yl, yh) = load(y);
         for _ in 0..n {
-            lo = sbox(k, _mm256_xor_si256(lo, yl));
-            hi = sbox(k, _mm256_xor_si256(hi, yh));
+            lo = sbox_of::<TEXTBOOK>(k, _mm256_xor_si256(lo, yl));
+            hi = sbox_of::<TEXTBOOK>(k, _mm256_xor_si256(hi, yh));
         }
         store((lo, hi))
     }
 
     /// Four interleaved chains of [`chain_sbox`].
     #[target_feature(enable = "avx2")]
-    pub fn chains4_sbox(k: &Consts, x: &[[u64; 8]; 4], y: &[u64; 8], n: usize) -> [[u64; 8]; 4] {
+    fn chains4_sbox_tf<const TEXTBOOK: bool>(k: &Consts, x: &[[u64; 8]; 4], y: &[u64; 8], n: usize) -> [[u64; 8]; 4] {
         let mut v: [(__m256i, __m256i); 4] = core::array::from_fn(|i| load(&x[i]));
         let (yl, yh) = load(y);
         for _ in 0..n {
             for vi in &mut v {
-                *vi = (sbox(k, _mm256_xor_si256(vi.0, yl)), sbox(k, _mm256_xor_si256(vi.1, yh)));
+                *vi = (
+                    sbox_of::<TEXTBOOK>(k, _mm256_xor_si256(vi.0, yl)),
+                    sbox_of::<TEXTBOOK>(k, _mm256_xor_si256(vi.1, yh)),
+                );
             }
         }
         v.map(store)
@@ -273,7 +313,7 @@ mod avx2 {
 
     /// `n` dependent LPS (x ← LPS(x ⊕ y)), the state in registers.
     #[target_feature(enable = "avx2,gfni")]
-    pub fn chain_lps(k: &Consts, x: &[u64; 8], y: &[u64; 8], n: usize) -> [u64; 8] {
+    fn chain_lps_tf(k: &Consts, x: &[u64; 8], y: &[u64; 8], n: usize) -> [u64; 8] {
         let mut v = load(x);
         let (yl, yh) = load(y);
         for _ in 0..n {
@@ -284,7 +324,7 @@ mod avx2 {
 
     /// Four interleaved chains of [`chain_lps`].
     #[target_feature(enable = "avx2,gfni")]
-    pub fn chains4_lps(k: &Consts, x: &[[u64; 8]; 4], y: &[u64; 8], n: usize) -> [[u64; 8]; 4] {
+    fn chains4_lps_tf(k: &Consts, x: &[[u64; 8]; 4], y: &[u64; 8], n: usize) -> [[u64; 8]; 4] {
         let mut v: [(__m256i, __m256i); 4] = core::array::from_fn(|i| load(&x[i]));
         let (yl, yh) = load(y);
         for _ in 0..n {
@@ -293,6 +333,40 @@ mod avx2 {
             }
         }
         v.map(store)
+    }
+
+    /// Safe entry points: a [`Consts`] exists only where [`Consts::detect`] found AVX2
+    /// and GFNI, which every kernel here requires.
+    impl Consts {
+        pub fn sbox_words<const TEXTBOOK: bool>(&self, x: &[u64; 8]) -> [u64; 8] {
+            // SAFETY: AVX2 (see the impl's doc).
+            unsafe { sbox_words_tf::<TEXTBOOK>(self, x) }
+        }
+
+        pub fn lpsx_words(&self, x: &[u64; 8], y: &[u64; 8]) -> [u64; 8] {
+            // SAFETY: AVX2 and GFNI (see the impl's doc).
+            unsafe { lpsx_words_tf(self, x, y) }
+        }
+
+        pub fn chain_sbox<const TEXTBOOK: bool>(&self, x: &[u64; 8], y: &[u64; 8], n: usize) -> [u64; 8] {
+            // SAFETY: AVX2 (see the impl's doc).
+            unsafe { chain_sbox_tf::<TEXTBOOK>(self, x, y, n) }
+        }
+
+        pub fn chains4_sbox<const TEXTBOOK: bool>(&self, x: &[[u64; 8]; 4], y: &[u64; 8], n: usize) -> [[u64; 8]; 4] {
+            // SAFETY: AVX2 (see the impl's doc).
+            unsafe { chains4_sbox_tf::<TEXTBOOK>(self, x, y, n) }
+        }
+
+        pub fn chain_lps(&self, x: &[u64; 8], y: &[u64; 8], n: usize) -> [u64; 8] {
+            // SAFETY: AVX2 and GFNI (see the impl's doc).
+            unsafe { chain_lps_tf(self, x, y, n) }
+        }
+
+        pub fn chains4_lps(&self, x: &[[u64; 8]; 4], y: &[u64; 8], n: usize) -> [[u64; 8]; 4] {
+            // SAFETY: AVX2 and GFNI (see the impl's doc).
+            unsafe { chains4_lps_tf(self, x, y, n) }
+        }
     }
 }
 
@@ -308,20 +382,19 @@ fn main() {
     let x4: [[u64; 8]; 4] = core::array::from_fn(|_| random());
 
     #[cfg(target_arch = "x86_64")]
-    let avx2 = (is_x86_feature_detected!("avx2") && is_x86_feature_detected!("gfni")).then(avx2::Consts::new);
+    let avx2 = avx2::Consts::detect();
     #[cfg(target_arch = "x86_64")]
     if let Some(k) = &avx2 {
         for _ in 0..1000 {
             let (x, y) = (random(), random());
             let mut expect = x;
             bench_hooks::portable_lpsx(&mut expect, &y);
-            // SAFETY: the CPU has AVX2 and GFNI (checked above).
-            assert_eq!(unsafe { avx2::lpsx_words(k, &x, &y) }, expect, "AVX2+GFNI LPS differs from the tables");
+            assert_eq!(k.lpsx_words(&x, &y), expect, "AVX2+GFNI LPS differs from the tables");
             let want: [u64; 8] = core::array::from_fn(|w| {
                 u64::from_le_bytes(core::array::from_fn(|b| bench_hooks::PI[(x[w] >> (8 * b)) as u8 as usize]))
             });
-            // SAFETY: as above.
-            assert_eq!(unsafe { avx2::sbox_words(k, &x) }, want, "AVX2 S-box differs from π");
+            assert_eq!(k.sbox_words::<false>(&x), want, "AVX2 S-box differs from π");
+            assert_eq!(k.sbox_words::<true>(&x), want, "textbook AVX2 S-box differs from π");
         }
     }
 
@@ -332,19 +405,16 @@ fn main() {
     ];
     #[cfg(target_arch = "x86_64")]
     if let Some(k) = &avx2 {
-        // SAFETY (all four): the CPU has AVX2 and GFNI (checked when `avx2` was made).
-        contenders.push(("sbox-avx2, 1 chain", n, Box::new(|| unsafe { avx2::chain_sbox(k, &x4[0], &y, n)[0] })));
-        contenders.push((
-            "sbox-avx2, 4 chains",
-            4 * n,
-            Box::new(|| unsafe { avx2::chains4_sbox(k, &x4, &y, n)[0][0] }),
-        ));
-        contenders.push(("lps-avx2-gfni, 1 chain", n, Box::new(|| unsafe { avx2::chain_lps(k, &x4[0], &y, n)[0] })));
-        contenders.push((
-            "lps-avx2-gfni, 4 chains",
-            4 * n,
-            Box::new(|| unsafe { avx2::chains4_lps(k, &x4, &y, n)[0][0] }),
-        ));
+        let k = *k;
+        let avx2_rows: [(&str, usize, Run); 6] = [
+            ("sbox-avx2, 1 chain", n, Box::new(move || k.chain_sbox::<false>(&x4[0], &y, n)[0])),
+            ("sbox-avx2, 4 chains", 4 * n, Box::new(move || k.chains4_sbox::<false>(&x4, &y, n)[0][0])),
+            ("sbox-textbook, 1 chain", n, Box::new(move || k.chain_sbox::<true>(&x4[0], &y, n)[0])),
+            ("sbox-textbook, 4 chains", 4 * n, Box::new(move || k.chains4_sbox::<true>(&x4, &y, n)[0][0])),
+            ("lps-avx2-gfni, 1 chain", n, Box::new(move || k.chain_lps(&x4[0], &y, n)[0])),
+            ("lps-avx2-gfni, 4 chains", 4 * n, Box::new(move || k.chains4_lps(&x4, &y, n)[0][0])),
+        ];
+        contenders.extend(avx2_rows);
     }
     #[cfg(target_arch = "x86_64")]
     if avx2.is_none() {
