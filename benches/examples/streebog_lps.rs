@@ -1,22 +1,27 @@
 //! Does an AVX2 (+GFNI) Streebog LPS beat the portable 8×256 tables? Times, per LPS on
-//! one 64-byte state, in one dependent chain (each output feeds the next LPS, as in a
-//! compression) and in four independent chains interleaved (as in a batch):
+//! one 64-byte state, in one dependent chain (each output feeds the next LPS), in four
+//! independent chains interleaved (as in a batch), and in compressions (25 LPS shaped like
+//! g_N: the key and state chains side by side, each compression feeding the next, as in one
+//! long message; the last column turns this into the MiB/s of a hash):
 //!
 //! - `tables`: the portable backend's LPS (64 table lookups, its x86-64 `asm!`), called
 //!   through `simdcrypt::streebog::bench_hooks`;
-//! - `sbox-avx2`: the S-box alone on two ymm registers by sixteen `vpshufb` lookups (see
-//!   [`sbox`]), a lower bound on any AVX2 LPS that computes S this way;
-//! - `lps-avx2-gfni`: a whole LPS on two ymm: S as above, then P and L by sixteen
+//! - `sbox-avx2`: the S-box alone on two ymm registers by sixteen `vpshufb` lookups whose
+//!   selection costs one saturating add each (see `avx2::sbox`): a lower bound on any AVX2
+//!   LPS that computes S by lookups;
+//! - `sbox-textbook`: the same with the usual selection (XOR and saturating add per
+//!   lookup), for comparison;
+//! - `lps-avx2-gfni`: a whole LPS on two ymm: S as `sbox-avx2`, then P and L by sixteen
 //!   `gf2p8affineqb` on qword rotations (the scheme of the `avx512-gfni` backend, split
 //!   into two 256-bit halves), then an 8×8 byte transposition.
 //!
-//! Each contender is checked against the tables on random states first. Timing is thread
-//! CPU time on 64-bit Linux (other processes on a shared machine do not count), best and
-//! median of interleaved rounds.
+//! Each contender is checked against the tables (or π) on random states first. Timing is
+//! thread CPU time on 64-bit Linux (other processes on a shared machine do not count),
+//! best and median of interleaved rounds.
 //!
-//! Build and run (x86-64 with AVX2 and GFNI; the AVX2 rows are skipped without them):
+//! Build and run (x86-64; the AVX2 rows need AVX2 and GFNI and are skipped without them):
 //! `CARGO_PROFILE_RELEASE_LTO=thin cargo build --release -p simdcrypt-bench --example streebog_lps`,
-//! then `target/release/examples/streebog_lps [LPS_PER_ROUND [ROUNDS]]`.
+//! then `target/release/examples/streebog_lps [LPS_PER_ROUND [ROUNDS]]` (default 2^20, 7).
 
 use std::hint::black_box;
 
@@ -49,6 +54,27 @@ fn chains4_tables(x: [[u64; 8]; 4], y: &[u64; 8], n: usize) -> [[u64; 8]; 4] {
         }
     }
     x
+}
+
+/// `blocks` compressions shaped like g_N(h, m) (the standard's 7): K ← LPS(h ⊕ N), then
+/// twelve rounds of t ← LPS(t ⊕ K) and K ← LPS(K ⊕ C_i), two chains side by side, 25 LPS;
+/// h ← h ⊕ t ⊕ K ⊕ m feeds the next. `c` stands for the round constants (the cost does not
+/// depend on their values); m and N stay fixed.
+fn compress_tables(h: [u64; 8], m: &[u64; 8], n: &[u64; 8], c: &[[u64; 8]; 12], blocks: usize) -> [u64; 8] {
+    let mut h = h;
+    for _ in 0..blocks {
+        let mut k = h;
+        bench_hooks::portable_lpsx(&mut k, n);
+        let mut t = *m;
+        for ci in c {
+            bench_hooks::portable_lpsx(&mut t, &k);
+            bench_hooks::portable_lpsx(&mut k, ci);
+        }
+        for i in 0..8 {
+            h[i] ^= t[i] ^ k[i] ^ m[i];
+        }
+    }
+    h
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -335,6 +361,34 @@ mod avx2 {
         v.map(store)
     }
 
+    /// [`super::compress_tables`] by [`lps!`], h in registers.
+    #[target_feature(enable = "avx2,gfni")]
+    fn compress_tf(
+        k: &Consts,
+        h: &[u64; 8],
+        m: &[u64; 8],
+        n: &[u64; 8],
+        c: &[[u64; 8]; 12],
+        blocks: usize,
+    ) -> [u64; 8] {
+        let x = |a: (__m256i, __m256i), b: (__m256i, __m256i)| (_mm256_xor_si256(a.0, b.0), _mm256_xor_si256(a.1, b.1));
+        let (mut h, m, n) = (load(h), load(m), load(n));
+        let c: [(__m256i, __m256i); 12] = core::array::from_fn(|i| load(&c[i]));
+        for _ in 0..blocks {
+            let v = x(h, n);
+            let mut key = lps!(k, v.0, v.1);
+            let mut t = m;
+            for ci in &c {
+                let v = x(t, key);
+                t = lps!(k, v.0, v.1);
+                let v = x(key, *ci);
+                key = lps!(k, v.0, v.1);
+            }
+            h = x(x(h, t), x(key, m));
+        }
+        store(h)
+    }
+
     /// Safe entry points: a [`Consts`] exists only where [`Consts::detect`] found AVX2
     /// and GFNI, which every kernel here requires.
     impl Consts {
@@ -363,6 +417,18 @@ mod avx2 {
             unsafe { chain_lps_tf(self, x, y, n) }
         }
 
+        pub fn compress(
+            &self,
+            h: &[u64; 8],
+            m: &[u64; 8],
+            n: &[u64; 8],
+            c: &[[u64; 8]; 12],
+            blocks: usize,
+        ) -> [u64; 8] {
+            // SAFETY: AVX2 and GFNI (see the impl's doc).
+            unsafe { compress_tf(self, h, m, n, c, blocks) }
+        }
+
         pub fn chains4_lps(&self, x: &[[u64; 8]; 4], y: &[u64; 8], n: usize) -> [[u64; 8]; 4] {
             // SAFETY: AVX2 and GFNI (see the impl's doc).
             unsafe { chains4_lps_tf(self, x, y, n) }
@@ -380,6 +446,9 @@ fn main() {
     let mut random = || -> [u64; 8] { core::array::from_fn(|_| next(&mut seed)) };
     let y = random();
     let x4: [[u64; 8]; 4] = core::array::from_fn(|_| random());
+    let c: [[u64; 8]; 12] = core::array::from_fn(|_| random());
+    // Compressions per round: 25 LPS each.
+    let blocks = n.div_ceil(25);
 
     #[cfg(target_arch = "x86_64")]
     let avx2 = avx2::Consts::detect();
@@ -394,6 +463,7 @@ fn main() {
                 u64::from_le_bytes(core::array::from_fn(|b| bench_hooks::PI[(x[w] >> (8 * b)) as u8 as usize]))
             });
             assert_eq!(k.sbox_words::<false>(&x), want, "AVX2 S-box differs from π");
+            assert_eq!(k.compress(&x, &y, &c[0], &c, 2), compress_tables(x, &y, &c[0], &c, 2), "AVX2+GFNI compression");
             assert_eq!(k.sbox_words::<true>(&x), want, "textbook AVX2 S-box differs from π");
         }
     }
@@ -402,17 +472,23 @@ fn main() {
     let mut contenders: Vec<(&str, usize, Run)> = vec![
         ("tables, 1 chain", n, Box::new(|| chain_tables(x4[0], &y, n)[0])),
         ("tables, 4 chains", 4 * n, Box::new(|| chains4_tables(x4, &y, n)[0][0])),
+        ("tables, compressions", 25 * blocks, Box::new(|| compress_tables(x4[0], &x4[1], &y, &c, blocks)[0])),
     ];
     #[cfg(target_arch = "x86_64")]
     if let Some(k) = &avx2 {
         let k = *k;
-        let avx2_rows: [(&str, usize, Run); 6] = [
+        let avx2_rows: [(&str, usize, Run); 7] = [
             ("sbox-avx2, 1 chain", n, Box::new(move || k.chain_sbox::<false>(&x4[0], &y, n)[0])),
             ("sbox-avx2, 4 chains", 4 * n, Box::new(move || k.chains4_sbox::<false>(&x4, &y, n)[0][0])),
             ("sbox-textbook, 1 chain", n, Box::new(move || k.chain_sbox::<true>(&x4[0], &y, n)[0])),
             ("sbox-textbook, 4 chains", 4 * n, Box::new(move || k.chains4_sbox::<true>(&x4, &y, n)[0][0])),
             ("lps-avx2-gfni, 1 chain", n, Box::new(move || k.chain_lps(&x4[0], &y, n)[0])),
             ("lps-avx2-gfni, 4 chains", 4 * n, Box::new(move || k.chains4_lps(&x4, &y, n)[0][0])),
+            (
+                "lps-avx2-gfni, compressions",
+                25 * blocks,
+                Box::new(move || k.compress(&x4[0], &x4[1], &y, &c, blocks)[0]),
+            ),
         ];
         contenders.extend(avx2_rows);
     }
@@ -429,10 +505,12 @@ fn main() {
             t.push(thread_cpu_seconds() - start);
         }
     }
-    println!("{n} LPS per chain, {rounds} interleaved rounds, thread CPU time, ns per LPS (best, median)");
+    println!("{n} LPS per chain, {rounds} interleaved rounds, thread CPU time");
+    println!("  ns per LPS (best, median); MiB/s that the best would hash at 25 LPS per 64-byte block");
     for ((name, count, _), t) in contenders.iter().zip(&mut times) {
         t.sort_by(f64::total_cmp);
         let per = |s: f64| s * 1e9 / *count as f64;
-        println!("  {name:<24} {:>7.2} {:>7.2}", per(t[0]), per(t[t.len() / 2]));
+        let mib_s = 64.0 / (25.0 * per(t[0]) * 1e-9) / (1 << 20) as f64;
+        println!("  {name:<28} {:>7.2} {:>7.2} {mib_s:>8.1}", per(t[0]), per(t[t.len() / 2]));
     }
 }
