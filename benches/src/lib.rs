@@ -1,6 +1,6 @@
 //! Benchmarks only: see benches/. This library holds what several benches share: the
 //! bindings of C peers (behind opt-in features, so that checking the benches needs no
-//! system library).
+//! system library), and the timer of the examples.
 
 #[cfg(feature = "peer-nettle")]
 pub mod nettle {
@@ -97,4 +97,32 @@ pub mod libsodium {
         };
         assert_eq!(rc, 0);
     }
+}
+
+/// This thread's CPU time in seconds: unlike wall time, it leaves out the time that other
+/// processes on a shared machine held the CPU.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+pub fn thread_cpu_seconds() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut ts = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec (two 64-bit fields on 64-bit Linux) to a
+    // valid, exclusively borrowed one.
+    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    ts.sec as f64 + ts.nsec as f64 * 1e-9
+}
+
+/// Elsewhere, wall time since the first call.
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+pub fn thread_cpu_seconds() -> f64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64()
 }

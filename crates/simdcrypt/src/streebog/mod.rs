@@ -48,6 +48,22 @@ pub use batch::{hash_many, Bits};
 pub use platform::{Kind, Platform};
 pub use state::HmacNew;
 
+/// Internals for benches/examples/streebog_lps.rs, which weighs other LPS designs against
+/// the portable tables: not part of the API, and may change or go at any time.
+#[doc(hidden)]
+pub mod bench_hooks {
+    /// The S-box π.
+    pub const PI: [u8; 256] = super::tables::PI;
+    /// The rows of l's matrix (see `tables.rs`).
+    pub const A: [u64; 64] = super::tables::A;
+
+    /// x ← L∘P∘S(x ⊕ y) by the portable backend's tables.
+    #[inline]
+    pub fn portable_lpsx(x: &mut [u64; 8], y: &[u64; 8]) {
+        super::portable::lpsx(x, y);
+    }
+}
+
 use crate::block_buffer::BlockBuffer;
 
 /// Block size of the compression function in bytes (also HMAC's block size).
