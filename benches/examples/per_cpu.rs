@@ -597,7 +597,7 @@ fn header(quick: bool, rounds: usize, target: f64) {
         target * 1e3
     );
     println!(
-        "- peers: (rt) = picks its kernels at run time from the full CPU, ignoring SIMDCRYPT_DISABLE; (fixed) = compiled code, no run-time dispatch"
+        "- peers: (rt, held) = picks its kernels at run time within this level's instruction set (as ours); (rt) = picks from the full CPU, ignoring SIMDCRYPT_DISABLE; (fixed) = compiled code, no run-time dispatch"
     );
     #[cfg(not(feature = "peer-nettle"))]
     println!("- built without `peer-nettle`: no Nettle rows");
