@@ -100,14 +100,20 @@ fn hash_n<const N: usize>(blocks: &[[u8; BLOCK_LEN]; N], out: &mut [[u8; OUT_LEN
 pub(crate) fn hash_blocks(blocks: &[u8], out: &mut [u8]) {
     let (blocks, _) = blocks.as_chunks::<BLOCK_LEN>();
     let (out, _) = out.as_chunks_mut::<OUT_LEN>();
-    let mut pairs_in = blocks.chunks_exact(2);
-    let mut pairs_out = out.chunks_exact_mut(2);
+    let mut groups_in = blocks.chunks_exact(LANES);
+    let mut groups_out = out.chunks_exact_mut(LANES);
+    for (group_in, group_out) in (&mut groups_in).zip(&mut groups_out) {
+        hash_n::<LANES>(group_in.try_into().expect("a whole group"), group_out.try_into().expect("a whole group"));
+    }
+    let (rest_in, rest_out) = (groups_in.remainder(), groups_out.into_remainder());
+    let mut pairs_in = rest_in.chunks_exact(2);
+    let mut pairs_out = rest_out.chunks_exact_mut(2);
     for (pair_in, pair_out) in (&mut pairs_in).zip(&mut pairs_out) {
-        let pair_in: &[[u8; BLOCK_LEN]; 2] = pair_in.try_into().expect("chunks of 2");
-        let pair_out: &mut [[u8; OUT_LEN]; 2] = pair_out.try_into().expect("chunks of 2");
-        hash_n::<2>(pair_in, pair_out);
+        hash_n::<2>(pair_in.try_into().expect("chunks of 2"), pair_out.try_into().expect("chunks of 2"));
     }
     if let ([last_in], [last_out]) = (pairs_in.remainder(), pairs_out.into_remainder()) {
         hash_n::<1>(core::array::from_ref(last_in), core::array::from_mut(last_out));
     }
 }
+
+const LANES: usize = 4;
