@@ -1,7 +1,13 @@
-//! SHA-NI batch kernel: each 64-byte block hashed as a whole message, two blocks at a time.
+//! SHA-NI batch kernel: each 64-byte block hashed as a whole message, four blocks at a time.
 //!
-//! One block's compression is a chain of 32 dependent `sha256rnds2`; interleaving two
-//! independent blocks lets the core run one's rounds while the other's wait on latency.
+//! One block's compression is a chain of 32 dependent `sha256rnds2`; interleaving
+//! independent blocks lets the core run some blocks' rounds while the others' wait on
+//! latency. Two blocks are just enough to cover the latency where `sha256rnds2` issues every
+//! other cycle with twice that latency (as on AMD Zen), but only if every round issues the
+//! moment it can: the schedule's `sha256msg1`/`sha256msg2` share the SHA unit, and the
+//! ends of each group stall the chains. Four blocks leave spare independent rounds to fill
+//! those slots (docs/tuning-history.md, "sha256/batch_shani.rs", has the measurements);
+//! three filled fewer of them, and four already spill message words to the stack.
 //! The state stays in the ABEF/CDGH form the instructions want from the IV to the digest;
 //! the second compression (the padding block) uses the precomputed `PADDING_WK`.
 
@@ -19,7 +25,10 @@ fn rounds4_wk(abef: &mut __m128i, cdgh: &mut __m128i, wk: __m128i) {
     *abef = _mm_sha256rnds2_epu32(*abef, *cdgh, _mm_shuffle_epi32::<0x0E>(wk));
 }
 
-/// Hashes `N` blocks side by side (`N` is 1 or 2), writing their digests to `out`.
+/// Blocks hashed side by side in the main loop; a remainder goes two and one at a time.
+const LANES: usize = 4;
+
+/// Hashes `N` blocks side by side (`N` is 1, 2 or [`LANES`]), writing their digests to `out`.
 #[inline]
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
 fn hash_n<const N: usize>(blocks: &[[u8; BLOCK_LEN]; N], out: &mut [[u8; OUT_LEN]; N]) {
@@ -115,5 +124,3 @@ pub(crate) fn hash_blocks(blocks: &[u8], out: &mut [u8]) {
         hash_n::<1>(core::array::from_ref(last_in), core::array::from_mut(last_out));
     }
 }
-
-const LANES: usize = 4;
