@@ -2,9 +2,9 @@
 //!
 //! One block's compression is a chain of 32 dependent `sha256rnds2`; interleaving
 //! independent blocks lets the core run some blocks' rounds while the others' wait on
-//! latency. Two blocks are just enough to cover the latency where `sha256rnds2` issues every
-//! other cycle with twice that latency (as on AMD Zen), but only if every round issues the
-//! moment it can: the schedule's `sha256msg1`/`sha256msg2` share the SHA unit, and the
+//! latency. Where a `sha256rnds2`'s latency is twice the interval at which they can issue
+//! (as on the AMD Zen 5 measured), two blocks are just enough, but only if every round
+//! issues the moment it can: the schedule's `sha256msg1`/`sha256msg2` share the SHA unit, and the
 //! ends of each group stall the chains. Four blocks leave spare independent rounds to fill
 //! those slots (docs/tuning-history.md, "sha256/batch_shani.rs", has the measurements);
 //! three filled fewer of them, and four already spill message words to the stack.
