@@ -1,5 +1,5 @@
 //! Every SHA-256 block-batch backend against RustCrypto's `sha2` crate, one block at a
-//! time: block counts around each kernel's width (2, 8 and 16 lanes) and some others, on
+//! time: block counts around each kernel's width (2, 4, 8 and 16 lanes) and some others, on
 //! fixed-seed random data; and the argument checks.
 
 mod common;
@@ -11,7 +11,7 @@ use simdcrypt::threads::Threads;
 use simdcrypt::Error;
 
 fn counts() -> Vec<usize> {
-    let mut v: Vec<usize> = [2usize, 8, 16].iter().flat_map(|&lanes| [1, lanes - 1, lanes, lanes + 1]).collect();
+    let mut v: Vec<usize> = [2usize, 4, 8, 16].iter().flat_map(|&lanes| [1, lanes - 1, lanes, lanes + 1]).collect();
     v.extend([6, 13, 30, 1000]);
     v.sort_unstable();
     v.dedup();

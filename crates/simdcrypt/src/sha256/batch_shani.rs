@@ -1,7 +1,13 @@
-//! SHA-NI batch kernel: each 64-byte block hashed as a whole message, two blocks at a time.
+//! SHA-NI batch kernel: each 64-byte block hashed as a whole message, four blocks at a time.
 //!
-//! One block's compression is a chain of 32 dependent `sha256rnds2`; interleaving two
-//! independent blocks lets the core run one's rounds while the other's wait on latency.
+//! One block's compression is a chain of 32 dependent `sha256rnds2`; interleaving
+//! independent blocks lets the core run some blocks' rounds while the others' wait on
+//! latency. Where a `sha256rnds2`'s latency is twice the interval at which they can issue
+//! (as on the AMD Zen 5 measured), two blocks are just enough, but only if every round
+//! issues the moment it can: the schedule's `sha256msg1`/`sha256msg2` share the SHA unit, and the
+//! ends of each group stall the chains. Four blocks leave spare independent rounds to fill
+//! those slots (docs/tuning-history.md, "sha256/batch_shani.rs", has the measurements);
+//! three filled fewer of them, and four already spill message words to the stack.
 //! The state stays in the ABEF/CDGH form the instructions want from the IV to the digest;
 //! the second compression (the padding block) uses the precomputed `PADDING_WK`.
 
@@ -10,6 +16,7 @@ use core::arch::x86_64::*;
 use super::batch_shared::PADDING_WK;
 use super::shani::{rounds4, schedule};
 use super::{BLOCK_LEN, IV, K, OUT_LEN};
+use crate::cpu::{self, Feature};
 
 /// Two rounds with `wk` = W + K already summed, as in `shani::rounds4`.
 #[inline]
@@ -19,7 +26,10 @@ fn rounds4_wk(abef: &mut __m128i, cdgh: &mut __m128i, wk: __m128i) {
     *abef = _mm_sha256rnds2_epu32(*abef, *cdgh, _mm_shuffle_epi32::<0x0E>(wk));
 }
 
-/// Hashes `N` blocks side by side (`N` is 1 or 2), writing their digests to `out`.
+/// Blocks hashed side by side in the main loop; a remainder goes two and one at a time.
+const LANES: usize = 4;
+
+/// Hashes `N` blocks side by side (`N` is 1, 2 or [`LANES`]), writing their digests to `out`.
 #[inline]
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
 fn hash_n<const N: usize>(blocks: &[[u8; BLOCK_LEN]; N], out: &mut [[u8; OUT_LEN]; N]) {
@@ -93,19 +103,40 @@ fn hash_n<const N: usize>(blocks: &[[u8; BLOCK_LEN]; N], out: &mut [[u8; OUT_LEN
     }
 }
 
+/// Marks the upper halves of the YMM registers clean. Code built for AVX may leave them
+/// dirty (hand-written assembly that skips `vzeroupper`, such as other libraries' AVX2
+/// kernels); then every legacy-SSE instruction of this kernel, `sha256rnds2` included,
+/// has to merge them, and on the AMD EPYC (Zen 5) of docs/tuning-history.md the kernel ran
+/// at less than half speed.
+#[target_feature(enable = "avx")]
+fn clean_upper_state() {
+    _mm256_zeroupper();
+}
+
 /// Hashes each 64-byte block of `blocks` into 32 bytes of `out`. The caller checks that
 /// `out.len() == blocks.len() / 2` and that `blocks` is whole blocks (a mismatch would only
 /// leave digests unwritten: every access is bounds-checked by the chunking).
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
 pub(crate) fn hash_blocks(blocks: &[u8], out: &mut [u8]) {
+    // SHA-NI without AVX exists (Goldmont): there is no upper state to clean there. The
+    // hardware's answer, not `SIMDCRYPT_DISABLE`'s: hiding AVX from us does not stop other
+    // code from using it.
+    if cpu::hardware_features().has(Feature::Avx) {
+        // SAFETY: the CPU has AVX and the OS saves its state (checked just above).
+        unsafe { clean_upper_state() };
+    }
     let (blocks, _) = blocks.as_chunks::<BLOCK_LEN>();
     let (out, _) = out.as_chunks_mut::<OUT_LEN>();
-    let mut pairs_in = blocks.chunks_exact(2);
-    let mut pairs_out = out.chunks_exact_mut(2);
+    let mut groups_in = blocks.chunks_exact(LANES);
+    let mut groups_out = out.chunks_exact_mut(LANES);
+    for (group_in, group_out) in (&mut groups_in).zip(&mut groups_out) {
+        hash_n::<LANES>(group_in.try_into().expect("a whole group"), group_out.try_into().expect("a whole group"));
+    }
+    let (rest_in, rest_out) = (groups_in.remainder(), groups_out.into_remainder());
+    let mut pairs_in = rest_in.chunks_exact(2);
+    let mut pairs_out = rest_out.chunks_exact_mut(2);
     for (pair_in, pair_out) in (&mut pairs_in).zip(&mut pairs_out) {
-        let pair_in: &[[u8; BLOCK_LEN]; 2] = pair_in.try_into().expect("chunks of 2");
-        let pair_out: &mut [[u8; OUT_LEN]; 2] = pair_out.try_into().expect("chunks of 2");
-        hash_n::<2>(pair_in, pair_out);
+        hash_n::<2>(pair_in.try_into().expect("chunks of 2"), pair_out.try_into().expect("chunks of 2"));
     }
     if let ([last_in], [last_out]) = (pairs_in.remainder(), pairs_out.into_remainder()) {
         hash_n::<1>(core::array::from_ref(last_in), core::array::from_mut(last_out));
