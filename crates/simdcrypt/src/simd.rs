@@ -77,6 +77,29 @@ plain_load!(load_u32x4, uint32x4_t, 16, "neon", vld1q_u32);
 #[cfg(target_arch = "aarch64")]
 plain_store!(store_u32x4, uint32x4_t, 16, "neon", vst1q_u32);
 
+/// Marks the upper halves of the YMM registers clean, where the CPU has AVX: the first
+/// thing a kernel of legacy-SSE instructions does. Code built for AVX may leave them dirty
+/// (hand-written assembly that skips `vzeroupper`, such as other libraries' AVX2 kernels),
+/// and the state stays dirty until something cleans it; then every legacy-SSE instruction,
+/// `sha256rnds2` included (it has no VEX form), merges the upper halves: on the AMD EPYC
+/// (Zen 5) of BENCHMARKS.md the SHA-NI batch kernel ran at less than half speed and a
+/// 64-byte SHA-256 took 1.5× as long. It asks the hardware, not `SIMDCRYPT_DISABLE`: hiding
+/// AVX from us does not stop other code from using it. (SHA-NI without AVX exists,
+/// Goldmont: there is no upper state to clean there.)
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn clean_upper_state() {
+    #[target_feature(enable = "avx")]
+    fn zero_upper() {
+        _mm256_zeroupper();
+    }
+    if crate::cpu::hardware_features().has(crate::cpu::Feature::Avx) {
+        // SAFETY: the CPU has AVX and the OS saves its state (what `hardware_features`
+        // reports, checked just above).
+        unsafe { zero_upper() };
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 /// Asks the cache for the line `AHEAD` bytes past `p`, for kernels that stream through
 /// inputs larger than the caches. A hint only.

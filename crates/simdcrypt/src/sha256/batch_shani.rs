@@ -16,7 +16,6 @@ use core::arch::x86_64::*;
 use super::batch_shared::PADDING_WK;
 use super::shani::{rounds4, schedule};
 use super::{BLOCK_LEN, IV, K, OUT_LEN};
-use crate::cpu::{self, Feature};
 
 /// Two rounds with `wk` = W + K already summed, as in `shani::rounds4`.
 #[inline]
@@ -103,28 +102,12 @@ fn hash_n<const N: usize>(blocks: &[[u8; BLOCK_LEN]; N], out: &mut [[u8; OUT_LEN
     }
 }
 
-/// Marks the upper halves of the YMM registers clean. Code built for AVX may leave them
-/// dirty (hand-written assembly that skips `vzeroupper`, such as other libraries' AVX2
-/// kernels); then every legacy-SSE instruction of this kernel, `sha256rnds2` included,
-/// has to merge them, and on the AMD EPYC (Zen 5) of docs/tuning-history.md the kernel ran
-/// at less than half speed.
-#[target_feature(enable = "avx")]
-fn clean_upper_state() {
-    _mm256_zeroupper();
-}
-
 /// Hashes each 64-byte block of `blocks` into 32 bytes of `out`. The caller checks that
 /// `out.len() == blocks.len() / 2` and that `blocks` is whole blocks (a mismatch would only
 /// leave digests unwritten: every access is bounds-checked by the chunking).
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
 pub(crate) fn hash_blocks(blocks: &[u8], out: &mut [u8]) {
-    // SHA-NI without AVX exists (Goldmont): there is no upper state to clean there. The
-    // hardware's answer, not `SIMDCRYPT_DISABLE`'s: hiding AVX from us does not stop other
-    // code from using it.
-    if cpu::hardware_features().has(Feature::Avx) {
-        // SAFETY: the CPU has AVX and the OS saves its state (checked just above).
-        unsafe { clean_upper_state() };
-    }
+    crate::simd::clean_upper_state();
     let (blocks, _) = blocks.as_chunks::<BLOCK_LEN>();
     let (out, _) = out.as_chunks_mut::<OUT_LEN>();
     let mut groups_in = blocks.chunks_exact(LANES);

@@ -34,6 +34,7 @@ pub(super) fn schedule(m0: __m128i, m1: __m128i, m2: __m128i, m3: __m128i) -> __
 /// multiple of 64 (checked by the caller; a remainder would be ignored).
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
 pub(crate) fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
+    crate::simd::clean_upper_state();
     // Byte swap within each 32-bit word: the message is big-endian.
     let bswap = _mm_set_epi64x(0x0c0d_0e0f_0809_0a0b, 0x0405_0607_0001_0203);
     let k: &[[u32; 4]; 16] = K.as_chunks::<4>().0.try_into().expect("64 constants");
