@@ -224,7 +224,7 @@ unsafe fn step<W: Words>(s: &W::SBoxes, h: [W; 8], m: [W; 8]) -> [W; 8] {
 /// Only from code compiled with `W`'s kernel's target features (see [`Words`]).
 #[inline(always)]
 pub(crate) unsafe fn step_lanes<W: Words>(t: &Tables, hs: &mut Lanes, ms: &Lanes) {
-    const { assert!(LANES % W::WIDTH == 0) };
+    const { assert!(LANES.is_multiple_of(W::WIDTH)) };
     // SAFETY: the caller has the kernel's features (the trait's contract); the whole body.
     unsafe {
         let s = W::sboxes(t);
