@@ -38,6 +38,8 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod batch;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod lanes;
 #[cfg(target_arch = "aarch64")]
 mod neon;
 mod platform;
