@@ -6,13 +6,18 @@
 //! the four byte positions, each in its own table) and three blends that keep, in every
 //! byte, the lookup of that byte's position. The rotation is two shifts and an OR.
 //!
-//! Only the many-message step is here. One message's four encryptions in the lanes of
-//! an xmm register were measured slower than the portable code: one round's shuffles,
-//! blends and the shift-and-OR rotation are a dependency chain about as long as a table
-//! lookup's, and the portable code runs four such chains side by side as well, so the
-//! `avx2` backend hashes single messages with the portable step.
+//! One message: its four encryptions in the lanes of an xmm register were measured
+//! slower than the table-driven code (one round's shuffles, blends and the shift-and-OR
+//! rotation are a dependency chain about as long as a table lookup's, and the table code
+//! runs four such chains side by side as well), so the encryptions stay the portable
+//! step's (assembly on x86-64). What AVX2 shortens is the rest of the step, which sits on
+//! the same serial path from one block's H to the next: the key generation's P as byte
+//! shuffles, and the mixing ψ^61(H ⊕ ψ(M ⊕ ψ^12(S))) = ψ^61(H ⊕ ψ(M)) ⊕ ψ^74(S), where ψ^n
+//! is linear on the sixteen 16-bit words: each output word is the XOR of a fixed subset
+//! of input words, sixteen `vpshufb`s and an XOR tree instead of 74 ψ steps, and only the
+//! ψ^74(S) half waits for the encryptions. H stays in a ymm register between blocks.
 //!
-//! Eight messages per ymm register, one per 32-bit lane, as in `avx512.rs`; the sixteen
+//! Many messages: eight per ymm register, one per 32-bit lane, as in `avx512.rs`; the sixteen
 //! lanes of [`Lanes`] are two such halves, one after the other. The step itself is
 //! `lanes.rs`'s, over the [`Words`] operations below.
 
@@ -20,7 +25,7 @@ use core::arch::x86_64::*;
 
 use super::batch::LANES;
 use super::lanes::{self, Words};
-use super::Tables;
+use super::{portable, State, Tables, BLOCK_LEN, PSI61, PSI74};
 use crate::simd::{load128, load256, store256};
 
 pub(crate) use super::batch::Lanes;
@@ -164,4 +169,140 @@ pub(crate) fn step_lanes(t: &Tables, hs: &mut Lanes, ms: &Lanes) {
     // SAFETY: this function is compiled with AVX2 (and what it implies), the features the
     // `Words` impl for `__m256i` uses.
     unsafe { lanes::step_lanes::<__m256i>(t, hs, ms) }
+}
+
+/// ψ^n as `vpshufb` index vectors: entry i picks 16-bit input word i (from a register
+/// holding words 0..7, or 8..15, in both 128-bit lanes) into every output word whose row
+/// has bit i set, zeros (index 0x80) elsewhere.
+struct PsiShuffles([[u8; 32]; 16]);
+
+const fn psi_shuffles(rows: [u16; 16]) -> PsiShuffles {
+    let mut idx = [[0x80u8; 32]; 16];
+    let mut i = 0;
+    while i < 16 {
+        let mut j = 0;
+        while j < 16 {
+            if rows[j] >> i & 1 == 1 {
+                // Output word j is bytes 2j, 2j + 1 of the register; in its 128-bit lane
+                // the source word i sits at bytes 2(i mod 8), 2(i mod 8) + 1.
+                idx[i][2 * j] = (2 * (i % 8)) as u8;
+                idx[i][2 * j + 1] = (2 * (i % 8) + 1) as u8;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    PsiShuffles(idx)
+}
+
+static PSI61_SHUFFLES: PsiShuffles = psi_shuffles(PSI61);
+static PSI74_SHUFFLES: PsiShuffles = psi_shuffles(PSI74);
+
+/// The linear map whose shuffles are `l`, on the 256-bit value `y`.
+#[inline(always)]
+unsafe fn linear(l: &PsiShuffles, y: __m256i) -> __m256i {
+    // SAFETY: the caller has AVX2.
+    unsafe {
+        // Words 0..7 in both lanes, and words 8..15 in both lanes.
+        let low = _mm256_permute4x64_epi64::<0b01_00_01_00>(y);
+        let high = _mm256_permute4x64_epi64::<0b11_10_11_10>(y);
+        let mut parts = [low; 16];
+        for (i, part) in parts.iter_mut().enumerate() {
+            *part = _mm256_shuffle_epi8(if i < 8 { low } else { high }, load256(&l.0[i]));
+        }
+        // An XOR tree, four levels deep.
+        let mut width = 16;
+        while width > 1 {
+            width /= 2;
+            for i in 0..width {
+                parts[i] = _mm256_xor_si256(parts[i], parts[i + width]);
+            }
+        }
+        parts[0]
+    }
+}
+
+/// A(Y) = (y1 ⊕ y2) ‖ y4 ‖ y3 ‖ y2 on the four 64-bit words of a register.
+#[inline(always)]
+unsafe fn a(y: __m256i) -> __m256i {
+    // SAFETY: the caller has AVX2.
+    unsafe {
+        let rotated = _mm256_permute4x64_epi64::<0b00_11_10_01>(y); // y1, y2, y3, y0
+        let y1_on_top = _mm256_permute4x64_epi64::<0b01_00_00_00>(y); // y1 in word 3
+        _mm256_xor_si256(rotated, _mm256_blend_epi32::<0b1100_0000>(_mm256_setzero_si256(), y1_on_top))
+    }
+}
+
+/// P(W) into eight 32-bit key words: key word k is byte k of each 64-bit word of `w`.
+#[inline(always)]
+unsafe fn p(w: __m256i, key: &mut [u32; 8]) {
+    // SAFETY: the caller has AVX2.
+    unsafe {
+        // The low 32-bit halves of the four words in the low 128-bit lane, the high halves
+        // in the high lane; then in each lane a 4 × 4 byte transpose.
+        let halves = _mm256_permutevar8x32_epi32(w, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+        let transposed = _mm256_shuffle_epi8(
+            halves,
+            _mm256_setr_epi8(
+                0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11,
+                15,
+            ),
+        );
+        store256(key, transposed);
+    }
+}
+
+/// The step function f(H, M) with H in a register.
+#[inline(always)]
+unsafe fn step_in_register(t: &Tables, h: __m256i, m: [u64; 4]) -> __m256i {
+    // SAFETY: the caller has AVX2.
+    unsafe {
+        let mv = load256(&m);
+        // The part of the mixing that does not wait for the encryptions.
+        let mixed_hm = linear(&PSI61_SHUFFLES, _mm256_xor_si256(h, load256(&portable::psi(m))));
+        // Keys: P(U_j ⊕ V_j) with U_1 = H, V_1 = M, U_j = A(U_(j-1)) (⊕ C_3 for j = 3),
+        // V_j = A²(V_(j-1)).
+        let mut keys = [[0u32; 8]; 4];
+        let (mut u, mut v) = (h, mv);
+        p(_mm256_xor_si256(u, v), &mut keys[0]);
+        for (j, key) in keys.iter_mut().enumerate().skip(1) {
+            u = a(u);
+            if j == 2 {
+                u = _mm256_xor_si256(u, load256(&portable::C3));
+            }
+            v = a(a(v));
+            p(_mm256_xor_si256(u, v), key);
+        }
+        let words = [
+            _mm256_extract_epi64::<0>(h) as u64,
+            _mm256_extract_epi64::<1>(h) as u64,
+            _mm256_extract_epi64::<2>(h) as u64,
+            _mm256_extract_epi64::<3>(h) as u64,
+        ];
+        let s = portable::encrypt4(t, &keys, words);
+        let sv = _mm256_setr_epi64x(s[0] as i64, s[1] as i64, s[2] as i64, s[3] as i64);
+        _mm256_xor_si256(mixed_hm, linear(&PSI74_SHUFFLES, sv))
+    }
+}
+
+/// One step f(H, M).
+#[target_feature(enable = "avx2")]
+pub(crate) fn step(t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
+    let mut out = [0u64; 4];
+    // SAFETY: this function is compiled with AVX2.
+    unsafe { store256(&mut out, step_in_register(t, load256(&h), m)) };
+    out
+}
+
+/// Hashes each 32-byte block of `blocks` in turn (H and Σ), H kept in a register.
+#[target_feature(enable = "avx2")]
+pub(crate) fn compress_blocks(t: &Tables, state: &mut State, blocks: &[u8]) {
+    let mut h = load256(&state.h);
+    for block in blocks.chunks_exact(BLOCK_LEN) {
+        let m = super::load_block(block);
+        // SAFETY: this function is compiled with AVX2.
+        h = unsafe { step_in_register(t, h, m) };
+        super::add256(&mut state.sigma, &m);
+    }
+    store256(&mut state.h, h);
 }

@@ -15,7 +15,7 @@ pub(crate) fn a(y: [u64; 4]) -> [u64; 4] {
 /// P(Y): output byte i + 4k is input byte 8i + k (i < 4, k < 8), bytes numbered from the
 /// least significant; as 32-bit key words: word k takes byte k of each 64-bit word.
 #[inline(always)]
-fn p(y: [u64; 4]) -> [u32; 8] {
+pub(crate) fn p(y: [u64; 4]) -> [u32; 8] {
     core::array::from_fn(|k| {
         let byte = |i: usize| (y[i] >> (8 * k)) as u8 as u32;
         byte(0) | byte(1) << 8 | byte(2) << 16 | byte(3) << 24
@@ -31,7 +31,18 @@ fn f(t: &Tables, x: u32) -> u32 {
 
 /// Four GOST 28147-89 encryptions (keys `k`, blocks `h`) interleaved round by round.
 #[inline(always)]
-fn encrypt4(t: &Tables, k: &[[u32; 8]; 4], h: [u64; 4]) -> [u64; 4] {
+pub(crate) fn encrypt4(t: &Tables, k: &[[u32; 8]; 4], h: [u64; 4]) -> [u64; 4] {
+    #[cfg(target_arch = "x86_64")]
+    return x86_64::encrypt4(t, k, h);
+    #[cfg(not(target_arch = "x86_64"))]
+    return encrypt4_rust(t, k, h);
+}
+
+/// [`encrypt4`] in Rust: the definition on every architecture but x86-64, where the
+/// tests hold the assembly to it.
+#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+#[inline(always)]
+fn encrypt4_rust(t: &Tables, k: &[[u32; 8]; 4], h: [u64; 4]) -> [u64; 4] {
     let mut n1: [u32; 4] = core::array::from_fn(|i| h[i] as u32);
     let mut n2: [u32; 4] = core::array::from_fn(|i| (h[i] >> 32) as u32);
     for round in 0..32 {
@@ -45,6 +56,107 @@ fn encrypt4(t: &Tables, k: &[[u32; 8]; 4], h: [u64; 4]) -> [u64; 4] {
     }
     // The last round does not swap: the halves come out exchanged.
     core::array::from_fn(|i| n2[i] as u64 | (n1[i] as u64) << 32)
+}
+
+/// The four encryptions in inline assembly on x86-64.
+///
+/// Each round of each encryption is n2 ^= f(n1 + key) with f from the four combined
+/// tables, the halves changing roles instead of places. The sum's bytes come out of one
+/// register (`movzx` of `al` and of `ah`, a shift by 24 of a copy, a shift by 16), so a
+/// lookup costs one load and about one other operation. LLVM's code for the Rust version
+/// extracted each byte with its own shift and mask and moved the halves between registers:
+/// the whole step took 3,394 instructions against 2,732 now (callgrind). The four chains
+/// are written one after another; the core runs them side by side, as the renamed `eax`,
+/// `esi` and `edx` of each chain do not depend on the previous chain's.
+#[cfg(target_arch = "x86_64")]
+mod x86_64 {
+    use super::Tables;
+
+    /// One round of encryption `$chain`: `$y` ^= f(`$x` + key word `$word`). Bytes 0, 1
+    /// and 3 of the sum are one operation away from it, byte 2 two; the four entries are
+    /// XORed as a tree so that only one XOR follows the last load (edx is a scratch).
+    macro_rules! chain_round {
+        ($x:literal, $y:literal, $chain:literal, $word:literal) => {
+            concat!(
+                "mov eax, ", $x, "\n",
+                "add eax, dword ptr [{k} + ", $chain, " * 32 + ", $word, " * 4]\n",
+                "movzx esi, al\n",
+                "mov edx, dword ptr [{t} + rsi * 4]\n",
+                "movzx esi, ah\n",
+                "xor edx, dword ptr [{t} + rsi * 4 + 1024]\n",
+                "mov esi, eax\n",
+                "shr esi, 24\n",
+                "xor ", $y, ", dword ptr [{t} + rsi * 4 + 3072]\n",
+                "xor ", $y, ", edx\n",
+                "shr eax, 16\n",
+                "movzx esi, al\n",
+                "xor ", $y, ", dword ptr [{t} + rsi * 4 + 2048]\n",
+            )
+        };
+    }
+
+    /// One round of all four encryptions with key word `$word`. Encryption i keeps its low
+    /// half in r(8+2i)d and its high half in r(9+2i)d; `even` rounds update the high halves.
+    macro_rules! round {
+        (even, $word:literal) => {
+            concat!(
+                chain_round!("r8d", "r9d", 0, $word),
+                chain_round!("r10d", "r11d", 1, $word),
+                chain_round!("r12d", "r13d", 2, $word),
+                chain_round!("r14d", "r15d", 3, $word),
+            )
+        };
+        (odd, $word:literal) => {
+            concat!(
+                chain_round!("r9d", "r8d", 0, $word),
+                chain_round!("r11d", "r10d", 1, $word),
+                chain_round!("r13d", "r12d", 2, $word),
+                chain_round!("r15d", "r14d", 3, $word),
+            )
+        };
+    }
+
+    #[inline(always)]
+    pub(super) fn encrypt4(t: &Tables, k: &[[u32; 8]; 4], h: [u64; 4]) -> [u64; 4] {
+        let [mut a0, mut a1, mut a2, mut a3] = h.map(|w| w as u32);
+        let [mut b0, mut b1, mut b2, mut b3] = h.map(|w| (w >> 32) as u32);
+        // SAFETY: the assembly reads the 128 bytes of `k` (offsets 32·chain + 4·word, both
+        // below 4 and 8) and the 4 KiB behind `t.words` ([[u32; 256]; 4]: each index is
+        // one byte, below 256, and the displacements 0, 1024, 2048, 3072 select table
+        // 0..4); it writes no memory. Every register it changes is an output or declared
+        // clobbered; add, xor and shr change the flags, so `preserves_flags` is not
+        // claimed; it touches no stack.
+        unsafe {
+            core::arch::asm!(
+                // Key words 0..7 three times, then 7..0 (unrolled: the loop counter's
+                // register serves as a scratch).
+                round!(even, 0), round!(odd, 1), round!(even, 2), round!(odd, 3),
+                round!(even, 4), round!(odd, 5), round!(even, 6), round!(odd, 7),
+                round!(even, 0), round!(odd, 1), round!(even, 2), round!(odd, 3),
+                round!(even, 4), round!(odd, 5), round!(even, 6), round!(odd, 7),
+                round!(even, 0), round!(odd, 1), round!(even, 2), round!(odd, 3),
+                round!(even, 4), round!(odd, 5), round!(even, 6), round!(odd, 7),
+                round!(even, 7), round!(odd, 6), round!(even, 5), round!(odd, 4),
+                round!(even, 3), round!(odd, 2), round!(even, 1), round!(odd, 0),
+                k = in(reg) k.as_ptr(),
+                t = in(reg) t.words.as_ptr(),
+                inout("r8") a0, inout("r9") b0,
+                inout("r10") a1, inout("r11") b1,
+                inout("r12") a2, inout("r13") b2,
+                inout("r14") a3, inout("r15") b3,
+                out("rax") _, out("rsi") _, out("rdx") _,
+                options(nostack, readonly),
+            );
+        }
+        // After an even number of rounds the low half holds n1 and the high half n2; the
+        // last round does not swap, so the result is n2 ‖ n1 with n1 on top.
+        [
+            b0 as u64 | (a0 as u64) << 32,
+            b1 as u64 | (a1 as u64) << 32,
+            b2 as u64 | (a2 as u64) << 32,
+            b3 as u64 | (a3 as u64) << 32,
+        ]
+    }
 }
 
 /// ψ^4 on a 256-bit value: ψ shifts the sixteen 16-bit words down by one and puts
@@ -120,6 +232,21 @@ pub(crate) fn compress_blocks(t: &Tables, state: &mut State, blocks: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The encryptions [`step`] runs (assembly on x86-64) against the Rust definition, on
+    /// random keys and blocks with both S-boxes.
+    #[test]
+    fn encrypt4_matches_rust() {
+        let mut rng = crate::test_rng::XorShift64::new(0x1319_8A2E_0370_7344);
+        for sbox in [crate::gost94::SBox::CryptoPro, crate::gost94::SBox::Test] {
+            let t = sbox.tables();
+            for _ in 0..200 {
+                let k: [[u32; 8]; 4] = core::array::from_fn(|_| core::array::from_fn(|_| rng.next_u64() as u32));
+                let h: [u64; 4] = core::array::from_fn(|_| rng.next_u64());
+                assert_eq!(encrypt4(t, &k, h), encrypt4_rust(t, &k, h));
+            }
+        }
+    }
 
     /// ψ^4 and ψ against the definition on sixteen 16-bit words.
     #[test]
