@@ -54,8 +54,9 @@ crate::backend::kernel_kinds! {
         /// AVX-512: 16 blocks at once, one per 32-bit lane; a remainder is padded to 16 lanes.
         // vpshufb on zmm (the byte swap) is AVX-512BW.
         Avx512 = "avx512" on "x86_64" needs [Avx512F, Avx512Bw],
-        /// SHA-NI, four blocks interleaved so that the others' `sha256rnds2` hide each one's latency.
-        ShaNi = "shani_x4" on "x86_64" needs [Sha, Ssse3, Sse41],
+        /// SHA-NI, four blocks interleaved (two on Intel) so that the others' `sha256rnds2` hide each
+        /// one's latency.
+        ShaNi = "shani" on "x86_64" needs [Sha, Ssse3, Sse41],
         /// AVX2: 8 blocks at once, one per 32-bit lane; for CPUs without SHA-NI or AVX-512.
         Avx2 = "avx2" on "x86_64" needs [Avx2],
         /// aarch64 SHA-256 instructions, one block at a time (then the padding block).

@@ -1,4 +1,5 @@
-//! SHA-NI batch kernel: each 64-byte block hashed as a whole message, four blocks at a time.
+//! SHA-NI batch kernel: each 64-byte block hashed as a whole message, four or two blocks
+//! at a time.
 //!
 //! One block's compression is a chain of 32 dependent `sha256rnds2`; interleaving
 //! independent blocks lets the core run some blocks' rounds while the others' wait on
@@ -7,7 +8,10 @@
 //! issues the moment it can: the schedule's `sha256msg1`/`sha256msg2` share the SHA unit, and the
 //! ends of each group stall the chains. Four blocks leave spare independent rounds to fill
 //! those slots (docs/tuning-history.md, "sha256/batch_shani.rs", has the measurements);
-//! three filled fewer of them, and four already spill message words to the stack.
+//! three filled fewer of them, and four already spill message words to the stack. On the
+//! Intel core measured (family 6, model 207) the SHA unit's port is the limit instead, and
+//! four blocks' spills and longer set-up made them about 5% slower than two: the group
+//! size is chosen by CPU family ([`four_lanes_win`]).
 //! The state stays in the ABEF/CDGH form the instructions want from the IV to the digest;
 //! the second compression (the padding block) uses the precomputed `PADDING_WK`.
 
@@ -25,10 +29,16 @@ fn rounds4_wk(abef: &mut __m128i, cdgh: &mut __m128i, wk: __m128i) {
     *abef = _mm_sha256rnds2_epu32(*abef, *cdgh, _mm_shuffle_epi32::<0x0E>(wk));
 }
 
-/// Blocks hashed side by side in the main loop; a remainder goes two and one at a time.
-const LANES: usize = 4;
+/// Whether the main loop takes four blocks at a time (else two), by measured CPU family:
+/// four on AMD, measured on Zen 5 (1.09–1.11× hashtree's two-block kernel, against about
+/// 0.97× for two blocks); two on Intel, measured on one Xeon of family 6 (0.97–0.99×
+/// hashtree against 0.92–0.94× for four). Other CPUs, measured on neither, take four.
+#[inline]
+fn four_lanes_win() -> bool {
+    crate::cpu::identity().vendor != crate::cpu::Vendor::Intel
+}
 
-/// Hashes `N` blocks side by side (`N` is 1, 2 or [`LANES`]), writing their digests to `out`.
+/// Hashes `N` blocks side by side (`N` is 1, 2 or 4), writing their digests to `out`.
 #[inline]
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
 fn hash_n<const N: usize>(blocks: &[[u8; BLOCK_LEN]; N], out: &mut [[u8; OUT_LEN]; N]) {
@@ -110,10 +120,21 @@ pub(crate) fn hash_blocks(blocks: &[u8], out: &mut [u8]) {
     crate::simd::clean_upper_state();
     let (blocks, _) = blocks.as_chunks::<BLOCK_LEN>();
     let (out, _) = out.as_chunks_mut::<OUT_LEN>();
-    let mut groups_in = blocks.chunks_exact(LANES);
-    let mut groups_out = out.chunks_exact_mut(LANES);
+    if four_lanes_win() {
+        hash_groups::<4>(blocks, out);
+    } else {
+        hash_groups::<2>(blocks, out);
+    }
+}
+
+/// Hashes `blocks` `G` at a time (`G` is 2 or 4), a remainder two and one at a time.
+#[inline]
+#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+fn hash_groups<const G: usize>(blocks: &[[u8; BLOCK_LEN]], out: &mut [[u8; OUT_LEN]]) {
+    let mut groups_in = blocks.chunks_exact(G);
+    let mut groups_out = out.chunks_exact_mut(G);
     for (group_in, group_out) in (&mut groups_in).zip(&mut groups_out) {
-        hash_n::<LANES>(group_in.try_into().expect("a whole group"), group_out.try_into().expect("a whole group"));
+        hash_n::<G>(group_in.try_into().expect("a whole group"), group_out.try_into().expect("a whole group"));
     }
     let (rest_in, rest_out) = (groups_in.remainder(), groups_out.into_remainder());
     let mut pairs_in = rest_in.chunks_exact(2);
@@ -123,5 +144,38 @@ pub(crate) fn hash_blocks(blocks: &[u8], out: &mut [u8]) {
     }
     if let ([last_in], [last_out]) = (pairs_in.remainder(), pairs_out.into_remainder()) {
         hash_n::<1>(core::array::from_ref(last_in), core::array::from_mut(last_out));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both group sizes (only one of which this CPU's family selects) against one SHA-256
+    /// per block, for counts around both sizes.
+    #[test]
+    fn both_group_sizes_match_single_messages() {
+        use crate::cpu::Feature;
+        let f = crate::cpu::features();
+        if !(f.has(Feature::Sha) && f.has(Feature::Ssse3) && f.has(Feature::Sse41)) {
+            println!("this CPU (or SIMDCRYPT_DISABLE) has no SHA-NI: group sizes not exercised");
+            return;
+        }
+        let mut rng = crate::test_rng::XorShift64::new(0xA409_3822_299F_31D0);
+        for count in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 17] {
+            let blocks: Vec<[u8; BLOCK_LEN]> =
+                (0..count).map(|_| core::array::from_fn(|_| rng.next_u64() as u8)).collect();
+            let expected: Vec<[u8; OUT_LEN]> = blocks.iter().map(|b| crate::sha256::hash(b)).collect();
+            let (mut two, mut four) = (vec![[0u8; OUT_LEN]; count], vec![[0u8; OUT_LEN]; count]);
+            // SAFETY: the CPU has SHA-NI, SSSE3 and SSE4.1 (checked above), the features
+            // `hash_groups` is compiled with (SSE2 is part of x86-64).
+            unsafe {
+                hash_groups::<2>(&blocks, &mut two);
+                hash_groups::<4>(&blocks, &mut four);
+            }
+            assert_eq!(two, expected, "two at a time, {count} blocks");
+            assert_eq!(four, expected, "four at a time, {count} blocks");
+        }
+        println!("exercised: sha256-batch shani, group sizes 2 and 4");
     }
 }
