@@ -30,7 +30,9 @@
 //! built at compile time for each parameter set. The AVX-512 backend runs them in vector
 //! lanes with byte-shuffle S-boxes, and [`hash_many`] runs sixteen messages at once, one
 //! per lane; without AVX-512, the AVX2 backend runs [`hash_many`] eight messages to a
-//! register, and on aarch64 the NEON backend four to a register (`tbl` nibble S-boxes).
+//! register and a single message with the table-driven encryptions and the rest of the
+//! step (key generation, the ψ mixing as linear maps) in ymm registers, and on aarch64 the
+//! NEON backend runs [`hash_many`] four messages to a register (`tbl` nibble S-boxes).
 
 mod algorithm;
 #[cfg(target_arch = "x86_64")]
