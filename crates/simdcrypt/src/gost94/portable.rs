@@ -15,7 +15,7 @@ pub(crate) fn a(y: [u64; 4]) -> [u64; 4] {
 /// P(Y): output byte i + 4k is input byte 8i + k (i < 4, k < 8), bytes numbered from the
 /// least significant; as 32-bit key words: word k takes byte k of each 64-bit word.
 #[inline(always)]
-pub(crate) fn p(y: [u64; 4]) -> [u32; 8] {
+fn p(y: [u64; 4]) -> [u32; 8] {
     core::array::from_fn(|k| {
         let byte = |i: usize| (y[i] >> (8 * k)) as u8 as u32;
         byte(0) | byte(1) << 8 | byte(2) << 16 | byte(3) << 24
