@@ -46,7 +46,7 @@ if [ "$(uname -m)" = x86_64 ] && [ -r /proc/cpuinfo ]; then
     SIMDCRYPT_EXPECT_BACKENDS+=";sha256=$(pick shani sha_ni)"
     SIMDCRYPT_EXPECT_BACKENDS+=";sha256-batch=$(pick avx512+shani avx512f+avx512bw+sha_ni avx512 avx512f+avx512bw shani sha_ni avx2 avx2)"
     SIMDCRYPT_EXPECT_BACKENDS+=";streebog=$(pick avx512-gfni avx512f+avx512bw+avx512vbmi+gfni)"
-    SIMDCRYPT_EXPECT_BACKENDS+=";gost94=$(pick avx512 avx512f+avx512bw+avx512vl+avx512vbmi avx2 ssse3+sse4_1+avx+avx2)"
+    SIMDCRYPT_EXPECT_BACKENDS+=";gost94=$(pick avx512 avx512f+avx512bw+avx512vl+avx512vbmi avx2 ssse3+sse4_1+avx+avx2 ssse3 ssse3)"
     SIMDCRYPT_EXPECT_BACKENDS+=";highwayhash=$(pick avx512 avx512f+avx512bw+avx512vl avx2 avx2 sse41 sse4_1)"
     SIMDCRYPT_EXPECT_BACKENDS+=";salsa20=$(pick avx512 avx512f avx2 avx2 sse2 sse2)"
     export SIMDCRYPT_EXPECT_BACKENDS
@@ -68,6 +68,8 @@ env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512vbmi cargo test -p simd
 env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512 cargo test -p simdcrypt --test gost94_kat --test gost_differential -- --show-output 2>&1 \
     | grep -E 'exercised|test result'
 env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512,avx2 cargo test -p simdcrypt --test gost94_kat -- --show-output 2>&1 \
+    | grep -E 'exercised|test result'
+env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512,avx2,ssse3 cargo test -p simdcrypt --test gost94_kat -- --show-output 2>&1 \
     | grep -E 'exercised|test result'
 env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512,avx2 cargo test -p simdcrypt --test salsa20_kat -- --show-output 2>&1 \
     | grep -E 'exercised|test result'

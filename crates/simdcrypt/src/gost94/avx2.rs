@@ -173,8 +173,9 @@ pub(crate) fn step_lanes(t: &Tables, hs: &mut Lanes, ms: &Lanes) {
 
 /// ψ^n as `vpshufb` index vectors: entry i picks 16-bit input word i (from a register
 /// holding words 0..7, or 8..15, in both 128-bit lanes) into every output word whose row
-/// has bit i set, zeros (index 0x80) elsewhere.
-struct PsiShuffles([[u8; 32]; 16]);
+/// has bit i set, zeros (index 0x80) elsewhere. Each half is also the `pshufb` index of
+/// one output half from one xmm source, as `ssse3.rs` uses them.
+pub(super) struct PsiShuffles(pub(super) [[u8; 32]; 16]);
 
 const fn psi_shuffles(rows: [u16; 16]) -> PsiShuffles {
     let mut idx = [[0x80u8; 32]; 16];
@@ -195,8 +196,8 @@ const fn psi_shuffles(rows: [u16; 16]) -> PsiShuffles {
     PsiShuffles(idx)
 }
 
-static PSI61_SHUFFLES: PsiShuffles = psi_shuffles(PSI61);
-static PSI74_SHUFFLES: PsiShuffles = psi_shuffles(PSI74);
+pub(super) static PSI61_SHUFFLES: PsiShuffles = psi_shuffles(PSI61);
+pub(super) static PSI74_SHUFFLES: PsiShuffles = psi_shuffles(PSI74);
 
 /// The linear map whose shuffles are `l`, on the 256-bit value `y`.
 #[inline(always)]

@@ -31,8 +31,9 @@
 //! lanes with byte-shuffle S-boxes, and [`hash_many`] runs sixteen messages at once, one
 //! per lane; without AVX-512, the AVX2 backend runs [`hash_many`] eight messages to a
 //! register and a single message with the table-driven encryptions and the rest of the
-//! step (key generation, the ψ mixing as linear maps) in ymm registers, and on aarch64 the
-//! NEON backend runs [`hash_many`] four messages to a register (`tbl` nibble S-boxes).
+//! step (key generation, the ψ mixing as linear maps) in ymm registers; without AVX2, the
+//! SSSE3 backend does the same for single messages on pairs of xmm registers; on aarch64
+//! the NEON backend runs [`hash_many`] four messages to a register (`tbl` nibble S-boxes).
 
 mod algorithm;
 #[cfg(target_arch = "x86_64")]
@@ -46,6 +47,8 @@ mod lanes;
 mod neon;
 mod platform;
 mod portable;
+#[cfg(target_arch = "x86_64")]
+mod ssse3;
 mod state;
 
 pub use algorithm::{ALGORITHM_CRYPTOPRO, ALGORITHM_TEST};

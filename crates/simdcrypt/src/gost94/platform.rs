@@ -4,7 +4,7 @@ use super::batch::Lanes;
 #[cfg(target_arch = "aarch64")]
 use super::neon;
 #[cfg(target_arch = "x86_64")]
-use super::{avx2, avx512};
+use super::{avx2, avx512, ssse3};
 use super::{portable, State, Tables, BLOCK_LEN};
 
 crate::backend::kernel_kinds! {
@@ -32,6 +32,10 @@ crate::backend::kernel_kinds! {
         // table-driven step (counted in the compiled code; a four-register `tbl` is several
         // micro-ops on some cores). Not timed: there is no aarch64 hardware here.
         Neon = "neon" on "aarch64" needs [Neon],
+        /// SSSE3, for x86-64 CPUs without AVX2: single messages as with AVX2 (the
+        /// table-driven encryptions; key generation and mixing by `pshufb`s on pairs of xmm
+        /// registers); batches run one message at a time.
+        Ssse3 = "ssse3" on "x86_64" needs [Ssse3],
         /// Table-driven GOST 28147-89, the four encryptions of a step interleaved; any CPU.
         Portable = "portable",
     }
@@ -49,6 +53,9 @@ impl Platform {
             // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
             Kind::Avx2 => unsafe { avx2::compress_blocks(t, state, blocks) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
+            #[cfg(target_arch = "x86_64")]
+            Kind::Ssse3 => unsafe { ssse3::compress_blocks(t, state, blocks) },
             // A single message's four encryptions in one q register are one serial chain;
             // the table-driven step interleaves four scalar chains. Not claimed faster either
             // way (no aarch64 hardware measured): this backend differs from portable in
@@ -68,6 +75,9 @@ impl Platform {
             // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
             Kind::Avx2 => unsafe { avx2::step(t, h, m) },
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
+            #[cfg(target_arch = "x86_64")]
+            Kind::Ssse3 => unsafe { ssse3::step(t, h, m) },
             #[cfg(target_arch = "aarch64")]
             Kind::Neon => portable::step(t, h, m),
         }
@@ -79,6 +89,8 @@ impl Platform {
         let _ = (t, &hs, ms); // unused where only the portable backend exists
         match self.kind() {
             Kind::Portable => false,
+            #[cfg(target_arch = "x86_64")]
+            Kind::Ssse3 => false,
             #[cfg(target_arch = "x86_64")]
             Kind::Avx512 => {
                 // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
