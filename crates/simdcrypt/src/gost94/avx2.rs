@@ -25,7 +25,7 @@ use core::arch::x86_64::*;
 
 use super::batch::LANES;
 use super::lanes::{self, Words};
-use super::{portable, State, Tables, BLOCK_LEN, PSI61, PSI74};
+use super::{portable, PsiShuffles, State, Tables, BLOCK_LEN, PSI61_SHUFFLES, PSI74_SHUFFLES};
 use crate::simd::{load128, load256, store256};
 
 pub(crate) use super::batch::Lanes;
@@ -170,34 +170,6 @@ pub(crate) fn step_lanes(t: &Tables, hs: &mut Lanes, ms: &Lanes) {
     // `Words` impl for `__m256i` uses.
     unsafe { lanes::step_lanes::<__m256i>(t, hs, ms) }
 }
-
-/// ψ^n as `vpshufb` index vectors: entry i picks 16-bit input word i (from a register
-/// holding words 0..7, or 8..15, in both 128-bit lanes) into every output word whose row
-/// has bit i set, zeros (index 0x80) elsewhere. Each half is also the `pshufb` index of
-/// one output half from one xmm source, as `ssse3.rs` uses them.
-pub(super) struct PsiShuffles(pub(super) [[u8; 32]; 16]);
-
-const fn psi_shuffles(rows: [u16; 16]) -> PsiShuffles {
-    let mut idx = [[0x80u8; 32]; 16];
-    let mut i = 0;
-    while i < 16 {
-        let mut j = 0;
-        while j < 16 {
-            if rows[j] >> i & 1 == 1 {
-                // Output word j is bytes 2j, 2j + 1 of the register; in its 128-bit lane
-                // the source word i sits at bytes 2(i mod 8), 2(i mod 8) + 1.
-                idx[i][2 * j] = (2 * (i % 8)) as u8;
-                idx[i][2 * j + 1] = (2 * (i % 8) + 1) as u8;
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    PsiShuffles(idx)
-}
-
-pub(super) static PSI61_SHUFFLES: PsiShuffles = psi_shuffles(PSI61);
-pub(super) static PSI74_SHUFFLES: PsiShuffles = psi_shuffles(PSI74);
 
 /// The linear map whose shuffles are `l`, on the 256-bit value `y`.
 #[inline(always)]

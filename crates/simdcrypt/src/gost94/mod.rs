@@ -204,6 +204,38 @@ pub(crate) const PSI61: [u16; 16] = psi_rows(61);
 #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
 pub(crate) const PSI74: [u16; 16] = psi_rows(74);
 
+/// ψ^n as `vpshufb` index vectors: entry i picks 16-bit input word i (from a register
+/// holding words 0..7, or 8..15, in both 128-bit lanes) into every output word whose row
+/// has bit i set, zeros (index 0x80) elsewhere. Each half is also the `pshufb` index of
+/// one output half from one xmm source: `avx2.rs` and `ssse3.rs` share them.
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct PsiShuffles(pub(crate) [[u8; 32]; 16]);
+
+#[cfg(target_arch = "x86_64")]
+const fn psi_shuffles(rows: [u16; 16]) -> PsiShuffles {
+    let mut idx = [[0x80u8; 32]; 16];
+    let mut i = 0;
+    while i < 16 {
+        let mut j = 0;
+        while j < 16 {
+            if rows[j] >> i & 1 == 1 {
+                // Output word j is bytes 2j, 2j + 1 of the register; in its 128-bit lane
+                // the source word i sits at bytes 2(i mod 8), 2(i mod 8) + 1.
+                idx[i][2 * j] = (2 * (i % 8)) as u8;
+                idx[i][2 * j + 1] = (2 * (i % 8) + 1) as u8;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    PsiShuffles(idx)
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) static PSI61_SHUFFLES: PsiShuffles = psi_shuffles(PSI61);
+#[cfg(target_arch = "x86_64")]
+pub(crate) static PSI74_SHUFFLES: PsiShuffles = psi_shuffles(PSI74);
+
 static TEST_TABLES: Tables = make_tables(SBox::Test);
 static CRYPTOPRO_TABLES: Tables = make_tables(SBox::CryptoPro);
 

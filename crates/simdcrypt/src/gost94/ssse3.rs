@@ -2,14 +2,13 @@
 //! module's single-message step on pairs of xmm registers. The encryptions are the
 //! portable step's (assembly); the key generation's P is two `pshufb`s a key half, and the
 //! mixing ψ^61(H ⊕ ψ(M)) ⊕ ψ^74(S) is, for each ψ^n, sixteen `pshufb`s and an XOR tree per
-//! output half (the `avx2` module's shuffle tables, one 128-bit lane at a time) instead of
+//! output half (the shuffle tables `avx2.rs` uses, one 128-bit lane at a time) instead of
 //! 74 ψ steps on the path from one block's H to the next. H stays in registers between
 //! blocks.
 
 use core::arch::x86_64::*;
 
-use super::avx2::{PsiShuffles, PSI61_SHUFFLES, PSI74_SHUFFLES};
-use super::{portable, State, Tables, BLOCK_LEN};
+use super::{portable, PsiShuffles, State, Tables, BLOCK_LEN, PSI61_SHUFFLES, PSI74_SHUFFLES};
 use crate::simd::load128;
 
 /// A 256-bit value as two registers: 64-bit words 0 and 1, then 2 and 3.
