@@ -6,7 +6,8 @@
 //! Build: `cargo build --release -p simdcrypt-bench --features peer-nettle --example gost_count`;
 //! then `valgrind --tool=callgrind target/release/examples/gost_count streebog ours 4`
 //! (`streebog` or `gost94`; `ours`, `nettle` or `rustcrypto`; MiB), or
-//! `target/release/examples/gost_count streebog race 8 15` (MiB, rounds). `ours` takes the
+//! `target/release/examples/gost_count streebog race 8 15` (MiB, rounds), or
+//! `gost_count gost94 many 16384` (`hash_many` over that many 64-byte messages). `ours` takes the
 //! detected backend, so `SIMDCRYPT_DISABLE=avx512,gfni` selects the fallbacks.
 
 use std::hint::black_box;
@@ -40,7 +41,27 @@ fn main() {
     let usage = "usage: gost_count streebog|gost94 ours|nettle|rustcrypto|race MIB [ROUNDS]";
     let (algorithm, who) = (args.get(1).expect(usage), args.get(2).expect(usage));
     let mib: usize = args.get(3).and_then(|m| m.parse().ok()).expect(usage);
-    let data: Vec<u8> = (0..mib << 20).map(|i| (i.wrapping_mul(31) ^ (i >> 8)) as u8).collect();
+    let bytes = if who == "many" { mib * 64 } else { mib << 20 };
+    let data: Vec<u8> = (0..bytes).map(|i| (i.wrapping_mul(31) ^ (i >> 8)) as u8).collect();
+    if who == "many" {
+        // `gost94 many N`: hash_many over N 64-byte messages (N in place of MIB), on this
+        // thread, for instruction counts of the batch path.
+        let msgs: Vec<&[u8]> = data.chunks(64).collect();
+        let mut out = vec![0u8; 32 * msgs.len()];
+        let platform = simdcrypt::gost94::Platform::detect();
+        let start = thread_cpu_seconds();
+        simdcrypt::gost94::hash_many(
+            &msgs,
+            simdcrypt::gost94::SBox::CryptoPro,
+            &mut out,
+            platform,
+            simdcrypt::threads::Threads::One,
+        )
+        .expect("hash_many");
+        eprintln!("{} messages in {:.4} s thread CPU time", msgs.len(), thread_cpu_seconds() - start);
+        println!("{}", out[..32].iter().map(|b| format!("{b:02x}")).collect::<String>());
+        return;
+    }
     if who != "race" {
         let digest = hash(algorithm, who, &data).expect(usage);
         println!("{}", digest.iter().map(|b| format!("{b:02x}")).collect::<String>());

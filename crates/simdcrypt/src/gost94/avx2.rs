@@ -1,10 +1,12 @@
 //! GOST R 34.11-94 with AVX2, for CPUs without AVX-512 (VBMI).
 //!
 //! `vpshufb` looks a byte up in a 16-entry table, the same table for every byte of a
-//! 128-bit lane, so unlike `vpermb` it cannot fold the byte position into the index. Each
-//! round's S-box layer is therefore eight lookups (the low and the high nibble of each of
-//! the four byte positions, each in its own table) and three blends that keep, in every
-//! byte, the lookup of that byte's position. The rotation is two shifts and an OR.
+//! 128-bit lane, so unlike `vpermb` it cannot fold the byte position into the index. With
+//! the words of a message in 32-bit lanes, a round's S-box layer would be eight lookups
+//! (the low and the high nibble of each of the four byte positions, each in its own table)
+//! and three blends that keep, in every byte, the lookup of that byte's position. The
+//! many-message step instead turns the words into byte planes for the S-boxes (see
+//! [`Words::f`] for [`Sixteen`]).
 //!
 //! One message: its four encryptions in the lanes of an xmm register were measured
 //! slower than the table-driven code (one round's shuffles, blends and the shift-and-OR
@@ -17,9 +19,11 @@
 //! of input words, sixteen `vpshufb`s and an XOR tree instead of 74 ψ steps, and only the
 //! ψ^74(S) half waits for the encryptions. H stays in a ymm register between blocks.
 //!
-//! Many messages: eight per ymm register, one per 32-bit lane, as in `avx512.rs`; the sixteen
-//! lanes of [`Lanes`] are two such halves, one after the other. The step itself is
-//! `lanes.rs`'s, over the [`Words`] operations below.
+//! Many messages: all sixteen lanes of [`Lanes`] at once, one message per 32-bit lane of a
+//! pair of ymm registers ([`Sixteen`]). The step itself is `lanes.rs`'s, over the
+//! [`Words`] operations below; a round's S-box layer is four lookups for sixteen messages
+//! (the byte planes), where eight messages in word form took eight lookups and three
+//! blends.
 
 use core::arch::x86_64::*;
 
@@ -30,19 +34,26 @@ use crate::simd::{load128, load256, store256};
 
 pub(crate) use super::batch::Lanes;
 
-/// The S-boxes as `vpshufb` tables: `lo[j]` is S-box 2j (byte position j, low nibble),
-/// `hi[j]` S-box 2j + 1 shifted into the high nibble, each in both 128-bit lanes.
+/// Sixteen messages, one per 32-bit lane of two ymm registers (messages 0-7 and 8-15).
+#[derive(Clone, Copy)]
+pub(crate) struct Sixteen([__m256i; 2]);
+
+/// The S-boxes as `vpshufb` tables for the byte planes of [`Words::f`]: `lo[0]` holds
+/// S-box 0 (byte position 0, low nibble) in the low 128-bit lane and S-box 4 (position 2)
+/// in the high lane, `lo[1]` S-boxes 2 and 6 (positions 1 and 3); `hi` the odd S-boxes of
+/// the same positions, shifted into the high nibble.
 pub(crate) struct SBoxes {
-    lo: [__m256i; 4],
-    hi: [__m256i; 4],
+    lo: [__m256i; 2],
+    hi: [__m256i; 2],
 }
 
-/// One 16-byte row of a 64-byte table in both 128-bit lanes.
+/// Rows `low` and `high` (16 bytes each) of a 64-byte table in the low and high 128-bit
+/// lanes.
 #[inline(always)]
-unsafe fn table_row(bytes: &[u8; 64], j: usize) -> __m256i {
-    let row: &[u8; 16] = bytes[16 * j..16 * j + 16].try_into().expect("16 bytes");
+unsafe fn table_rows(bytes: &[u8; 64], low: usize, high: usize) -> __m256i {
+    let row = |j: usize| -> &[u8; 16] { bytes[16 * j..16 * j + 16].try_into().expect("16 bytes") };
     // SAFETY: the caller has AVX2 (the `Words` contract).
-    unsafe { _mm256_broadcastsi128_si256(load128(row)) }
+    unsafe { _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(load128(row(low))), load128(row(high))) }
 }
 
 /// A `vpshufb` of [`Words::p`]: byte b of each 32-bit word of `src` into byte `pos`, zeros
@@ -59,10 +70,21 @@ unsafe fn pick(src: __m256i, b: i32, pos: i32) -> __m256i {
     }
 }
 
+/// `op` on both registers of each [`Sixteen`] operand (a macro, not a closure: a closure
+/// has no target features, so the intrinsics in it would not be inlined).
+macro_rules! both {
+    (|$($v:ident),+| $op:expr) => {{
+        Sixteen([
+            { $(let $v = $v.0[0];)+ $op },
+            { $(let $v = $v.0[1];)+ $op },
+        ])
+    }};
+}
+
 // SAFETY: every method is `#[inline(always)]` and only uses AVX2 and earlier instructions,
 // which `step_lanes` enables and its callers have checked.
-unsafe impl Words for __m256i {
-    const WIDTH: usize = 8;
+unsafe impl Words for Sixteen {
+    const WIDTH: usize = 16;
     type SBoxes = SBoxes;
 
     #[inline(always)]
@@ -71,74 +93,108 @@ unsafe impl Words for __m256i {
         unsafe {
             let (lo, hi) = (&t.lo, &t.hi);
             SBoxes {
-                lo: [table_row(lo, 0), table_row(lo, 1), table_row(lo, 2), table_row(lo, 3)],
-                hi: [table_row(hi, 0), table_row(hi, 1), table_row(hi, 2), table_row(hi, 3)],
+                lo: [table_rows(lo, 0, 2), table_rows(lo, 1, 3)],
+                hi: [table_rows(hi, 0, 2), table_rows(hi, 1, 3)],
             }
         }
     }
 
     #[inline(always)]
     unsafe fn load(row: &[u32; LANES], group: usize) -> Self {
-        let words: &[u32; 8] = row[8 * group..8 * group + 8].try_into().expect("8 words");
+        let half = |i: usize| -> &[u32; 8] { row[16 * group + 8 * i..][..8].try_into().expect("8 words") };
         // SAFETY: the caller has AVX2 (the trait's contract).
-        unsafe { load256(words) }
+        unsafe { Sixteen([load256(half(0)), load256(half(1))]) }
     }
 
     #[inline(always)]
     unsafe fn store(row: &mut [u32; LANES], group: usize, v: Self) {
-        let words: &mut [u32; 8] = (&mut row[8 * group..8 * group + 8]).try_into().expect("8 words");
+        let (first, second) = row[16 * group..16 * group + 16].split_at_mut(8);
         // SAFETY: the caller has AVX2 (the trait's contract).
-        unsafe { store256(words, v) }
+        unsafe {
+            store256(<&mut [u32; 8]>::try_from(first).expect("8 words"), v.0[0]);
+            store256(<&mut [u32; 8]>::try_from(second).expect("8 words"), v.0[1]);
+        }
     }
 
     #[inline(always)]
     unsafe fn splat(w: u32) -> Self {
         // SAFETY: the caller has AVX2 (the trait's contract).
-        unsafe { _mm256_set1_epi32(w as i32) }
+        let v = unsafe { _mm256_set1_epi32(w as i32) };
+        Sixteen([v, v])
     }
 
     #[inline(always)]
     unsafe fn add(a: Self, b: Self) -> Self {
         // SAFETY: the caller has AVX2 (the trait's contract).
-        unsafe { _mm256_add_epi32(a, b) }
+        unsafe { both!(|a, b| _mm256_add_epi32(a, b)) }
     }
 
     #[inline(always)]
     unsafe fn xor(a: Self, b: Self) -> Self {
         // SAFETY: the caller has AVX2 (the trait's contract).
-        unsafe { _mm256_xor_si256(a, b) }
+        unsafe { both!(|a, b| _mm256_xor_si256(a, b)) }
     }
 
     #[inline(always)]
     unsafe fn shr16(v: Self) -> Self {
         // SAFETY: the caller has AVX2 (the trait's contract).
-        unsafe { _mm256_srli_epi32::<16>(v) }
+        unsafe { both!(|v| _mm256_srli_epi32::<16>(v)) }
     }
 
     #[inline(always)]
     unsafe fn pack16(lo: Self, hi: Self) -> Self {
         // SAFETY: the caller has AVX2 (the trait's contract).
-        unsafe { _mm256_blend_epi16::<0xAA>(lo, _mm256_slli_epi32::<16>(hi)) }
+        unsafe { both!(|lo, hi| _mm256_blend_epi16::<0xAA>(lo, _mm256_slli_epi32::<16>(hi))) }
     }
 
+    /// `vpshufb` takes one 16-entry table per 128-bit lane, so the words are first turned
+    /// into byte planes, a lane holding one byte position of all sixteen messages: two
+    /// lookups (low and high nibble) per lane then do that position's S-boxes, where in
+    /// word form every position needs its own lookups over all bytes and blends to keep
+    /// the right ones (eight lookups and three blends per eight messages, against four
+    /// lookups and twelve shuffles in and out per sixteen here). In: in each lane a 4 × 4
+    /// byte transpose (positions into 32-bit words), `vpermd` interleaving the lanes'
+    /// words and `vpunpck[lh]qdq` across the two registers; out the same backwards, the
+    /// last shuffle also rotating each word left by 8 bits, so the rotation by 11 ends as
+    /// a rotation by 3.
     #[inline(always)]
     unsafe fn f(s: &SBoxes, x: Self) -> Self {
         // SAFETY: the caller has AVX2 (the trait's contract).
         unsafe {
+            // Lane byte 4j + i = byte j of the lane's word i.
+            let transpose = _mm256_setr_epi8(
+                0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11,
+                15,
+            );
+            // Word i, byte k = lane byte 4((k + 3) mod 4) + i: the transpose undone and
+            // each word rotated left by 8 bits.
+            let untranspose_rotl8 = _mm256_setr_epi8(
+                12, 0, 4, 8, 13, 1, 5, 9, 14, 2, 6, 10, 15, 3, 7, 11, 12, 0, 4, 8, 13, 1, 5, 9, 14, 2, 6, 10, 15, 3, 7,
+                11,
+            );
+            let spread = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+            let gather = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
             let nibble = _mm256_set1_epi8(0x0f);
-            let lo = _mm256_and_si256(x, nibble);
-            let hi = _mm256_and_si256(_mm256_srli_epi32::<4>(x), nibble);
-            let mut u = [lo; 4];
-            for (j, u) in u.iter_mut().enumerate() {
-                *u = _mm256_or_si256(_mm256_shuffle_epi8(s.lo[j], lo), _mm256_shuffle_epi8(s.hi[j], hi));
+
+            // Messages 0-3 (a), 4-7 (b), 8-11 (c), 12-15 (d); aj is byte j of four words.
+            // r0 = [a0 b0 a1 b1 | a2 b2 a3 b3], r1 = [c0 d0 c1 d1 | c2 d2 c3 d3].
+            let r0 = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(x.0[0], transpose), spread);
+            let r1 = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(x.0[1], transpose), spread);
+            // Byte positions [0 | 2] and [1 | 3] of all sixteen messages.
+            let planes = [_mm256_unpacklo_epi64(r0, r1), _mm256_unpackhi_epi64(r0, r1)];
+            let mut sub = planes;
+            for (i, sub) in sub.iter_mut().enumerate() {
+                let lo = _mm256_and_si256(planes[i], nibble);
+                let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(planes[i]), nibble);
+                *sub = _mm256_or_si256(_mm256_shuffle_epi8(s.lo[i], lo), _mm256_shuffle_epi8(s.hi[i], hi));
             }
-            // Byte positions 1 and 3 from u[1] and u[3], then 16-bit halves: positions 2-3
-            // from the second blend.
-            let odd = _mm256_set1_epi32(0xff00_ff00u32 as i32);
-            let b01 = _mm256_blendv_epi8(u[0], u[1], odd);
-            let b23 = _mm256_blendv_epi8(u[2], u[3], odd);
-            let v = _mm256_blend_epi16::<0xAA>(b01, b23);
-            _mm256_or_si256(_mm256_slli_epi32::<11>(v), _mm256_srli_epi32::<21>(v))
+            let q0 = _mm256_unpacklo_epi64(sub[0], sub[1]);
+            let q1 = _mm256_unpackhi_epi64(sub[0], sub[1]);
+            let w0 = Sixteen([
+                _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(q0, gather), untranspose_rotl8),
+                _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(q1, gather), untranspose_rotl8),
+            ]);
+            both!(|w0| _mm256_or_si256(_mm256_slli_epi32::<3>(w0), _mm256_srli_epi32::<29>(w0)))
         }
     }
 
@@ -150,25 +206,26 @@ unsafe impl Words for __m256i {
         let mut key = *w;
         for (k, key) in key.iter_mut().enumerate() {
             let (c, b) = (k / 4, (k % 4) as i32);
+            let (w0, w2, w4, w6) = (w[c], w[c + 2], w[c + 4], w[c + 6]);
             // SAFETY: the caller has AVX2 (the trait's contract).
             unsafe {
-                *key = _mm256_or_si256(
-                    _mm256_or_si256(pick(w[c], b, 0), pick(w[c + 2], b, 1)),
-                    _mm256_or_si256(pick(w[c + 4], b, 2), pick(w[c + 6], b, 3)),
-                );
+                *key = both!(|w0, w2, w4, w6| _mm256_or_si256(
+                    _mm256_or_si256(pick(w0, b, 0), pick(w2, b, 1)),
+                    _mm256_or_si256(pick(w4, b, 2), pick(w6, b, 3)),
+                ));
             }
         }
         key
     }
 }
 
-/// The step function f(H, M) for sixteen independent messages, one per 32-bit lane, as
-/// two halves of eight.
+/// The step function f(H, M) for sixteen independent messages, one per 32-bit lane of a
+/// pair of ymm registers.
 #[target_feature(enable = "avx2")]
 pub(crate) fn step_lanes(t: &Tables, hs: &mut Lanes, ms: &Lanes) {
     // SAFETY: this function is compiled with AVX2 (and what it implies), the features the
-    // `Words` impl for `__m256i` uses.
-    unsafe { lanes::step_lanes::<__m256i>(t, hs, ms) }
+    // `Words` impl for `Sixteen` uses.
+    unsafe { lanes::step_lanes::<Sixteen>(t, hs, ms) }
 }
 
 /// The linear map whose shuffles are `l`, on the 256-bit value `y`.
