@@ -442,6 +442,15 @@ impl Salsa20 {
     fn apply(&mut self, io: Io<'_>) -> Result<(), Error> {
         let len = io.len();
         self.check_remaining(len)?;
+        if self.pos.is_multiple_of(64) && len.is_multiple_of(BLOCK_LEN) && len < self.platform.lanes() * BLOCK_LEN / 2 {
+            // The common short message (whole blocks from a block boundary, fewer than half
+            // a kernel step: see below), straight to the one-block kernel without the
+            // general path's splits, about a tenth of the instructions of a 64-byte call.
+            let (dr, state) = (self.rounds.double_rounds(), &self.state.0);
+            self.platform.short_kernel(state, (self.pos / 64) as u64, dr, io.inout());
+            self.pos += len as u128;
+            return Ok(());
+        }
         let mut io = io;
         let offset = (self.pos % 64) as usize;
         if offset != 0 && len > 0 {

@@ -112,16 +112,24 @@ fn xor_n<const DR: u32>(state: &[u32; 16], mut counter: u64, io: InOutBuf<'_, '_
         let x = unsafe { rounds::<DR>(p, counter) };
         // The feed-forward reads the state again (through a pointer the compiler cannot
         // see through) instead of keeping the words it read first: with every register
-        // taken by the rounds, kept words are stack copies, 16 more stores per block.
+        // taken by the rounds, kept words are stack copies, 16 more stores per block. The
+        // keystream goes to a local block and is XORed in 16 bytes at a time: done word by
+        // word, the pointers and offsets no longer fit in registers beside the 16 words
+        // and were reloaded for every word.
         let q = core::hint::black_box(p);
-        for i in 0..16 {
-            // SAFETY: `q` is `p`; done + 4i + 4 <= done + 64 <= len, the length of both
-            // buffers behind `inp` and `out` (equal lengths, possibly the same memory: each
-            // word is read before it is written).
+        let mut ks = [0u8; BLOCK_LEN];
+        for (i, chunk) in ks.chunks_exact_mut(4).enumerate() {
+            // SAFETY: i < 16; `q` is `p`.
+            chunk.copy_from_slice(&unsafe { feed_forward(&x, q, counter, i) }.to_le_bytes());
+        }
+        for (j, k) in ks.chunks_exact(16).enumerate() {
+            let k = u128::from_ne_bytes(k.try_into().expect("16 bytes"));
+            // SAFETY: done + 16j + 16 <= done + 64 <= len, the length of both buffers behind
+            // `inp` and `out` (equal lengths, possibly the same memory: each chunk is read
+            // before it is written).
             unsafe {
-                let k = feed_forward(&x, q, counter, i);
-                let m = u32::from_le(inp.add(done + 4 * i).cast::<u32>().read_unaligned());
-                out.add(done + 4 * i).cast::<u32>().write_unaligned((m ^ k).to_le());
+                let m = inp.add(done + 16 * j).cast::<u128>().read_unaligned();
+                out.add(done + 16 * j).cast::<u128>().write_unaligned(m ^ k);
             }
         }
         counter = counter.wrapping_add(1);
