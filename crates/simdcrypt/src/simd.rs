@@ -63,6 +63,8 @@ macro_rules! plain_store {
 #[cfg(target_arch = "x86_64")]
 plain_load!(load128, __m128i, 16, "sse2", _mm_loadu_si128);
 #[cfg(target_arch = "x86_64")]
+plain_store!(store128, __m128i, 16, "sse2", _mm_storeu_si128);
+#[cfg(target_arch = "x86_64")]
 plain_load!(load256, __m256i, 32, "avx", _mm256_loadu_si256);
 #[cfg(target_arch = "x86_64")]
 plain_store!(store256, __m256i, 32, "avx", _mm256_storeu_si256);

@@ -28,7 +28,7 @@
 use core::arch::x86_64::*;
 
 use super::batch::LANES;
-use super::lanes::{self, Words};
+use super::lanes::{self, ShuffleBytes, Words, PICK};
 use super::{portable, PsiShuffles, State, Tables, BLOCK_LEN, PSI61_SHUFFLES, PSI74_SHUFFLES};
 use crate::simd::{load128, load256, store256};
 
@@ -54,20 +54,6 @@ unsafe fn table_rows(bytes: &[u8; 64], low: usize, high: usize) -> __m256i {
     let row = |j: usize| -> &[u8; 16] { bytes[16 * j..16 * j + 16].try_into().expect("16 bytes") };
     // SAFETY: the caller has AVX2 (the `Words` contract).
     unsafe { _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(load128(row(low))), load128(row(high))) }
-}
-
-/// A `vpshufb` of [`Words::p`]: byte b of each 32-bit word of `src` into byte `pos`, zeros
-/// (index 0x80) elsewhere.
-#[inline(always)]
-unsafe fn pick(src: __m256i, b: i32, pos: i32) -> __m256i {
-    // SAFETY: the caller has AVX2 (the `Words` contract).
-    unsafe {
-        let idx = _mm256_set1_epi32(!(0xff << (8 * pos)) & (0x8080_8080u32 as i32) | (b << (8 * pos)));
-        let lane =
-            _mm256_setr_epi32(0, 0x0404_0404, 0x0808_0808, 0x0c0c_0c0c, 0, 0x0404_0404, 0x0808_0808, 0x0c0c_0c0c);
-        let base = _mm256_and_si256(lane, _mm256_set1_epi32(0xff << (8 * pos)));
-        _mm256_shuffle_epi8(src, _mm256_or_si256(idx, base))
-    }
 }
 
 /// `op` on both registers of each [`Sixteen`] operand (a macro, not a closure: a closure
@@ -198,24 +184,28 @@ unsafe impl Words for Sixteen {
         }
     }
 
-    /// Key word k is byte k % 4 of the 32-bit words k / 4, k / 4 + 2, k / 4 + 4,
-    /// k / 4 + 6, placed in bytes 0..3 by four in-lane shuffles (the other bytes zeroed)
-    /// and ORed.
     #[inline(always)]
     unsafe fn p(w: &[Self; 8]) -> [Self; 8] {
-        let mut key = *w;
-        for (k, key) in key.iter_mut().enumerate() {
-            let (c, b) = (k / 4, (k % 4) as i32);
-            let (w0, w2, w4, w6) = (w[c], w[c + 2], w[c + 4], w[c + 6]);
-            // SAFETY: the caller has AVX2 (the trait's contract).
-            unsafe {
-                *key = both!(|w0, w2, w4, w6| _mm256_or_si256(
-                    _mm256_or_si256(pick(w0, b, 0), pick(w2, b, 1)),
-                    _mm256_or_si256(pick(w4, b, 2), pick(w6, b, 3)),
-                ));
-            }
+        // SAFETY: the caller has AVX2 (the trait's contract).
+        unsafe { lanes::p_by_shuffles(w) }
+    }
+}
+
+// SAFETY: as for `Words` above (AVX2 and earlier, inlined into `step_lanes`).
+unsafe impl ShuffleBytes for Sixteen {
+    #[inline(always)]
+    unsafe fn pick(v: Self, b: usize, pos: usize) -> Self {
+        // SAFETY: the caller has AVX2 (the trait's contract).
+        unsafe {
+            let idx = _mm256_broadcastsi128_si256(load128(&PICK[b][pos]));
+            both!(|v| _mm256_shuffle_epi8(v, idx))
         }
-        key
+    }
+
+    #[inline(always)]
+    unsafe fn or(a: Self, b: Self) -> Self {
+        // SAFETY: the caller has AVX2 (the trait's contract).
+        unsafe { both!(|a, b| _mm256_or_si256(a, b)) }
     }
 }
 

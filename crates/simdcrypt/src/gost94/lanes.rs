@@ -1,5 +1,5 @@
-//! What the many-message kernels (`avx2.rs`, `neon.rs`) share of their step: one message
-//! per 32-bit lane, a step's key generation (A, C3, P), its four GOST 28147-89
+//! What the many-message kernels (`avx2.rs`, `ssse3.rs`, `neon.rs`) share of their step:
+//! one message per 32-bit lane, a step's key generation (A, C3, P), its four GOST 28147-89
 //! encryptions round by round and the mixing as ψ^61 / ψ^74 row XORs, written once over
 //! [`Words`], a register of lanes with the operations the step needs. Each kernel
 //! implements `Words` for its vector type with `#[inline(always)]` methods, so all of this
@@ -86,6 +86,75 @@ pub(crate) unsafe trait Words: Copy {
     ///
     /// See the trait.
     unsafe fn p(w: &[Self; 8]) -> [Self; 8];
+}
+
+/// Registers whose bytes move within each 32-bit lane by one byte shuffle (`pshufb`), for
+/// [`p_by_shuffles`].
+///
+/// # Safety
+///
+/// As [`Words`]: the methods may only be called from code compiled with the kernel's
+/// target features.
+#[cfg(target_arch = "x86_64")]
+pub(crate) unsafe trait ShuffleBytes: Words {
+    /// Byte `b` of each 32-bit lane into byte `pos` of the lane, zeros elsewhere (the
+    /// shuffle index [`PICK`]`[b][pos]`).
+    ///
+    /// # Safety
+    ///
+    /// See the trait.
+    unsafe fn pick(v: Self, b: usize, pos: usize) -> Self;
+    /// Lane-wise OR.
+    ///
+    /// # Safety
+    ///
+    /// See the trait.
+    unsafe fn or(a: Self, b: Self) -> Self;
+}
+
+/// `pshufb` indices of [`ShuffleBytes::pick`] for one 128-bit lane: `PICK[b][pos]` puts
+/// byte `b` of each 32-bit word at byte `pos` and zeroes (index 0x80) the others.
+#[cfg(target_arch = "x86_64")]
+pub(crate) static PICK: [[[u8; 16]; 4]; 4] = {
+    let mut t = [[[0x80u8; 16]; 4]; 4];
+    let mut b = 0;
+    while b < 4 {
+        let mut pos = 0;
+        while pos < 4 {
+            let mut word = 0;
+            while word < 4 {
+                t[b][pos][4 * word + pos] = (4 * word + b) as u8;
+                word += 1;
+            }
+            pos += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// [`Words::p`] by byte shuffles: key word k is byte k % 4 of the 32-bit words k / 4,
+/// k / 4 + 2, k / 4 + 4, k / 4 + 6, each moved to its byte of the key word by a shuffle
+/// that zeroes the rest, and the four ORed.
+///
+/// # Safety
+///
+/// See [`ShuffleBytes`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn p_by_shuffles<W: ShuffleBytes>(w: &[W; 8]) -> [W; 8] {
+    let mut key = *w;
+    for (k, key) in key.iter_mut().enumerate() {
+        let (c, b) = (k / 4, k % 4);
+        // SAFETY: the caller has the kernel's features (the trait's contract).
+        unsafe {
+            *key = W::or(
+                W::or(W::pick(w[c], b, 0), W::pick(w[c + 2], b, 1)),
+                W::or(W::pick(w[c + 4], b, 2), W::pick(w[c + 6], b, 3)),
+            );
+        }
+    }
+    key
 }
 
 /// A(Y) = (y1 ⊕ y2) ‖ y4 ‖ y3 ‖ y2 on 64-bit words y1 (least significant) .. y4, held as

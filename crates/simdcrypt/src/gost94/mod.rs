@@ -29,11 +29,12 @@
 //! side (independent chains for the out-of-order core), with S-box-and-rotation tables
 //! built at compile time for each parameter set. The AVX-512 backend runs them in vector
 //! lanes with byte-shuffle S-boxes, and [`hash_many`] runs sixteen messages at once, one
-//! per lane; without AVX-512, the AVX2 backend runs [`hash_many`] eight messages to a
-//! register and a single message with the table-driven encryptions and the rest of the
-//! step (key generation, the ψ mixing as linear maps) in ymm registers; without AVX2, the
-//! SSSE3 backend does the same for single messages on pairs of xmm registers; on aarch64
-//! the NEON backend runs [`hash_many`] four messages to a register (`tbl` nibble S-boxes).
+//! per lane; without AVX-512, the AVX2 backend runs [`hash_many`] sixteen messages to a
+//! pair of ymm registers (S-boxes on byte planes) and a single message with the
+//! table-driven encryptions and the rest of the step (key generation, the ψ mixing as
+//! linear maps) in ymm registers; without AVX2, the SSSE3 backend does the same on xmm
+//! registers (sixteen messages in four); on aarch64 the NEON backend runs [`hash_many`]
+//! four messages to a register (`tbl` nibble S-boxes).
 
 mod algorithm;
 #[cfg(target_arch = "x86_64")]

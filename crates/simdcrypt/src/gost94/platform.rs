@@ -34,7 +34,8 @@ crate::backend::kernel_kinds! {
         Neon = "neon" on "aarch64" needs [Neon],
         /// SSSE3, for x86-64 CPUs without AVX2: single messages as with AVX2 (the
         /// table-driven encryptions; key generation and mixing by `pshufb`s on pairs of xmm
-        /// registers); batches run one message at a time.
+        /// registers); batches sixteen messages a step on byte planes in four xmm
+        /// registers (1.5× the one-at-a-time rate it replaced, `gost_count gost94 many`).
         Ssse3 = "ssse3" on "x86_64" needs [Ssse3],
         /// Table-driven GOST 28147-89, the four encryptions of a step interleaved; any CPU.
         Portable = "portable",
@@ -90,7 +91,12 @@ impl Platform {
         match self.kind() {
             Kind::Portable => false,
             #[cfg(target_arch = "x86_64")]
-            Kind::Ssse3 => false,
+            Kind::Ssse3 => {
+                // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
+                // cover the kernel (ssse3).
+                unsafe { ssse3::step_lanes(t, hs, ms) };
+                true
+            }
             #[cfg(target_arch = "x86_64")]
             Kind::Avx512 => {
                 // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which

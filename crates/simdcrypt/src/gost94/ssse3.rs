@@ -5,11 +5,20 @@
 //! output half (the shuffle tables `avx2.rs` uses, one 128-bit lane at a time) instead of
 //! 74 ψ steps on the path from one block's H to the next. H stays in registers between
 //! blocks.
+//!
+//! Many messages: all sixteen lanes of [`Lanes`] at once, one message per 32-bit lane of
+//! four xmm registers ([`Sixteen`]), the step being `lanes.rs`'s over the [`Words`]
+//! operations below. As in `avx2.rs`, a round's S-box layer works on byte planes: a 4 × 4
+//! byte transpose in each register and a 4 × 4 transpose of 32-bit words across the four
+//! turn the words into four registers each holding one byte position of all sixteen
+//! messages, whose S-boxes are then one `pshufb` per nibble.
 
 use core::arch::x86_64::*;
 
+use super::batch::{Lanes, LANES};
+use super::lanes::{self, ShuffleBytes, Words, PICK};
 use super::{portable, PsiShuffles, State, Tables, BLOCK_LEN, PSI61_SHUFFLES, PSI74_SHUFFLES};
-use crate::simd::load128;
+use crate::simd::{load128, store128};
 
 /// A 256-bit value as two registers: 64-bit words 0 and 1, then 2 and 3.
 type Pair = [__m128i; 2];
@@ -158,4 +167,187 @@ pub(crate) fn compress_blocks(t: &Tables, state: &mut State, blocks: &[u8]) {
     }
     // SAFETY: as above.
     unsafe { store(h, &mut state.h) };
+}
+
+/// Sixteen messages, one per 32-bit lane of four xmm registers (messages 0-3, 4-7, 8-11,
+/// 12-15).
+#[derive(Clone, Copy)]
+pub(crate) struct Sixteen([__m128i; 4]);
+
+/// The S-boxes as `pshufb` tables: `lo[j]` is S-box 2j (byte position j, low nibble),
+/// `hi[j]` S-box 2j + 1 shifted into the high nibble.
+pub(crate) struct SBoxes {
+    lo: [__m128i; 4],
+    hi: [__m128i; 4],
+}
+
+/// Row `j` (16 bytes) of a 64-byte table.
+#[inline(always)]
+unsafe fn table_row(bytes: &[u8; 64], j: usize) -> __m128i {
+    let row: &[u8; 16] = bytes[16 * j..16 * j + 16].try_into().expect("16 bytes");
+    // SAFETY: SSE2 is part of x86-64.
+    unsafe { load128(row) }
+}
+
+/// `op` on each register of each [`Sixteen`] operand (a macro, not a closure: a closure
+/// has no target features, so the intrinsics in it would not be inlined).
+macro_rules! each {
+    (|$($v:ident),+| $op:expr) => {{
+        Sixteen([
+            { $(let $v = $v.0[0];)+ $op },
+            { $(let $v = $v.0[1];)+ $op },
+            { $(let $v = $v.0[2];)+ $op },
+            { $(let $v = $v.0[3];)+ $op },
+        ])
+    }};
+}
+
+/// The 4 × 4 transpose of 32-bit words across four registers (its own inverse).
+#[inline(always)]
+unsafe fn transpose4(x: [__m128i; 4]) -> [__m128i; 4] {
+    // SAFETY: SSE2 is part of x86-64.
+    unsafe {
+        let t0 = _mm_unpacklo_epi32(x[0], x[1]);
+        let t1 = _mm_unpackhi_epi32(x[0], x[1]);
+        let t2 = _mm_unpacklo_epi32(x[2], x[3]);
+        let t3 = _mm_unpackhi_epi32(x[2], x[3]);
+        [_mm_unpacklo_epi64(t0, t2), _mm_unpackhi_epi64(t0, t2), _mm_unpacklo_epi64(t1, t3), _mm_unpackhi_epi64(t1, t3)]
+    }
+}
+
+// SAFETY: every method is `#[inline(always)]` and only uses SSSE3 and earlier instructions,
+// which `step_lanes` enables and its callers have checked.
+unsafe impl Words for Sixteen {
+    const WIDTH: usize = 16;
+    type SBoxes = SBoxes;
+
+    #[inline(always)]
+    unsafe fn sboxes(t: &Tables) -> SBoxes {
+        // SAFETY: the caller has SSSE3 (the trait's contract).
+        unsafe {
+            let (lo, hi) = (&t.lo, &t.hi);
+            SBoxes {
+                lo: [table_row(lo, 0), table_row(lo, 1), table_row(lo, 2), table_row(lo, 3)],
+                hi: [table_row(hi, 0), table_row(hi, 1), table_row(hi, 2), table_row(hi, 3)],
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn load(row: &[u32; LANES], group: usize) -> Self {
+        let quarter = |i: usize| -> &[u32; 4] { row[16 * group + 4 * i..][..4].try_into().expect("4 words") };
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { Sixteen([load128(quarter(0)), load128(quarter(1)), load128(quarter(2)), load128(quarter(3))]) }
+    }
+
+    #[inline(always)]
+    unsafe fn store(row: &mut [u32; LANES], group: usize, v: Self) {
+        for (i, words) in row[16 * group..16 * group + 16].chunks_exact_mut(4).enumerate() {
+            // SAFETY: SSE2 is part of x86-64.
+            unsafe { store128(<&mut [u32; 4]>::try_from(words).expect("4 words"), v.0[i]) };
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn splat(w: u32) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        let v = unsafe { _mm_set1_epi32(w as i32) };
+        Sixteen([v; 4])
+    }
+
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { each!(|a, b| _mm_add_epi32(a, b)) }
+    }
+
+    #[inline(always)]
+    unsafe fn xor(a: Self, b: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { each!(|a, b| _mm_xor_si128(a, b)) }
+    }
+
+    #[inline(always)]
+    unsafe fn shr16(v: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { each!(|v| _mm_srli_epi32::<16>(v)) }
+    }
+
+    #[inline(always)]
+    unsafe fn pack16(lo: Self, hi: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64 (no SSE4.1 word blend at this level).
+        unsafe {
+            let low = _mm_set1_epi32(0xffff);
+            each!(|lo, hi| _mm_or_si128(_mm_and_si128(lo, low), _mm_slli_epi32::<16>(hi)))
+        }
+    }
+
+    /// Byte planes as in `avx2.rs`: in each register a 4 × 4 byte transpose (positions
+    /// into 32-bit words), then the 4 × 4 word transpose across the four registers, so
+    /// register j holds byte position j of all sixteen messages and takes S-boxes 2j and
+    /// 2j + 1 as one `pshufb` each; back the same way, the last shuffle also rotating each
+    /// word left by 8 bits, so the rotation by 11 ends as a rotation by 3.
+    #[inline(always)]
+    unsafe fn f(s: &SBoxes, x: Self) -> Self {
+        // SAFETY: the caller has SSSE3 (the trait's contract).
+        unsafe {
+            // Byte 4j + i = byte j of word i.
+            let transpose = _mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+            // Word i, byte k = byte 4((k + 3) mod 4) + i: the transpose undone and each
+            // word rotated left by 8 bits.
+            let untranspose_rotl8 = _mm_setr_epi8(12, 0, 4, 8, 13, 1, 5, 9, 14, 2, 6, 10, 15, 3, 7, 11);
+            let nibble = _mm_set1_epi8(0x0f);
+            let v = x.0;
+            let planes = transpose4([
+                _mm_shuffle_epi8(v[0], transpose),
+                _mm_shuffle_epi8(v[1], transpose),
+                _mm_shuffle_epi8(v[2], transpose),
+                _mm_shuffle_epi8(v[3], transpose),
+            ]);
+            let mut sub = planes;
+            for (j, sub) in sub.iter_mut().enumerate() {
+                let lo = _mm_and_si128(planes[j], nibble);
+                let hi = _mm_and_si128(_mm_srli_epi16::<4>(planes[j]), nibble);
+                *sub = _mm_or_si128(_mm_shuffle_epi8(s.lo[j], lo), _mm_shuffle_epi8(s.hi[j], hi));
+            }
+            let words = Sixteen(transpose4(sub));
+            each!(|words| {
+                let w = _mm_shuffle_epi8(words, untranspose_rotl8);
+                _mm_or_si128(_mm_slli_epi32::<3>(w), _mm_srli_epi32::<29>(w))
+            })
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn p(w: &[Self; 8]) -> [Self; 8] {
+        // SAFETY: the caller has SSSE3 (the trait's contract).
+        unsafe { lanes::p_by_shuffles(w) }
+    }
+}
+
+// SAFETY: as for `Words` above (SSSE3 and earlier, inlined into `step_lanes`).
+unsafe impl ShuffleBytes for Sixteen {
+    #[inline(always)]
+    unsafe fn pick(v: Self, b: usize, pos: usize) -> Self {
+        // SAFETY: the caller has SSSE3 (the trait's contract).
+        unsafe {
+            let idx = load128(&PICK[b][pos]);
+            each!(|v| _mm_shuffle_epi8(v, idx))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn or(a: Self, b: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { each!(|a, b| _mm_or_si128(a, b)) }
+    }
+}
+
+/// The step function f(H, M) for sixteen independent messages, one per 32-bit lane of
+/// four xmm registers.
+#[target_feature(enable = "ssse3")]
+pub(crate) fn step_lanes(t: &Tables, hs: &mut Lanes, ms: &Lanes) {
+    // SAFETY: this function is compiled with SSSE3 (and what it implies), the features the
+    // `Words` impl for `Sixteen` uses.
+    unsafe { lanes::step_lanes::<Sixteen>(t, hs, ms) }
 }
