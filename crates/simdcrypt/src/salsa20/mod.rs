@@ -379,7 +379,15 @@ impl Salsa20 {
 
     /// XORs the next `buf.len()` keystream bytes into `buf` (encrypts or decrypts in
     /// place). Past the end of the keystream it is an error and nothing changes.
+    #[inline]
     pub fn xor_keystream(&mut self, buf: &mut [u8]) -> Result<(), Error> {
+        if self.takes_short_path(buf.len()) {
+            // Inlined into the caller: a short message's call is then the kernel's alone.
+            let len = buf.len();
+            self.short_path(buf.into());
+            self.pos += len as u128;
+            return Ok(());
+        }
         self.apply(Io::InPlace(buf))
     }
 
@@ -439,18 +447,32 @@ impl Salsa20 {
         self.platform.xor_keystream(&self.state.0, block, self.rounds.double_rounds(), (&mut out[..]).into());
     }
 
+    /// Whether `len` bytes from here are the common short message: whole blocks from a
+    /// block boundary, fewer than half a kernel step (see `apply`), within the stream.
+    /// Those go straight to the one-block kernel ([`Self::short_path`]) without the
+    /// general path's splits, which were about a tenth of a 64-byte call's instructions.
+    #[inline]
+    fn takes_short_path(&self, len: usize) -> bool {
+        self.pos.is_multiple_of(64)
+            && len.is_multiple_of(BLOCK_LEN)
+            && len < self.platform.lanes() * BLOCK_LEN / 2
+            && self.pos + len as u128 <= STREAM_LEN
+    }
+
+    /// The short path's kernel call (position not advanced).
+    #[inline]
+    fn short_path(&self, io: InOutBuf<'_, '_, u8>) {
+        self.platform.short_kernel(&self.state.0, (self.pos / 64) as u64, self.rounds.double_rounds(), io);
+    }
+
     fn apply(&mut self, io: Io<'_>) -> Result<(), Error> {
         let len = io.len();
-        self.check_remaining(len)?;
-        if self.pos.is_multiple_of(64) && len.is_multiple_of(BLOCK_LEN) && len < self.platform.lanes() * BLOCK_LEN / 2 {
-            // The common short message (whole blocks from a block boundary, fewer than half
-            // a kernel step: see below), straight to the one-block kernel without the
-            // general path's splits, about a tenth of the instructions of a 64-byte call.
-            let (dr, state) = (self.rounds.double_rounds(), &self.state.0);
-            self.platform.short_kernel(state, (self.pos / 64) as u64, dr, io.inout());
+        if self.takes_short_path(len) {
+            self.short_path(io.inout());
             self.pos += len as u128;
             return Ok(());
         }
+        self.check_remaining(len)?;
         let mut io = io;
         let offset = (self.pos % 64) as usize;
         if offset != 0 && len > 0 {
