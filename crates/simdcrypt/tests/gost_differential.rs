@@ -168,8 +168,8 @@ fn batches_match_one_at_a_time() {
     assert!(Bits::from_bits(384).unwrap_err().to_string().contains("256 or 512, got 384"));
 }
 
-/// GOST R 34.11-94 batches around the multi-message kernels' lane counts (16; the AVX2
-/// kernel's halves of 8, the NEON kernel's quarters of 4): equal
+/// GOST R 34.11-94 batches around the multi-message kernels' lane counts (16, in a pair of
+/// ymm or four xmm registers on x86-64; the NEON kernel's quarters of 4): equal
 /// lengths at the block edges, ragged lengths, and one long message among short ones (the
 /// last busy lanes finish one at a time), both parameter sets, against RustCrypto.
 #[test]
