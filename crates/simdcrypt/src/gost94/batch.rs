@@ -36,9 +36,15 @@ impl Cursor {
         let m = if self.step < blocks {
             let start = self.step * BLOCK_LEN;
             let rest = &msg[start..msg.len().min(start + BLOCK_LEN)];
-            let mut block = [0u8; BLOCK_LEN];
-            block[..rest.len()].copy_from_slice(rest);
-            let m = super::load_block(&block);
+            let m = if rest.len() == BLOCK_LEN {
+                // A whole block straight from the message (the copy below was a `memcpy`
+                // call per block).
+                super::load_block(rest)
+            } else {
+                let mut block = [0u8; BLOCK_LEN];
+                block[..rest.len()].copy_from_slice(rest);
+                super::load_block(&block)
+            };
             add256(&mut self.sigma, &m);
             m
         } else if self.step == blocks {
