@@ -7,8 +7,8 @@
 //! then `valgrind --tool=callgrind target/release/examples/gost_count streebog ours 4`
 //! (`streebog` or `gost94`; `ours`, `nettle` or `rustcrypto`; MiB), or
 //! `target/release/examples/gost_count streebog race 8 15` (MiB, rounds), or
-//! `gost_count gost94 many 16384` (`hash_many` over that many 64-byte messages). `ours` takes the
-//! detected backend, so `SIMDCRYPT_DISABLE=avx512,gfni` selects the fallbacks.
+//! `gost_count gost94 many 16384` (`hash_many` over that many 64-byte messages). `ours`
+//! takes the detected backend, so `SIMDCRYPT_DISABLE=avx512,gfni` selects the fallbacks.
 
 use std::hint::black_box;
 

@@ -148,10 +148,11 @@ pub(crate) fn step(t: &Tables, h: [u64; 4], m: [u64; 4]) -> [u64; 4] {
 /// A pair into four 64-bit words.
 #[inline(always)]
 unsafe fn store(x: Pair, out: &mut [u64; 4]) {
-    // SAFETY: the caller has SSE2 (x86-64); `out` is 32 writable bytes.
+    let (low, high) = out.split_at_mut(2);
+    // SAFETY: SSE2 is part of x86-64.
     unsafe {
-        _mm_storeu_si128(out.as_mut_ptr().cast(), x[0]);
-        _mm_storeu_si128(out.as_mut_ptr().add(2).cast(), x[1]);
+        store128(<&mut [u64; 2]>::try_from(low).expect("2 words"), x[0]);
+        store128(<&mut [u64; 2]>::try_from(high).expect("2 words"), x[1]);
     }
 }
 
