@@ -151,6 +151,14 @@ impl BlockBuffer {
             flags: [u32::from(flags); 8],
         }
     }
+
+    /// A buffer for `hash8`, which sets the counters and the per-block slots itself.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn new_for_groups() -> Self {
+        let zero = _mm256_setzero_si256();
+        Self::new(zero, zero, 0, 0)
+    }
 }
 
 // The offsets the assembly text uses.
@@ -285,23 +293,32 @@ pub(super) fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m256i, __
 
 /// Hashes inputs `first..first + 8` of the job (`lanes`) into 8 chaining values at
 /// `out[..256]`: in rows of 32 bytes, or with `lane_form` as the state holds them
-/// (`store_group`). One function for both, as the AVX-512 kernel's `hash16`.
+/// (`store_group`). One function for both, as the AVX-512 kernel's `hash16`. `buf` is the
+/// caller's, made once for all its groups (`BlockBuffer::new`); this sets its counters and
+/// per-block slots. Made here for every group, it was about 5% of a batch of one-block
+/// inputs (docs/tuning-history.md, "blake3/avx2.rs").
 #[target_feature(enable = "avx2")]
-fn hash8(job: &HashManyJob<'_>, first: usize, lanes: &Lanes<'_, DEGREE>, out: &mut [u8], lane_form: bool) {
+fn hash8(
+    job: &HashManyJob<'_>,
+    first: usize,
+    lanes: &Lanes<'_, DEGREE>,
+    out: &mut [u8],
+    lane_form: bool,
+    buf: &mut BlockBuffer,
+) {
     let blocks = lanes.blocks();
     let mut h = [_mm256_setzero_si256(); 8];
     for (hw, &kw) in h.iter_mut().zip(job.key) {
         *hw = _mm256_set1_epi32(kw as i32);
     }
-    let (ctr_lo, ctr_hi) = lane_counters(job, first);
-    let mut buf = BlockBuffer::new(ctr_lo, ctr_hi, 0, 0);
+    (buf.start[4], buf.start[5]) = lane_counters(job, first);
     // Only inputs of whole chunks are likely to be followed by more of the same input.
     let far = blocks == CHUNK_LEN / BLOCK_LEN;
     for b in 0..blocks {
         load_message_into(lanes, b, far, &mut buf.m);
         buf.block_len[0] = u32::from(job.block_len(b, blocks - 1));
         buf.flags[0] = u32::from(job.block_flags(b, blocks - 1));
-        compress8(&mut h, &mut buf);
+        compress8(&mut h, buf);
     }
     if !lane_form {
         transpose8(&mut h);
@@ -346,10 +363,11 @@ fn load_group(group: &[u8]) -> [__m256i; 8] {
 /// (whole blocks); returns how many.
 #[target_feature(enable = "avx2")]
 pub(super) fn hash_many_to_lanes(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
+    let mut buf = BlockBuffer::new_for_groups();
     hash_groups::<DEGREE>(
         job,
         out,
-        |first, lanes, out| hash8(job, first, lanes, out, true),
+        |first, lanes, out| hash8(job, first, lanes, out, true, &mut buf),
         |_, _| unreachable!("lane form takes whole groups"),
     )
 }
@@ -395,10 +413,11 @@ pub(super) fn lanes_to_rows(groups: &mut [u8]) {
 /// dispatcher checked is whole blocks (`Platform::hash_many_prefix`); returns how many.
 #[target_feature(enable = "avx2")]
 pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
+    let mut buf = BlockBuffer::new_for_groups();
     hash_groups::<DEGREE>(
         job,
         out,
-        |first, lanes, out| hash8(job, first, lanes, out, false),
+        |first, lanes, out| hash8(job, first, lanes, out, false, &mut buf),
         |first, out| hash_rest(job, first, out),
     )
 }
@@ -414,7 +433,9 @@ fn hash_rest(job: &HashManyJob<'_>, first: usize, out: &mut [u8]) {
         n @ (1 | 2) => hash_rows(job, first, n, out),
         3 => padded_call::<ROWS4>(job, first, out, |j, o| hash_rows4(j, 0, o)),
         4 => hash_rows4(job, first, out),
-        _ => padded_call::<DEGREE>(job, first, out, |j, o| hash8(j, 0, &Lanes::new(j.inputs), o, false)),
+        _ => padded_call::<DEGREE>(job, first, out, |j, o| {
+            hash8(j, 0, &Lanes::new(j.inputs), o, false, &mut BlockBuffer::new_for_groups())
+        }),
     }
 }
 
