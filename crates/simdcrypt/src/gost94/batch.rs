@@ -19,38 +19,43 @@ const MIN_BUSY: usize = 3;
 
 /// Where one message is in its sequence of steps: its blocks (the last one zero-padded),
 /// then the bit length, then the checksum Σ.
-struct Cursor {
+struct Cursor<'m> {
+    msg: &'m [u8],
+    /// The message's place in the batch (where its digest goes).
     index: usize,
+    /// The next step.
     step: usize,
+    /// How many blocks the message has (the last one possibly partial).
+    blocks: usize,
     sigma: [u64; 4],
 }
 
-impl Cursor {
-    fn new(index: usize) -> Self {
-        Cursor { index, step: 0, sigma: [0; 4] }
+impl<'m> Cursor<'m> {
+    fn new(index: usize, msg: &'m [u8]) -> Self {
+        Cursor { msg, index, step: 0, blocks: msg.len().div_ceil(BLOCK_LEN), sigma: [0; 4] }
     }
 
     /// The next step's M, or `None` when the message is done.
-    fn next_m(&mut self, msg: &[u8]) -> Option<[u64; 4]> {
-        let blocks = msg.len().div_ceil(BLOCK_LEN);
-        let m = if self.step < blocks {
+    fn next_m(&mut self) -> Option<[u64; 4]> {
+        let m = if self.step < self.blocks {
             let start = self.step * BLOCK_LEN;
-            let rest = &msg[start..msg.len().min(start + BLOCK_LEN)];
-            let m = if rest.len() == BLOCK_LEN {
-                // A whole block straight from the message (the copy below was a `memcpy`
-                // call per block).
-                super::load_block(rest)
-            } else {
-                let mut block = [0u8; BLOCK_LEN];
-                block[..rest.len()].copy_from_slice(rest);
-                super::load_block(&block)
+            let m = match self.msg.get(start..start + BLOCK_LEN) {
+                // A whole block straight from the message (a copy into a padded block was a
+                // `memcpy` call per block).
+                Some(block) => super::load_block(block),
+                None => {
+                    let rest = &self.msg[start..];
+                    let mut block = [0u8; BLOCK_LEN];
+                    block[..rest.len()].copy_from_slice(rest);
+                    super::load_block(&block)
+                }
             };
             add256(&mut self.sigma, &m);
             m
-        } else if self.step == blocks {
-            let bits = (msg.len() as u128) * 8;
+        } else if self.step == self.blocks {
+            let bits = (self.msg.len() as u128) * 8;
             [bits as u64, (bits >> 64) as u64, 0, 0]
-        } else if self.step == blocks + 1 {
+        } else if self.step == self.blocks + 1 {
             self.sigma
         } else {
             return None;
@@ -59,8 +64,8 @@ impl Cursor {
         Some(m)
     }
 
-    fn done(&self, msg: &[u8]) -> bool {
-        self.step == msg.len().div_ceil(BLOCK_LEN) + 2
+    fn done(&self) -> bool {
+        self.step == self.blocks + 2
     }
 }
 
@@ -71,8 +76,8 @@ fn write_digest(out: &mut [u8], index: usize, h: [u64; 4]) {
 }
 
 /// Finishes one message from state `h` with one-message steps.
-fn finish_one(platform: Platform, t: &Tables, msg: &[u8], mut cursor: Cursor, mut h: [u64; 4], out: &mut [u8]) {
-    while let Some(m) = cursor.next_m(msg) {
+fn finish_one(platform: Platform, t: &Tables, mut cursor: Cursor<'_>, mut h: [u64; 4], out: &mut [u8]) {
+    while let Some(m) = cursor.next_m() {
         h = platform.step(t, h, m);
     }
     write_digest(out, cursor.index, h);
@@ -91,34 +96,26 @@ pub(crate) fn hash_serial(platform: Platform, sbox: SBox, msgs: &[&[u8]], out: &
         }
         return;
     }
-    let mut lanes: [Option<Cursor>; LANES] = core::array::from_fn(|_| None);
-    let mut next = 0;
+    // The check above ran one step on the lanes: every lane starts again from H = 0, with a
+    // message (or stays empty when there are fewer).
+    hs = [[0; LANES]; 8];
+    let mut next = msgs.len().min(LANES);
+    let mut lanes: [Option<Cursor<'_>>; LANES] = core::array::from_fn(|l| msgs.get(l).map(|m| Cursor::new(l, m)));
+    let mut busy = next;
     let mut ms: Lanes = [[0; LANES]; 8];
+    let column = |hs: &Lanes, l: usize| core::array::from_fn(|i| hs[2 * i][l] as u64 | (hs[2 * i + 1][l] as u64) << 32);
     loop {
-        // Refill idle lanes, H = 0.
-        for (l, lane) in lanes.iter_mut().enumerate() {
-            if lane.is_none() && next < msgs.len() {
-                *lane = Some(Cursor::new(next));
-                next += 1;
-                hs.iter_mut().for_each(|row| row[l] = 0);
-            }
-        }
-        let busy = lanes.iter().filter(|c| c.is_some()).count();
-        if busy == 0 {
-            return;
-        }
         if busy < MIN_BUSY {
             for (l, lane) in lanes.iter_mut().enumerate() {
                 if let Some(cursor) = lane.take() {
-                    let h = core::array::from_fn(|i| hs[2 * i][l] as u64 | (hs[2 * i + 1][l] as u64) << 32);
-                    finish_one(platform, t, msgs[cursor.index], cursor, h, out);
+                    finish_one(platform, t, cursor, column(&hs, l), out);
                 }
             }
             return;
         }
         for (l, lane) in lanes.iter_mut().enumerate() {
             let m = match lane {
-                Some(cursor) => cursor.next_m(msgs[cursor.index]).expect("a busy lane has a step left"),
+                Some(cursor) => cursor.next_m().expect("a busy lane has a step left"),
                 None => [0; 4],
             };
             for (i, word) in m.into_iter().enumerate() {
@@ -127,11 +124,17 @@ pub(crate) fn hash_serial(platform: Platform, sbox: SBox, msgs: &[&[u8]], out: &
             }
         }
         platform.step_lanes(t, &mut hs, &ms);
+        // Finished lanes give their digest and take the next message (H = 0), in one pass.
         for (l, lane) in lanes.iter_mut().enumerate() {
-            if lane.as_ref().is_some_and(|c| c.done(msgs[c.index])) {
-                let cursor = lane.take().expect("checked above");
-                let h = core::array::from_fn(|i| hs[2 * i][l] as u64 | (hs[2 * i + 1][l] as u64) << 32);
-                write_digest(out, cursor.index, h);
+            let Some(cursor) = lane.as_ref().filter(|c| c.done()) else { continue };
+            write_digest(out, cursor.index, column(&hs, l));
+            if let Some(msg) = msgs.get(next) {
+                *lane = Some(Cursor::new(next, msg));
+                next += 1;
+                hs.iter_mut().for_each(|row| row[l] = 0);
+            } else {
+                *lane = None;
+                busy -= 1;
             }
         }
     }
