@@ -364,6 +364,66 @@ fn read_identity() -> Identity {
     Identity { vendor: Vendor::Other, family: 0, model: 0 }
 }
 
+/// The size of this CPU's level-1 data cache in bytes, per core, as CPUID reports it
+/// (Intel: leaf 4; AMD: leaf 0x8000_0005), read once and cached; `None` where CPUID does not
+/// say or the CPU is not x86-64. Like [`identity`], only for choices a measurement tied to
+/// it (the GOST R 34.11-94 tables: `gost94::portable`).
+pub fn l1d_bytes() -> Option<u32> {
+    static CACHE: OnceLock<Option<u32>> = OnceLock::new();
+    *CACHE.get_or_init(read_l1d_bytes)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn read_l1d_bytes() -> Option<u32> {
+    use core::arch::x86_64::{CpuidResult, __cpuid_count};
+    // Each leaf is read only below the maximum its vendor reports (a higher one returns
+    // another leaf's data).
+    let cpuid = |leaf: u32, sub: u32| -> CpuidResult {
+        // SAFETY: CPUID exists on every x86-64 CPU and has no side effects.
+        #[allow(unused_unsafe)]
+        unsafe {
+            __cpuid_count(leaf, sub)
+        }
+    };
+    match identity().vendor {
+        Vendor::Intel => {
+            if cpuid(0, 0).eax < 4 {
+                return None;
+            }
+            // Leaf 4 lists the caches one subleaf each until a null type: EAX[4:0] the type
+            // (1 data, 3 unified), EAX[7:5] the level; size = ways × partitions × line × sets.
+            for sub in 0..16 {
+                let r = cpuid(4, sub);
+                let kind = r.eax & 0x1F;
+                if kind == 0 {
+                    break;
+                }
+                if (kind == 1 || kind == 3) && (r.eax >> 5 & 7) == 1 {
+                    let ways = (r.ebx >> 22) + 1;
+                    let partitions = (r.ebx >> 12 & 0x3FF) + 1;
+                    let line = (r.ebx & 0xFFF) + 1;
+                    return Some(ways * partitions * line * (r.ecx + 1));
+                }
+            }
+            None
+        }
+        Vendor::Amd => {
+            if cpuid(0x8000_0000, 0).eax < 0x8000_0005 {
+                return None;
+            }
+            // ECX[31:24]: the L1 data cache in KiB.
+            let kib = cpuid(0x8000_0005, 0).ecx >> 24;
+            (kib > 0).then_some(kib * 1024)
+        }
+        Vendor::Other => None,
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn read_l1d_bytes() -> Option<u32> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,6 +471,26 @@ mod tests {
             _ => {}
         }
         println!("identity: {id:?}");
+    }
+
+    /// The L1 data cache size against Linux's cache description (the same CPUID leaves,
+    /// read by the kernel), where sysfs has it.
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    #[test]
+    fn l1d_agrees_with_sysfs() {
+        let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
+        let read = |index: &str, name: &str| std::fs::read_to_string(dir.join(index).join(name)).ok();
+        let Some(size) = (0..8).map(|i| format!("index{i}")).find_map(|index| {
+            let level = read(&index, "level")?;
+            let kind = read(&index, "type")?;
+            (level.trim() == "1" && kind.trim() == "Data").then(|| read(&index, "size")).flatten()
+        }) else {
+            println!("l1d_agrees_with_sysfs: no L1 data cache in sysfs, not compared");
+            return;
+        };
+        let kib: u32 = size.trim().trim_end_matches('K').parse().expect("sysfs sizes are in K");
+        assert_eq!(l1d_bytes(), Some(kib * 1024));
+        println!("l1d_agrees_with_sysfs: {kib} KiB");
     }
 
     #[test]

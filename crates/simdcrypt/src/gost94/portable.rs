@@ -60,23 +60,42 @@ fn encrypt4_rust(t: &Tables, k: &[[u32; 8]; 4], h: [u64; 4]) -> [u64; 4] {
 
 /// The four encryptions in inline assembly on x86-64.
 ///
-/// Each round of each encryption is n2 ^= f(n1 + key) with f from the four combined
-/// tables, the halves changing roles instead of places. The sum's bytes come out of one
-/// register (`movzx` of `al` and of `ah`, a shift by 24 of a copy, a shift by 16), so a
-/// lookup costs one load and about one other operation. LLVM's code for the Rust version
-/// extracted each byte with its own shift and mask and moved the halves between registers:
-/// the whole step took 3,394 instructions against 2,732 now (callgrind). The four chains
-/// are written one after another; the core runs them side by side, as the renamed `eax`,
-/// `esi` and `edx` of each chain do not depend on the previous chain's.
+/// Each round of each encryption is n2 ^= f(n1 + key) with f from combined tables, the
+/// halves changing roles instead of places. There are two forms of the round:
+/// - `narrow`: four lookups in the 4 KiB of `Tables::words`. The sum's bytes come out of
+///   one register (`movzx` of `al` and of `ah`, a shift by 24 of a copy, a shift by 16),
+///   so a lookup costs one load and about one other operation: 13 instructions a round.
+///   LLVM's code for the Rust version extracted each byte with its own shift and mask and
+///   moved the halves between registers (the whole step took 3,394 instructions against
+///   2,732 with this form, callgrind).
+/// - `wide`: three lookups in the 33 KiB of `Tables::wide` (a byte and two 12-bit
+///   pieces): 11 instructions a round and one XOR less on its chain.
+///
+/// [`wide_fits`] chooses. The four chains are written one after another; the core runs
+/// them side by side, as the renamed `eax`, `esi` and `edx` of each chain do not depend on
+/// the previous chain's.
 #[cfg(target_arch = "x86_64")]
 mod x86_64 {
     use super::Tables;
+    use std::sync::OnceLock;
 
-    /// One round of encryption `$chain`: `$y` ^= f(`$x` + key word `$word`). Bytes 0, 1
-    /// and 3 of the sum are one operation away from it, byte 2 two; the four entries are
-    /// XORed as a tree so that only one XOR follows the last load (edx is a scratch).
+    /// Whether the `wide` round's tables fit this CPU's L1 data cache with room to spare: at
+    /// least 48 KiB. Chosen by that measured property, not by vendor: on the Intel Xeon
+    /// (48 KiB) the wide round made one message 1.2× faster (BENCHMARKS.md, "On an Intel
+    /// Xeon"); with its tables spread over twice the footprint, standing in for a 32 KiB
+    /// cache (Skylake, AMD Zen 2 to 4), it was 0.82× the narrow round, so smaller caches, and
+    /// CPUs whose CPUID does not say, keep the 4 KiB tables.
+    pub(super) fn wide_fits() -> bool {
+        static FITS: OnceLock<bool> = OnceLock::new();
+        *FITS.get_or_init(|| crate::cpu::l1d_bytes().is_some_and(|bytes| bytes >= 48 * 1024))
+    }
+
+    /// One round of encryption `$chain`: `$y` ^= f(`$x` + key word `$word`).
     macro_rules! chain_round {
-        ($x:literal, $y:literal, $chain:literal, $word:literal) => {
+        // Bytes 0, 1 and 3 of the sum are one operation away from it, byte 2 two; the four
+        // entries are XORed as a tree so that only one XOR follows the last load (edx is a
+        // scratch).
+        (narrow, $x:literal, $y:literal, $chain:literal, $word:literal) => {
             concat!(
                 "mov eax, ", $x, "\n",
                 "add eax, dword ptr [{k} + ", $chain, " * 32 + ", $word, " * 4]\n",
@@ -93,69 +112,119 @@ mod x86_64 {
                 "xor ", $y, ", dword ptr [{t} + rsi * 4 + 2048]\n",
             )
         };
+        // Bits 0..8, 8..20 and 20..32 of the sum; entries at 0, 1024 and 17408 bytes.
+        (wide, $x:literal, $y:literal, $chain:literal, $word:literal) => {
+            concat!(
+                "mov eax, ", $x, "\n",
+                "add eax, dword ptr [{k} + ", $chain, " * 32 + ", $word, " * 4]\n",
+                "movzx esi, al\n",
+                "mov edx, dword ptr [{t} + rsi * 4]\n",
+                "mov esi, eax\n",
+                "shr esi, 8\n",
+                "and esi, 0xfff\n",
+                "xor edx, dword ptr [{t} + rsi * 4 + 1024]\n",
+                "shr eax, 20\n",
+                "xor ", $y, ", dword ptr [{t} + rax * 4 + 17408]\n",
+                "xor ", $y, ", edx\n",
+            )
+        };
     }
 
     /// One round of all four encryptions with key word `$word`. Encryption i keeps its low
     /// half in r(8+2i)d and its high half in r(9+2i)d; `even` rounds update the high halves.
     macro_rules! round {
-        (even, $word:literal) => {
+        ($form:ident, even, $word:literal) => {
             concat!(
-                chain_round!("r8d", "r9d", 0, $word),
-                chain_round!("r10d", "r11d", 1, $word),
-                chain_round!("r12d", "r13d", 2, $word),
-                chain_round!("r14d", "r15d", 3, $word),
+                chain_round!($form, "r8d", "r9d", 0, $word),
+                chain_round!($form, "r10d", "r11d", 1, $word),
+                chain_round!($form, "r12d", "r13d", 2, $word),
+                chain_round!($form, "r14d", "r15d", 3, $word),
             )
         };
-        (odd, $word:literal) => {
+        ($form:ident, odd, $word:literal) => {
             concat!(
-                chain_round!("r9d", "r8d", 0, $word),
-                chain_round!("r11d", "r10d", 1, $word),
-                chain_round!("r13d", "r12d", 2, $word),
-                chain_round!("r15d", "r14d", 3, $word),
+                chain_round!($form, "r9d", "r8d", 0, $word),
+                chain_round!($form, "r11d", "r10d", 1, $word),
+                chain_round!($form, "r13d", "r12d", 2, $word),
+                chain_round!($form, "r15d", "r14d", 3, $word),
             )
         };
     }
 
+    /// The 32 rounds: key words 0..7 three times, then 7..0 (unrolled: the loop counter's
+    /// register serves as a scratch).
+    macro_rules! thirty_two_rounds {
+        ($form:ident) => {
+            concat!(
+                round!($form, even, 0), round!($form, odd, 1), round!($form, even, 2), round!($form, odd, 3),
+                round!($form, even, 4), round!($form, odd, 5), round!($form, even, 6), round!($form, odd, 7),
+                round!($form, even, 0), round!($form, odd, 1), round!($form, even, 2), round!($form, odd, 3),
+                round!($form, even, 4), round!($form, odd, 5), round!($form, even, 6), round!($form, odd, 7),
+                round!($form, even, 0), round!($form, odd, 1), round!($form, even, 2), round!($form, odd, 3),
+                round!($form, even, 4), round!($form, odd, 5), round!($form, even, 6), round!($form, odd, 7),
+                round!($form, even, 7), round!($form, odd, 6), round!($form, even, 5), round!($form, odd, 4),
+                round!($form, even, 3), round!($form, odd, 2), round!($form, even, 1), round!($form, odd, 0),
+            )
+        };
+    }
+
+    /// The four encryptions with the round `$form` on the table at `$table`.
+    macro_rules! encrypt4_asm {
+        ($form:ident, $table:expr, $k:expr, $h:expr) => {{
+            let [mut a0, mut a1, mut a2, mut a3] = $h.map(|w| w as u32);
+            let [mut b0, mut b1, mut b2, mut b3] = $h.map(|w| (w >> 32) as u32);
+            // SAFETY: the assembly reads the 128 bytes of `k` (offsets 32·chain + 4·word,
+            // both below 4 and 8) and the table behind `$table`: `words` ([[u32; 256]; 4],
+            // each index one byte, below 256, the displacements 0, 1024, 2048, 3072 selecting
+            // table 0..4) for `narrow`; `wide` ([u32; 256 + 2 · 4096], indices below 256 at
+            // 0 and below 4096 at 1024 and 17408 bytes) for `wide`. It writes no memory.
+            // Every register it changes is an output or declared clobbered; add, xor, and
+            // and shr change the flags, so `preserves_flags` is not claimed; it touches no
+            // stack.
+            unsafe {
+                core::arch::asm!(
+                    thirty_two_rounds!($form),
+                    k = in(reg) $k.as_ptr(),
+                    t = in(reg) $table.as_ptr(),
+                    inout("r8") a0, inout("r9") b0,
+                    inout("r10") a1, inout("r11") b1,
+                    inout("r12") a2, inout("r13") b2,
+                    inout("r14") a3, inout("r15") b3,
+                    out("rax") _, out("rsi") _, out("rdx") _,
+                    options(nostack, readonly),
+                );
+            }
+            // After an even number of rounds the low half holds n1 and the high half n2;
+            // the last round does not swap, so the result is n2 ‖ n1 with n1 on top.
+            [
+                b0 as u64 | (a0 as u64) << 32,
+                b1 as u64 | (a1 as u64) << 32,
+                b2 as u64 | (a2 as u64) << 32,
+                b3 as u64 | (a3 as u64) << 32,
+            ]
+        }};
+    }
+
+    /// The four encryptions with the narrow round (four lookups).
+    #[inline(always)]
+    pub(super) fn encrypt4_narrow(t: &Tables, k: &[[u32; 8]; 4], h: [u64; 4]) -> [u64; 4] {
+        encrypt4_asm!(narrow, t.words, k, h)
+    }
+
+    /// The four encryptions with the wide round (three lookups).
+    #[inline(always)]
+    pub(super) fn encrypt4_wide(t: &Tables, k: &[[u32; 8]; 4], h: [u64; 4]) -> [u64; 4] {
+        encrypt4_asm!(wide, t.wide, k, h)
+    }
+
+    /// The four encryptions in the form that suits this CPU ([`wide_fits`]).
     #[inline(always)]
     pub(super) fn encrypt4(t: &Tables, k: &[[u32; 8]; 4], h: [u64; 4]) -> [u64; 4] {
-        let [mut a0, mut a1, mut a2, mut a3] = h.map(|w| w as u32);
-        let [mut b0, mut b1, mut b2, mut b3] = h.map(|w| (w >> 32) as u32);
-        // SAFETY: the assembly reads the 128 bytes of `k` (offsets 32·chain + 4·word, both
-        // below 4 and 8) and the 4 KiB behind `t.words` ([[u32; 256]; 4]: each index is
-        // one byte, below 256, and the displacements 0, 1024, 2048, 3072 select table
-        // 0..4); it writes no memory. Every register it changes is an output or declared
-        // clobbered; add, xor and shr change the flags, so `preserves_flags` is not
-        // claimed; it touches no stack.
-        unsafe {
-            core::arch::asm!(
-                // Key words 0..7 three times, then 7..0 (unrolled: the loop counter's
-                // register serves as a scratch).
-                round!(even, 0), round!(odd, 1), round!(even, 2), round!(odd, 3),
-                round!(even, 4), round!(odd, 5), round!(even, 6), round!(odd, 7),
-                round!(even, 0), round!(odd, 1), round!(even, 2), round!(odd, 3),
-                round!(even, 4), round!(odd, 5), round!(even, 6), round!(odd, 7),
-                round!(even, 0), round!(odd, 1), round!(even, 2), round!(odd, 3),
-                round!(even, 4), round!(odd, 5), round!(even, 6), round!(odd, 7),
-                round!(even, 7), round!(odd, 6), round!(even, 5), round!(odd, 4),
-                round!(even, 3), round!(odd, 2), round!(even, 1), round!(odd, 0),
-                k = in(reg) k.as_ptr(),
-                t = in(reg) t.words.as_ptr(),
-                inout("r8") a0, inout("r9") b0,
-                inout("r10") a1, inout("r11") b1,
-                inout("r12") a2, inout("r13") b2,
-                inout("r14") a3, inout("r15") b3,
-                out("rax") _, out("rsi") _, out("rdx") _,
-                options(nostack, readonly),
-            );
+        if wide_fits() {
+            encrypt4_wide(t, k, h)
+        } else {
+            encrypt4_narrow(t, k, h)
         }
-        // After an even number of rounds the low half holds n1 and the high half n2; the
-        // last round does not swap, so the result is n2 ‖ n1 with n1 on top.
-        [
-            b0 as u64 | (a0 as u64) << 32,
-            b1 as u64 | (a1 as u64) << 32,
-            b2 as u64 | (a2 as u64) << 32,
-            b3 as u64 | (a3 as u64) << 32,
-        ]
     }
 }
 
@@ -233,19 +302,31 @@ pub(crate) fn compress_blocks(t: &Tables, state: &mut State, blocks: &[u8]) {
 mod tests {
     use super::*;
 
-    /// The encryptions [`step`] runs (assembly on x86-64) against the Rust definition, on
-    /// random keys and blocks with both S-boxes.
+    /// The encryptions [`step`] runs against the Rust definition, on random keys and blocks
+    /// with both S-boxes: on x86-64 both forms of the assembly round, whichever this CPU's
+    /// cache chooses (`x86_64::wide_fits`).
     #[test]
     fn encrypt4_matches_rust() {
+        type Encrypt4 = fn(&Tables, &[[u32; 8]; 4], [u64; 4]) -> [u64; 4];
+        #[cfg(target_arch = "x86_64")]
+        let forms: [(&str, Encrypt4); 2] = [("narrow", x86_64::encrypt4_narrow), ("wide", x86_64::encrypt4_wide)];
+        #[cfg(not(target_arch = "x86_64"))]
+        let forms: [(&str, Encrypt4); 1] = [("rust", encrypt4)];
         let mut rng = crate::test_rng::XorShift64::new(0x1319_8A2E_0370_7344);
         for sbox in [crate::gost94::SBox::CryptoPro, crate::gost94::SBox::Test] {
             let t = sbox.tables();
             for _ in 0..200 {
                 let k: [[u32; 8]; 4] = core::array::from_fn(|_| core::array::from_fn(|_| rng.next_u64() as u32));
                 let h: [u64; 4] = core::array::from_fn(|_| rng.next_u64());
-                assert_eq!(encrypt4(t, &k, h), encrypt4_rust(t, &k, h));
+                let expected = encrypt4_rust(t, &k, h);
+                for (name, form) in forms {
+                    assert_eq!(form(t, &k, h), expected, "{name} {}", sbox.name());
+                }
+                assert_eq!(encrypt4(t, &k, h), expected);
             }
         }
+        let names: Vec<&str> = forms.iter().map(|(name, _)| *name).collect();
+        println!("encrypt4_matches_rust: exercised {}", names.join(", "));
     }
 
     /// ψ^4 and ψ against the definition on sixteen 16-bit words.
