@@ -367,7 +367,8 @@ fn read_identity() -> Identity {
 /// The size of this CPU's level-1 data cache in bytes, per core, as CPUID reports it
 /// (Intel: leaf 4; AMD: leaf 0x8000_0005), read once and cached; `None` where CPUID does not
 /// say or the CPU is not x86-64. Like [`identity`], only for choices a measurement tied to
-/// it (the GOST R 34.11-94 tables: `gost94::portable`).
+/// it (the GOST R 34.11-94 tables: `gost94::portable`), never for correctness: on a hybrid
+/// CPU it is the cache of the core that first asked.
 pub fn l1d_bytes() -> Option<u32> {
     static CACHE: OnceLock<Option<u32>> = OnceLock::new();
     *CACHE.get_or_init(read_l1d_bytes)
