@@ -376,7 +376,7 @@ pub fn l1d_bytes() -> Option<u32> {
 
 #[cfg(target_arch = "x86_64")]
 fn read_l1d_bytes() -> Option<u32> {
-    use core::arch::x86_64::{CpuidResult, __cpuid_count};
+    use core::arch::x86_64::{__cpuid_count, CpuidResult};
     // Each leaf is read only below the maximum its vendor reports (a higher one returns
     // another leaf's data).
     let cpuid = |leaf: u32, sub: u32| -> CpuidResult {

@@ -413,11 +413,14 @@ pub(super) fn lanes_to_rows(groups: &mut [u8]) {
 /// dispatcher checked is whole blocks (`Platform::hash_many_prefix`); returns how many.
 #[target_feature(enable = "avx2")]
 pub(super) fn hash_many_prefix(job: &HashManyJob<'_>, out: &mut [u8]) -> usize {
-    let mut buf = BlockBuffer::new_for_groups();
+    // Made at the first group: a hash of two to seven chunks has none.
+    let mut buf = None;
     hash_groups::<DEGREE>(
         job,
         out,
-        |first, lanes, out| hash8(job, first, lanes, out, false, &mut buf),
+        |first, lanes, out| {
+            hash8(job, first, lanes, out, false, buf.get_or_insert_with(|| BlockBuffer::new_for_groups()))
+        },
         |first, out| hash_rest(job, first, out),
     )
 }

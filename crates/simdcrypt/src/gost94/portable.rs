@@ -153,6 +153,7 @@ mod x86_64 {
 
     /// The 32 rounds: key words 0..7 three times, then 7..0 (unrolled: the loop counter's
     /// register serves as a scratch).
+    #[rustfmt::skip]
     macro_rules! thirty_two_rounds {
         ($form:ident) => {
             concat!(
