@@ -80,11 +80,11 @@ mod x86_64 {
     use std::sync::OnceLock;
 
     /// Whether the `wide` round's tables fit this CPU's L1 data cache with room to spare: at
-    /// least 48 KiB. Chosen by that measured property, not by vendor: on the Intel Xeon
-    /// (48 KiB) the wide round made one message 1.2× faster (BENCHMARKS.md, "On an Intel
-    /// Xeon"); with its tables spread over twice the footprint, standing in for a 32 KiB
-    /// cache (Skylake, AMD Zen 2 to 4), it was 0.82× the narrow round, so smaller caches, and
-    /// CPUs whose CPUID does not say, keep the 4 KiB tables.
+    /// least 48 KiB. Chosen by that measured property, not by vendor: the wide round was
+    /// faster with a 48 KiB cache and slower than the narrow one with its tables spread over
+    /// twice the footprint, standing in for a 32 KiB cache such as Skylake's or AMD Zen 2–4's
+    /// (docs/tuning-history.md, "GOST R 34.11-94, one message: three lookups a round"), so
+    /// smaller caches, and CPUs whose CPUID does not say, keep the 4 KiB tables.
     pub(super) fn wide_fits() -> bool {
         static FITS: OnceLock<bool> = OnceLock::new();
         *FITS.get_or_init(|| crate::cpu::l1d_bytes().is_some_and(|bytes| bytes >= 48 * 1024))
