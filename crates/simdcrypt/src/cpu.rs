@@ -203,19 +203,22 @@ fn apply_disable_list(mut found: Features, list: &str) -> (Features, Vec<String>
     (found, unknown)
 }
 
+/// CPUID leaf `leaf`, subleaf `sub`: the one place this module executes the instruction.
+#[cfg(target_arch = "x86_64")]
+fn cpuid(leaf: u32, sub: u32) -> core::arch::x86_64::CpuidResult {
+    // SAFETY: CPUID exists on every x86-64 CPU and has no side effects.
+    #[allow(unused_unsafe)]
+    unsafe {
+        core::arch::x86_64::__cpuid_count(leaf, sub)
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 fn detect_hardware() -> Features {
-    use core::arch::x86_64::{__cpuid_count, CpuidResult};
+    use core::arch::x86_64::CpuidResult;
 
     fn bit(reg: u32, n: u32) -> bool {
         reg >> n & 1 == 1
-    }
-    fn cpuid(leaf: u32, sub: u32) -> CpuidResult {
-        // SAFETY: CPUID exists on every x86-64 CPU and has no side effects.
-        #[allow(unused_unsafe)]
-        unsafe {
-            __cpuid_count(leaf, sub)
-        }
     }
 
     let max_leaf = cpuid(0, 0).eax;
@@ -338,10 +341,7 @@ pub fn identity() -> Identity {
 
 #[cfg(target_arch = "x86_64")]
 fn read_identity() -> Identity {
-    use core::arch::x86_64::__cpuid;
-    // SAFETY: CPUID exists on every x86-64 CPU and has no side effects.
-    #[allow(unused_unsafe)]
-    let (leaf0, leaf1) = unsafe { (__cpuid(0), __cpuid(1)) };
+    let (leaf0, leaf1) = (cpuid(0, 0), cpuid(1, 0));
     let mut name = [0u8; 12];
     name[..4].copy_from_slice(&leaf0.ebx.to_le_bytes());
     name[4..8].copy_from_slice(&leaf0.edx.to_le_bytes());
@@ -376,16 +376,8 @@ pub fn l1d_bytes() -> Option<u32> {
 
 #[cfg(target_arch = "x86_64")]
 fn read_l1d_bytes() -> Option<u32> {
-    use core::arch::x86_64::{__cpuid_count, CpuidResult};
     // Each leaf is read only below the maximum its vendor reports (a higher one returns
     // another leaf's data).
-    let cpuid = |leaf: u32, sub: u32| -> CpuidResult {
-        // SAFETY: CPUID exists on every x86-64 CPU and has no side effects.
-        #[allow(unused_unsafe)]
-        unsafe {
-            __cpuid_count(leaf, sub)
-        }
-    };
     match identity().vendor {
         Vendor::Intel => {
             if cpuid(0, 0).eax < 4 {

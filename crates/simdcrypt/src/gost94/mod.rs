@@ -136,7 +136,7 @@ impl SBox {
 /// 32-bit word, rotated left by 11, so that
 /// f(x) = rotl11(S(x)) = words[0][x0] ⊕ words[1][x1] ⊕ words[2][x2] ⊕ words[3][x3].
 ///
-/// `wide` is f in three lookups, for the x86-64 assembly where the L1 data cache holds its
+/// `wide` (x86-64 only) is f in three lookups, for the assembly where the L1 data cache holds its
 /// 33 KiB: entries 0..256 are `words[0]`; then 4096 entries for bits 8..20 of x (S-boxes 2,
 /// 3 and 4) and 4096 for bits 20..32 (S-boxes 5, 6 and 7), each rotated left by 11 from its
 /// place, so that f(x) = wide[x0] ⊕ wide[256 + x₈..₂₀] ⊕ wide[4352 + x₂₀..₃₂].
@@ -148,22 +148,31 @@ impl SBox {
 #[repr(C, align(64))]
 pub(crate) struct Tables {
     pub(crate) words: [[u32; 256]; 4],
+    #[cfg(target_arch = "x86_64")]
     pub(crate) wide: [u32; WIDE_LEN],
     pub(crate) lo: [u8; 64],
     pub(crate) hi: [u8; 64],
 }
 
 /// S-boxes `first`, `first` + 1 and `first` + 2 on the three nibbles of the 12-bit `c`.
+#[cfg(target_arch = "x86_64")]
 const fn three_nibbles(rows: &[[u8; 16]; 8], first: usize, c: usize) -> u32 {
     rows[first][c & 15] as u32 | (rows[first + 1][(c >> 4) & 15] as u32) << 4 | (rows[first + 2][c >> 8] as u32) << 8
 }
 
-/// Entries of [`Tables::wide`]: one byte's table and two of twelve bits.
+/// Entries of `Tables::wide`: one byte's table and two of twelve bits.
+#[cfg(target_arch = "x86_64")]
 pub(crate) const WIDE_LEN: usize = 256 + 2 * 4096;
 
 const fn make_tables(sbox: SBox) -> Tables {
     let rows = sbox.rows();
-    let mut t = Tables { words: [[0u32; 256]; 4], wide: [0; WIDE_LEN], lo: [0; 64], hi: [0; 64] };
+    let mut t = Tables {
+        words: [[0u32; 256]; 4],
+        #[cfg(target_arch = "x86_64")]
+        wide: [0; WIDE_LEN],
+        lo: [0; 64],
+        hi: [0; 64],
+    };
     let mut j = 0;
     while j < 4 {
         let mut b = 0;
@@ -180,16 +189,20 @@ const fn make_tables(sbox: SBox) -> Tables {
         }
         j += 1;
     }
-    let mut b = 0;
-    while b < 256 {
-        t.wide[b] = t.words[0][b];
-        b += 1;
-    }
-    let mut c = 0;
-    while c < 4096 {
-        t.wide[256 + c] = (three_nibbles(&rows, 2, c) << 8).rotate_left(11);
-        t.wide[256 + 4096 + c] = (three_nibbles(&rows, 5, c) << 20).rotate_left(11);
-        c += 1;
+    // The three-lookup tables only the x86-64 assembly reads (33 KiB a parameter set).
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut b = 0;
+        while b < 256 {
+            t.wide[b] = t.words[0][b];
+            b += 1;
+        }
+        let mut c = 0;
+        while c < 4096 {
+            t.wide[256 + c] = (three_nibbles(&rows, 2, c) << 8).rotate_left(11);
+            t.wide[256 + 4096 + c] = (three_nibbles(&rows, 5, c) << 20).rotate_left(11);
+            c += 1;
+        }
     }
     t
 }
