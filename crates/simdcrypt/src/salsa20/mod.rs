@@ -225,25 +225,40 @@ pub struct Salsa20 {
     partial: Wiped<[u8; BLOCK_LEN]>,
 }
 
-/// Secret bytes that [`Salsa20`]'s `Drop` overwrites: aligned to 8 so that the wipe is
-/// whole 64-bit volatile stores (a volatile store of the array itself compiles to zeroes
-/// built on the stack and copied over, twice the instructions, on every cipher's drop).
+/// Secret bytes that [`Salsa20`]'s `Drop` overwrites: aligned to 16 so that the wipe is
+/// whole 16-byte volatile stores of a vector register every CPU of the architecture has
+/// (a volatile store of the array itself compiles to zeroes built on the stack and copied
+/// over, twice the instructions, on every cipher's drop).
 #[derive(Clone)]
-#[repr(C, align(8))]
+#[repr(C, align(16))]
 struct Wiped<T>(T);
+
+/// The unit of [`Wiped::wipe`]'s stores: an SSE2 register on x86-64, a NEON one on
+/// aarch64 (both part of the architecture's baseline), else a 64-bit word.
+#[cfg(target_arch = "x86_64")]
+type WipeUnit = core::arch::x86_64::__m128i;
+#[cfg(target_arch = "aarch64")]
+type WipeUnit = core::arch::aarch64::uint32x4_t;
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+type WipeUnit = u64;
 
 impl<T: crate::simd::Plain> Wiped<T> {
     /// Overwrites the value with zero bytes, with volatile writes that the compiler cannot
     /// drop as dead stores. `T` is plain data (`simd::Plain`: zero bytes are a valid value)
-    /// whose size is a multiple of 8 (checked at compile time).
+    /// whose size is a multiple of the store's (checked at compile time).
     fn wipe(&mut self) {
-        const { assert!(size_of::<T>().is_multiple_of(8)) };
-        let p = (&mut self.0 as *mut T).cast::<u64>();
-        for i in 0..size_of::<T>() / 8 {
-            // SAFETY: `p` comes from `&mut self`: exclusive, 8-aligned (`align(8)`, and
-            // `T` at offset 0 under `repr(C)`), valid for size_of::<T>() bytes; i * 8 + 8
-            // <= size_of::<T>(). Zero bytes are a valid `T` (`Plain`).
-            unsafe { std::ptr::write_volatile(p.add(i), 0) };
+        const { assert!(size_of::<T>().is_multiple_of(size_of::<WipeUnit>())) };
+        const { assert!(align_of::<WipeUnit>() <= align_of::<Self>()) };
+        // SAFETY: every `WipeUnit` is a plain integer or integer vector: all-zero bytes are
+        // a valid value.
+        let zero: WipeUnit = unsafe { std::mem::zeroed() };
+        let p = (&mut self.0 as *mut T).cast::<WipeUnit>();
+        for i in 0..size_of::<T>() / size_of::<WipeUnit>() {
+            // SAFETY: `p` comes from `&mut self`: exclusive, aligned for `WipeUnit` (`T` at
+            // offset 0 under `repr(C)`, `Self` 16-aligned, checked above), valid for
+            // size_of::<T>() bytes, which (i + 1) units do not pass. Zero bytes are a valid
+            // `T` (`Plain`).
+            unsafe { std::ptr::write_volatile(p.add(i), zero) };
         }
     }
 }

@@ -30,3 +30,21 @@ fn kernels_match_portable() {
         }
     });
 }
+
+/// `Drop` leaves zeroes where the key words and the buffered keystream were, after a
+/// call that ended mid-block (so the keystream buffer held secret bytes).
+#[test]
+fn drop_wipes_key_and_keystream() {
+    let mut cipher = std::mem::ManuallyDrop::new(Salsa20::new(&[0xA5; KEY_LEN], &[0x3C; NONCE_LEN]));
+    cipher.xor_keystream(&mut [0u8; 100]).unwrap();
+    assert!(cipher.state.0.iter().any(|&w| w != 0) && cipher.partial.0.iter().any(|&b| b != 0));
+    // SAFETY: dropped once, and the value is not used as a cipher afterwards: only its
+    // plain-integer fields are read back through raw pointers (no drop glue of their own;
+    // the memory stays the `ManuallyDrop`'s).
+    let (state, partial) = unsafe {
+        std::mem::ManuallyDrop::drop(&mut cipher);
+        (std::ptr::addr_of!(cipher.state.0).read(), std::ptr::addr_of!(cipher.partial.0).read())
+    };
+    assert_eq!(state, [0; 16]);
+    assert_eq!(partial, [0; BLOCK_LEN]);
+}
