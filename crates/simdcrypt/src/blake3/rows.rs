@@ -22,7 +22,9 @@
 //!
 //! With 16 registers, two blocks' chains can overlap only if the messages leave the
 //! registers: the two-set kernels (`rows_rounds_mem2!`; AVX2 four blocks, SSE4.1 two) keep
-//! them in a buffer and permute them from slot to slot.
+//! them in a buffer and permute them from slot to slot, reading each slot once into the four
+//! registers left over (read as memory operands of every shuffle, they cost more loads
+//! than the rounds', and ran slower with a busy core: docs/tuning-history.md).
 
 use core::arch::x86_64::*;
 
@@ -225,27 +227,28 @@ macro_rules! rows_rounds {
     };
 }
 
-/// `rows_permute!` with the message in the buffer `{buf}`: from slots `$p` to slots `$q`,
-/// through `{u}`.
+/// `rows_permute!` with the message in the buffer `{buf}`: from slots `$p` to slots `$q`.
+/// The four source slots are read once, into `{s0}`..`{s3}`; each result is built in `{u}`
+/// and stored.
 #[rustfmt::skip]
 macro_rules! rows_permute_mem {
     ($f:ident, [$p0:literal, $p1:literal, $p2:literal, $p3:literal], [$q0:literal, $q1:literal, $q2:literal, $q3:literal]) => {
         concat!(
-            rows_v!($f), "movdqa {u}, ", rows_msg!(mem $p0), "\n",
-            rows_op!($f, "shufps", "u", (mem $p1), "0xd9"),
+            rows_v!($f), "movdqa {s0}, ", rows_msg!(mem $p0), "\n",
+            rows_v!($f), "movdqa {s1}, ", rows_msg!(mem $p1), "\n",
+            rows_v!($f), "movdqa {s2}, ", rows_msg!(mem $p2), "\n",
+            rows_v!($f), "movdqa {s3}, ", rows_msg!(mem $p3), "\n",
+            rows_shufps!($f, "u", "s0", "s1", "0xd9"),
             rows_v!($f), "pshufd {u}, {u}, 0x78\n",
             rows_v!($f), "movdqa ", rows_msg!(mem $q0), ", {u}\n",
-            rows_v!($f), "movdqa {u}, ", rows_msg!(mem $p2), "\n",
-            rows_op!($f, "shufps", "u", (mem $p3), "0xc8"),
-            rows_merge!($f, "u", (mem $p0), "0x03", "k02"),
+            rows_shufps!($f, "u", "s2", "s3", "0xc8"),
+            rows_merge!($f, "u", (reg "s0"), "0x03", "k02"),
             rows_v!($f), "movdqa ", rows_msg!(mem $q1), ", {u}\n",
-            rows_v!($f), "movdqa {u}, ", rows_msg!(mem $p1), "\n",
-            rows_op!($f, "shufps", "u", (mem $p2), "0x30"),
-            rows_merge!($f, "u", (mem $p3), "0x40", "k03"),
+            rows_shufps!($f, "u", "s1", "s2", "0x30"),
+            rows_merge!($f, "u", (reg "s3"), "0x40", "k03"),
             rows_v!($f), "movdqa ", rows_msg!(mem $q2), ", {u}\n",
-            rows_v!($f), "movdqa {u}, ", rows_msg!(mem $p3), "\n",
-            rows_op!($f, "shufps", "u", (mem $p1), "0x28"),
-            rows_merge!($f, "u", (mem $p2), "0x01", "k03"),
+            rows_shufps!($f, "u", "s3", "s1", "0x28"),
+            rows_merge!($f, "u", (reg "s2"), "0x01", "k03"),
             rows_v!($f), "movdqa ", rows_msg!(mem $q3), ", {u}\n",
         )
     };
@@ -329,7 +332,7 @@ pub(super) struct MessageSlots<T>(pub(super) [T; 16]);
 /// and the byte-shuffle masks of the rotations.
 macro_rules! rows_asm_two_sets {
     ($f:ident, $class:ident, $t:ty, $r:ident, $buf:ident, $rot16:expr, $rot8:expr) => {
-        let (_t, _u): ($t, $t);
+        let (_t, _u, _s0, _s1, _s2, _s3): ($t, $t, $t, $t, $t, $t);
         let buf: &mut $crate::blake3::rows::MessageSlots<$t> = $buf;
         // SAFETY: the text reads and writes its register operands and the 16 slots of
         // `buf` (aligned for `movdqa`), nothing else (no stack, no flags); the backend's
@@ -350,6 +353,10 @@ macro_rules! rows_asm_two_sets {
                 d2 = inout($class) $r[7],
                 t = out($class) _t,
                 u = out($class) _u,
+                s0 = out($class) _s0,
+                s1 = out($class) _s1,
+                s2 = out($class) _s2,
+                s3 = out($class) _s3,
                 rot16 = in($class) $rot16,
                 rot8 = in($class) $rot8,
                 options(nostack, preserves_flags),
