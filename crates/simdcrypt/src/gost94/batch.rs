@@ -12,6 +12,19 @@ pub(crate) const LANES: usize = 16;
 /// lane's 256-bit value (word 2i is the low half of 64-bit word i).
 pub(crate) type Lanes = [[u32; LANES]; 8];
 
+/// Lane `l`'s 256-bit value as four 64-bit words.
+pub(crate) fn lane_words(v: &Lanes, l: usize) -> [u64; 4] {
+    core::array::from_fn(|i| v[2 * i][l] as u64 | (v[2 * i + 1][l] as u64) << 32)
+}
+
+/// Sets lane `l`'s 256-bit value from four 64-bit words.
+pub(crate) fn set_lane_words(v: &mut Lanes, l: usize, words: [u64; 4]) {
+    for (i, word) in words.into_iter().enumerate() {
+        v[2 * i][l] = word as u32;
+        v[2 * i + 1][l] = (word >> 32) as u32;
+    }
+}
+
 /// Below this many busy lanes with nothing left to refill them, the remaining messages
 /// finish one at a time: a multi-message step costs about as much as a few one-message
 /// steps whatever the number of busy lanes.
@@ -86,9 +99,7 @@ fn finish_one(platform: Platform, t: &Tables, mut cursor: Cursor<'_>, mut h: [u6
 /// Writes the digest of `msgs[i]` at `out[32 * i..]` on this thread.
 pub(crate) fn hash_serial(platform: Platform, sbox: SBox, msgs: &[&[u8]], out: &mut [u8]) {
     let t = sbox.tables();
-    let mut hs: Lanes = [[0; LANES]; 8];
-    let ms: Lanes = [[0; LANES]; 8];
-    if msgs.len() < MIN_BUSY || !platform.step_lanes(t, &mut hs, &ms) {
+    if msgs.len() < MIN_BUSY || !platform.has_lanes() {
         for (i, msg) in msgs.iter().enumerate() {
             let mut h = super::Gost94::new(sbox);
             h.set_platform(platform);
@@ -96,19 +107,17 @@ pub(crate) fn hash_serial(platform: Platform, sbox: SBox, msgs: &[&[u8]], out: &
         }
         return;
     }
-    // The check above ran one step on the lanes: every lane starts again from H = 0, with a
-    // message (or stays empty when there are fewer).
-    hs = [[0; LANES]; 8];
+    // Every lane starts from H = 0, with a message (or stays empty when there are fewer).
+    let mut hs: Lanes = [[0; LANES]; 8];
     let mut next = msgs.len().min(LANES);
     let mut lanes: [Option<Cursor<'_>>; LANES] = core::array::from_fn(|l| msgs.get(l).map(|m| Cursor::new(l, m)));
     let mut busy = next;
     let mut ms: Lanes = [[0; LANES]; 8];
-    let column = |hs: &Lanes, l: usize| core::array::from_fn(|i| hs[2 * i][l] as u64 | (hs[2 * i + 1][l] as u64) << 32);
     loop {
         if busy < MIN_BUSY {
             for (l, lane) in lanes.iter_mut().enumerate() {
                 if let Some(cursor) = lane.take() {
-                    finish_one(platform, t, cursor, column(&hs, l), out);
+                    finish_one(platform, t, cursor, lane_words(&hs, l), out);
                 }
             }
             return;
@@ -118,16 +127,13 @@ pub(crate) fn hash_serial(platform: Platform, sbox: SBox, msgs: &[&[u8]], out: &
                 Some(cursor) => cursor.next_m().expect("a busy lane has a step left"),
                 None => [0; 4],
             };
-            for (i, word) in m.into_iter().enumerate() {
-                ms[2 * i][l] = word as u32;
-                ms[2 * i + 1][l] = (word >> 32) as u32;
-            }
+            set_lane_words(&mut ms, l, m);
         }
         platform.step_lanes(t, &mut hs, &ms);
         // Finished lanes give their digest and take the next message (H = 0), in one pass.
         for (l, lane) in lanes.iter_mut().enumerate() {
             let Some(cursor) = lane.as_ref().filter(|c| c.done()) else { continue };
-            write_digest(out, cursor.index, column(&hs, l));
+            write_digest(out, cursor.index, lane_words(&hs, l));
             if let Some(msg) = msgs.get(next) {
                 *lane = Some(Cursor::new(next, msg));
                 next += 1;

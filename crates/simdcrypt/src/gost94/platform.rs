@@ -1,6 +1,6 @@
 //! GOST R 34.11-94 backend selection and the one dispatch point into the kernels.
 
-use super::batch::Lanes;
+use super::batch::{lane_words, set_lane_words, Lanes};
 #[cfg(target_arch = "aarch64")]
 use super::neon;
 #[cfg(target_arch = "x86_64")]
@@ -84,40 +84,38 @@ impl Platform {
         }
     }
 
-    /// One step on [`super::batch::LANES`] independent states at once, or `false` (and
-    /// nothing done) where this backend has no multi-message kernel.
-    pub(crate) fn step_lanes(self, t: &Tables, hs: &mut Lanes, ms: &Lanes) -> bool {
-        let _ = (t, &hs, ms); // unused where only the portable backend exists
+    /// Whether this backend has a multi-message kernel: where it has not,
+    /// [`Self::step_lanes`] runs the one-message step lane by lane, no faster than one
+    /// message at a time.
+    pub(crate) fn has_lanes(self) -> bool {
+        !matches!(self.kind(), Kind::Portable)
+    }
+
+    /// One step on [`super::batch::LANES`] independent states at once.
+    pub(crate) fn step_lanes(self, t: &Tables, hs: &mut Lanes, ms: &Lanes) {
         match self.kind() {
-            Kind::Portable => false,
-            #[cfg(target_arch = "x86_64")]
-            Kind::Ssse3 => {
-                // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
-                // cover the kernel (ssse3).
-                unsafe { ssse3::step_lanes(t, hs, ms) };
-                true
+            Kind::Portable => {
+                for l in 0..super::batch::LANES {
+                    let h = portable::step(t, lane_words(hs, l), lane_words(ms, l));
+                    set_lane_words(hs, l, h);
+                }
             }
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
-                // cover the kernel.
-                unsafe { avx512::step_lanes(t, hs, ms) };
-                true
-            }
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
+            // cover the kernel (ssse3).
+            Kind::Ssse3 => unsafe { ssse3::step_lanes(t, hs, ms) },
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => {
-                // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
-                // cover the kernel (ssse3, sse4.1, avx and avx2).
-                unsafe { avx2::step_lanes(t, hs, ms) };
-                true
-            }
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
+            // cover the kernel.
+            Kind::Avx512 => unsafe { avx512::step_lanes(t, hs, ms) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
+            // cover the kernel (ssse3, sse4.1, avx and avx2).
+            Kind::Avx2 => unsafe { avx2::step_lanes(t, hs, ms) },
             #[cfg(target_arch = "aarch64")]
-            Kind::Neon => {
-                // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
-                // cover the kernel (neon).
-                unsafe { neon::step_lanes(t, hs, ms) };
-                true
-            }
+            // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which
+            // cover the kernel (neon).
+            Kind::Neon => unsafe { neon::step_lanes(t, hs, ms) },
         }
     }
 }
@@ -145,20 +143,23 @@ mod tests {
                         assert_eq!(platform.step(t, h[l], m[l]), expected[l], "{platform:?} {sbox:?} trial {trial}");
                     }
                     let split = |v: &[[u64; 4]; LANES]| -> Lanes {
-                        core::array::from_fn(|k| core::array::from_fn(|l| (v[l][k / 2] >> (32 * (k % 2))) as u32))
+                        let mut lanes = [[0; LANES]; 8];
+                        for (l, words) in v.iter().enumerate() {
+                            set_lane_words(&mut lanes, l, *words);
+                        }
+                        lanes
                     };
                     let mut hs = split(&h);
-                    if platform.step_lanes(t, &mut hs, &split(&m)) {
-                        for l in 0..LANES {
-                            let got: [u64; 4] =
-                                core::array::from_fn(|i| hs[2 * i][l] as u64 | (hs[2 * i + 1][l] as u64) << 32);
-                            assert_eq!(got, expected[l], "{platform:?} {sbox:?} lanes trial {trial} lane {l}");
-                        }
-                        if trial == 0 && sbox == SBox::CryptoPro {
-                            exercised.push(format!("{} (and its {LANES} lanes)", platform.name()));
-                        }
-                    } else if trial == 0 && sbox == SBox::CryptoPro {
-                        exercised.push(platform.name().to_string());
+                    platform.step_lanes(t, &mut hs, &split(&m));
+                    for (l, expected) in expected.iter().enumerate() {
+                        assert_eq!(lane_words(&hs, l), *expected, "{platform:?} {sbox:?} lanes trial {trial} lane {l}");
+                    }
+                    if trial == 0 && sbox == SBox::CryptoPro {
+                        exercised.push(if platform.has_lanes() {
+                            format!("{} (and its {LANES} lanes)", platform.name())
+                        } else {
+                            format!("{} (lanes one by one)", platform.name())
+                        });
                     }
                 }
             }
