@@ -23,8 +23,9 @@
 //! With 16 registers, two blocks' chains can overlap only if the messages leave the
 //! registers: the two-set kernels (`rows_rounds_mem2!`; AVX2 four blocks, SSE4.1 two) keep
 //! them in a buffer and permute them from slot to slot, reading each slot once into the four
-//! registers left over (read as memory operands of every shuffle, they cost more loads
-//! than the rounds', and ran slower with a busy core: docs/tuning-history.md).
+//! registers left over (read by every shuffle that needs them instead, the slots were loaded
+//! nearly three times as often, and the kernel fell behind the crate's when the core was
+//! shared: docs/tuning-history.md).
 
 use core::arch::x86_64::*;
 
