@@ -39,6 +39,16 @@ pub enum Error {
     },
     /// Any other invalid argument; the message says which and why.
     InvalidArgument(String),
+    /// A backend this build has, but that cannot run here for a reason other than the CPU:
+    /// the GPU backend without a GPU, driver or NVRTC.
+    Unavailable {
+        /// The backend asked for, e.g. `"cuda"`.
+        backend: &'static str,
+        /// Why it cannot run, e.g. `"no CUDA driver (libcuda.so) found"`.
+        reason: String,
+    },
+    /// A device (GPU) failed during work: the operation, and what the driver said.
+    Device(String),
 }
 
 impl fmt::Display for Error {
@@ -59,6 +69,8 @@ impl fmt::Display for Error {
                 write!(f, "{what} must be {expected} bytes, got {got}")
             }
             Error::InvalidArgument(msg) => f.write_str(msg),
+            Error::Unavailable { backend, reason } => write!(f, "backend {backend:?} is unavailable: {reason}"),
+            Error::Device(msg) => f.write_str(msg),
         }
     }
 }

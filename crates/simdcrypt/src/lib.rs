@@ -21,6 +21,10 @@
 //! - `rayon` (default): multi-threaded hashing of one large input
 //!   ([`blake3::Hasher::set_max_threads`]). Without it every hash runs on the caller's
 //!   thread.
+//! - `cuda`: the GPU batches of [`cuda`] on NVIDIA GPUs, with the CUDA driver and NVRTC
+//!   loaded at run time (nothing CUDA is needed to build).
+//! - `cuda-emulation`: the same CUDA kernels compiled by the host C++ compiler and run on
+//!   the CPU ([`cuda::Emulated`]), for testing them without a GPU.
 //! - `digest` (default): the RustCrypto `digest` 0.10 traits for every hash and keyed hash
 //!   ([`rustcrypto`]), for `Digest`, `hmac::SimpleHmac` and `hkdf::SimpleHkdf`.
 
@@ -33,6 +37,7 @@ pub mod backend;
 pub mod blake3;
 mod block_buffer;
 pub mod cpu;
+pub mod cuda;
 mod error;
 pub mod gost94;
 pub mod highwayhash;

@@ -1,0 +1,31 @@
+//! With the `cuda-emulation` feature: compiles the CUDA kernels of src/cuda as C++ for the
+//! host (src/cuda/emulation.cpp includes every `.cu` file), so that tests can run them
+//! without a GPU. Nothing to do otherwise.
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    #[cfg(feature = "cuda-emulation")]
+    emulation();
+}
+
+#[cfg(feature = "cuda-emulation")]
+fn emulation() {
+    let dir = std::path::Path::new("src/cuda");
+    for entry in std::fs::read_dir(dir).expect("src/cuda is readable") {
+        let path = entry.expect("src/cuda is readable").path();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if matches!(ext, "cu" | "cuh" | "h" | "cpp") {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+    }
+    cc::Build::new()
+        .cpp(true)
+        .std("c++17")
+        .file(dir.join("emulation.cpp"))
+        .include(dir)
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(true)
+        .opt_level(2)
+        .compile("simdcrypt_cuda_emulation");
+}

@@ -1,0 +1,68 @@
+//! Batches on NVIDIA GPUs: CUDA C kernels compiled at run time, and their host emulation.
+//!
+//! The kernels are the `.cu` files of this folder, one per algorithm, with `common.cuh`
+//! prepended to each. They are embedded in the library and, with the `cuda` feature,
+//! compiled by NVRTC for the device's own compute capability on first use; the CUDA driver
+//! and NVRTC are loaded at run time, so nothing CUDA is needed to build, and a machine
+//! without them reports why the backend is unavailable ([`status`]). With the
+//! `cuda-emulation` feature the same sources are compiled as C++ by the host compiler and
+//! run on the CPU ([`Emulated`]): the tests compare every kernel with the CPU backends that
+//! way on machines without a GPU.
+//!
+//! Layout: `device.rs` is what a batch needs from a device; `driver.rs` (CUDA) and
+//! `emulated.rs` (host) implement it; one file per algorithm holds the host side of its
+//! batches (packing, grid sizes, launch chains), generic over the device. Design and
+//! limits: docs/gpu.md.
+
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+mod device;
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+pub use device::{Device, DeviceBuffer, DevicePtr};
+
+#[cfg(feature = "cuda-emulation")]
+mod emulated;
+#[cfg(feature = "cuda-emulation")]
+pub use emulated::{Emulated, HostBuffer};
+
+/// `common.cuh`: prepended to every kernel file.
+pub const COMMON_SOURCE: &str = include_str!("common.cuh");
+
+/// One kernel file, compiled as one module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Module {
+    // (one variant per kernel file)
+}
+
+impl Module {
+    /// Every kernel file.
+    pub const ALL: &'static [Module] = &[];
+
+    /// The file's name in this folder, e.g. `"sha256.cu"`.
+    pub fn file_name(self) -> &'static str {
+        match self {}
+    }
+
+    /// The file's text as embedded in the library.
+    pub fn source(self) -> &'static str {
+        match self {}
+    }
+
+    /// What NVRTC compiles: [`COMMON_SOURCE`] followed by the file.
+    pub fn full_source(self) -> String {
+        format!("{COMMON_SOURCE}\n#line 1 \"{}\"\n{}", self.file_name(), self.source())
+    }
+}
+
+/// A `__global__` function: the file that defines it and its (unmangled) name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    /// The file that defines it.
+    pub module: Module,
+    /// Its `extern "C"` name.
+    pub name: &'static str,
+}
+
+/// The NVRTC options of every compilation, besides the target architecture
+/// (`--gpu-architecture=sm_XY`, added for the device at hand). The compile check of the
+/// test suite uses the same list, and fails on any warning.
+pub const NVRTC_OPTIONS: &[&str] = &["--std=c++17"];
