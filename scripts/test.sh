@@ -76,6 +76,17 @@ env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512,avx2 cargo test -p sim
 env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512,avx2,sse4.1 cargo test -p simdcrypt --test highwayhash_kat -- --show-output 2>&1 \
     | grep -E 'exercised|test result'
 
+step "CUDA kernels without a GPU: host emulation against the CPU backends, NVRTC compile check"
+# NVRTC and ptxas of CUDA 13 from PyPI (requirements-cuda.txt) into .venv; cudarc opens
+# libnvrtc.so.13 by name, so its folder goes on LD_LIBRARY_PATH. Both checks are required:
+# a missing emulation build, NVRTC or ptxas fails instead of skipping.
+python -m pip install --quiet --disable-pip-version-check -r requirements-cuda.txt
+cu13="$(python -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13"))')"
+LD_LIBRARY_PATH="$cu13/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" SIMDCRYPT_PTXAS="$cu13/bin/ptxas" \
+    SIMDCRYPT_REQUIRE_NVRTC=1 SIMDCRYPT_REQUIRE_CUDA_EMULATION=1 \
+    cargo test -p simdcrypt --features cuda,cuda-emulation --test 'cuda_*' -- --show-output 2>&1 \
+    | grep -v '^---- .* stdout ----$' | grep -v '^successes:$'
+
 step "b3sum's own CLI tests against simdcrypt as b3sum"
 ./scripts/test-b3sum-suite.sh
 

@@ -11,45 +11,45 @@ typedef unsigned int sc_u32;
 typedef unsigned long long sc_u64;
 
 // The global thread index of a one-dimensional launch.
-static __device__ __forceinline__ sc_u64 sc_thread_index() {
+__device__ __forceinline__ sc_u64 sc_thread_index() {
     return (sc_u64)blockIdx.x * blockDim.x + threadIdx.x;
 }
 
-static __device__ __forceinline__ sc_u32 sc_rotr32(sc_u32 x, sc_u32 n) {
+__device__ __forceinline__ sc_u32 sc_rotr32(sc_u32 x, sc_u32 n) {
     return __funnelshift_r(x, x, n);
 }
 
-static __device__ __forceinline__ sc_u32 sc_rotl32(sc_u32 x, sc_u32 n) {
+__device__ __forceinline__ sc_u32 sc_rotl32(sc_u32 x, sc_u32 n) {
     return __funnelshift_l(x, x, n);
 }
 
-static __device__ __forceinline__ sc_u32 sc_load_le32(const sc_u8* p) {
+__device__ __forceinline__ sc_u32 sc_load_le32(const sc_u8* p) {
     return (sc_u32)p[0] | ((sc_u32)p[1] << 8) | ((sc_u32)p[2] << 16) | ((sc_u32)p[3] << 24);
 }
 
-static __device__ __forceinline__ sc_u32 sc_load_be32(const sc_u8* p) {
+__device__ __forceinline__ sc_u32 sc_load_be32(const sc_u8* p) {
     return ((sc_u32)p[0] << 24) | ((sc_u32)p[1] << 16) | ((sc_u32)p[2] << 8) | (sc_u32)p[3];
 }
 
-static __device__ __forceinline__ sc_u64 sc_load_le64(const sc_u8* p) {
+__device__ __forceinline__ sc_u64 sc_load_le64(const sc_u8* p) {
     return (sc_u64)sc_load_le32(p) | ((sc_u64)sc_load_le32(p + 4) << 32);
 }
 
-static __device__ __forceinline__ void sc_store_le32(sc_u8* p, sc_u32 v) {
+__device__ __forceinline__ void sc_store_le32(sc_u8* p, sc_u32 v) {
     p[0] = (sc_u8)v;
     p[1] = (sc_u8)(v >> 8);
     p[2] = (sc_u8)(v >> 16);
     p[3] = (sc_u8)(v >> 24);
 }
 
-static __device__ __forceinline__ void sc_store_be32(sc_u8* p, sc_u32 v) {
+__device__ __forceinline__ void sc_store_be32(sc_u8* p, sc_u32 v) {
     p[0] = (sc_u8)(v >> 24);
     p[1] = (sc_u8)(v >> 16);
     p[2] = (sc_u8)(v >> 8);
     p[3] = (sc_u8)v;
 }
 
-static __device__ __forceinline__ void sc_store_le64(sc_u8* p, sc_u64 v) {
+__device__ __forceinline__ void sc_store_le64(sc_u8* p, sc_u64 v) {
     sc_store_le32(p, (sc_u32)v);
     sc_store_le32(p + 4, (sc_u32)(v >> 32));
 }
@@ -58,7 +58,7 @@ static __device__ __forceinline__ void sc_store_le64(sc_u8* p, sc_u64 v) {
 // On the GPU the block's threads copy it together and wait for each other; in the host
 // emulation each thread runs to completion alone, so it copies the table itself (the same
 // bytes every time) and no barrier is needed. Every thread of the block must call it.
-static __device__ __forceinline__ void sc_stage_shared(sc_u64* dst, const sc_u64* src, sc_u32 words) {
+__device__ __forceinline__ void sc_stage_shared(sc_u64* dst, const sc_u64* src, sc_u32 words) {
 #ifdef SC_HOST_EMULATION
     for (sc_u32 i = 0; i < words; i++) dst[i] = src[i];
 #else

@@ -19,6 +19,13 @@ mod device;
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 pub use device::{Device, DeviceBuffer, DevicePtr};
 
+#[cfg(feature = "cuda")]
+mod driver;
+#[cfg(feature = "cuda")]
+pub use driver::{Cuda, CudaBuffer};
+#[cfg(feature = "cuda")]
+pub mod nvrtc;
+
 #[cfg(feature = "cuda-emulation")]
 mod emulated;
 #[cfg(feature = "cuda-emulation")]
@@ -66,3 +73,66 @@ pub struct Kernel {
 /// (`--gpu-architecture=sm_XY`, added for the device at hand). The compile check of the
 /// test suite uses the same list, and fails on any warning.
 pub const NVRTC_OPTIONS: &[&str] = &["--std=c++17"];
+
+/// Whether the CUDA backend has passed its checks on a real GPU (scripts/gpu-check.sh):
+/// until then `backends()`, `simdcrypt backends` and the README say "not yet verified on a
+/// GPU". Set to `true` only in the commit that records a passing device run (docs/gpu.md).
+pub const VERIFIED_ON_GPU: bool = false;
+
+/// The words every report of the backend adds while [`VERIFIED_ON_GPU`] is false.
+pub const VERIFICATION_NOTE: &str =
+    if VERIFIED_ON_GPU { "verified on a GPU" } else { "not yet verified on a GPU" };
+
+/// The GPU the `cuda` backend would run on (device 0), as [`status`] reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// The device's name, e.g. `"NVIDIA H100 80GB HBM3"`.
+    pub name: String,
+    /// Compute capability (major, minor), e.g. (9, 0): the kernels are compiled for
+    /// exactly this (`sm_90`).
+    pub compute_capability: (u32, u32),
+    /// Device memory in bytes.
+    pub memory: u64,
+    /// The CUDA version the driver supports (major, minor), e.g. (13, 0).
+    pub driver_version: (u32, u32),
+    /// The version of the NVRTC library that compiles the kernels.
+    pub nvrtc_version: (u32, u32),
+}
+
+impl std::fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} (compute capability {}.{}, {} MiB, driver for CUDA {}.{}, NVRTC {}.{})",
+            self.name,
+            self.compute_capability.0,
+            self.compute_capability.1,
+            self.memory >> 20,
+            self.driver_version.0,
+            self.driver_version.1,
+            self.nvrtc_version.0,
+            self.nvrtc_version.1
+        )
+    }
+}
+
+/// Whether the `cuda` backend can run here: the GPU it would use, or
+/// [`Error::Unavailable`] with the reason (this build has no CUDA support; no driver
+/// library; no NVRTC library; the driver failed to initialise; no device; a driver older
+/// than NVRTC; a GPU NVRTC cannot compile for).
+///
+/// Nothing is looked at before the first call, which loads the driver and NVRTC libraries
+/// if present (no context is created); the answer is computed once per process.
+pub fn status() -> Result<DeviceInfo, crate::Error> {
+    #[cfg(feature = "cuda")]
+    {
+        driver::status()
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Err(crate::Error::Unavailable {
+            backend: "cuda",
+            reason: "this build has no CUDA support (cargo feature `cuda` off)".to_owned(),
+        })
+    }
+}

@@ -1,0 +1,382 @@
+//! The CUDA driver as a [`Device`] (feature `cuda`): one process-wide context on device 0
+//! with its own stream, buffers from the driver's allocator, and each kernel file compiled
+//! by NVRTC to CUBIN for the device's own compute capability on first use.
+//!
+//! Everything CUDA is loaded at run time (cudarc's dynamic loading), and cudarc panics when
+//! a library is missing, so [`status`] looks for the driver and NVRTC libraries before any
+//! other call, and [`Cuda::get`] goes through it: without a GPU, driver or NVRTC every entry
+//! point returns [`Error::Unavailable`] with the reason, and nothing is loaded twice.
+
+use std::collections::HashMap;
+use std::ffi::c_int;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::{
+    result as dres, sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr as _,
+    LaunchConfig, PushKernelArg,
+};
+
+use super::device::{sealed, Device, DeviceBuffer, DevicePtr};
+use super::nvrtc::{self, Target};
+use super::{DeviceInfo, Kernel, Module};
+use crate::Error;
+
+/// The backend's name in errors.
+const BACKEND: &str = "cuda";
+
+fn unavailable(reason: impl Into<String>) -> Error {
+    Error::Unavailable { backend: BACKEND, reason: reason.into() }
+}
+
+/// A driver failure during work: what failed and the driver's error name.
+pub(crate) fn device_error(what: &str, err: dres::DriverError) -> Error {
+    let name = err.error_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{err:?}"));
+    let text = err.error_string().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    if text.is_empty() {
+        Error::Device(format!("{what}: {name}"))
+    } else {
+        Error::Device(format!("{what}: {name} ({text})"))
+    }
+}
+
+/// Whether the CUDA driver library (libcuda.so.1 / nvcuda.dll) can be loaded.
+fn driver_library_present() -> bool {
+    // SAFETY: only tries to open the library by its usual names (dlopen / dlclose).
+    unsafe { sys::is_culib_present() }
+}
+
+/// The version of the NVRTC library that can be loaded, or why there is none.
+pub(crate) fn nvrtc_version() -> Result<(u32, u32), Error> {
+    static VERSION: OnceLock<Result<(u32, u32), Error>> = OnceLock::new();
+    VERSION
+        .get_or_init(|| {
+            // SAFETY: only tries to open the library by its usual names.
+            if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+                return Err(unavailable(
+                    "no NVRTC library (libnvrtc.so.13, CUDA 13's run-time compiler) found: install the CUDA \
+                     toolkit's NVRTC (e.g. `pip install nvidia-cuda-nvrtc`) and put the folder of libnvrtc.so.13 \
+                     on LD_LIBRARY_PATH",
+                ));
+            }
+            let (mut major, mut minor): (c_int, c_int) = (0, 0);
+            // SAFETY: the library is present (checked above); two valid out-pointers.
+            let rc = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+            if rc != cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS {
+                return Err(unavailable(format!("NVRTC does not answer nvrtcVersion: {rc:?}")));
+            }
+            Ok((major.max(0) as u32, minor.max(0) as u32))
+        })
+        .clone()
+}
+
+/// What [`super::status`] reports with the feature on: computed once per process.
+pub(crate) fn status() -> Result<DeviceInfo, Error> {
+    static STATUS: OnceLock<Result<DeviceInfo, Error>> = OnceLock::new();
+    STATUS.get_or_init(probe).clone()
+}
+
+fn probe() -> Result<DeviceInfo, Error> {
+    if !driver_library_present() {
+        return Err(unavailable(
+            "no CUDA driver library (libcuda.so.1) found: this machine has no NVIDIA driver, or the loader does \
+             not see it",
+        ));
+    }
+    let nvrtc = nvrtc_version()?;
+    if let Err(err) = dres::init() {
+        return Err(if err.0 == sys::cudaError_enum::CUDA_ERROR_NO_DEVICE {
+            unavailable("no CUDA device (the driver found no GPU: cuInit returned CUDA_ERROR_NO_DEVICE)")
+        } else {
+            unavailable(format!("the CUDA driver failed to initialise: {}", describe(err)))
+        });
+    }
+    let count = dres::device::get_count().map_err(|e| unavailable(format!("cuDeviceGetCount failed: {}", describe(e))))?;
+    if count < 1 {
+        return Err(unavailable("no CUDA device (the driver sees none; check CUDA_VISIBLE_DEVICES)"));
+    }
+    let dev = dres::device::get(0).map_err(|e| unavailable(format!("cuDeviceGet(0) failed: {}", describe(e))))?;
+    let name = dres::device::get_name(dev).map_err(|e| unavailable(format!("cuDeviceGetName failed: {}", describe(e))))?;
+    let attr = |a: sys::CUdevice_attribute| {
+        // SAFETY: `dev` is a device handle the driver returned.
+        unsafe { dres::device::get_attribute(dev, a) }
+            .map_err(|e| unavailable(format!("cuDeviceGetAttribute failed: {}", describe(e))))
+    };
+    let major = attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
+    let minor = attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
+    // SAFETY: as above.
+    let memory = unsafe { dres::device::total_mem(dev) }
+        .map_err(|e| unavailable(format!("cuDeviceTotalMem failed: {}", describe(e))))?;
+    let mut version: c_int = 0;
+    // SAFETY: a valid out-pointer; the driver is initialised.
+    unsafe { sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .map_err(|e| unavailable(format!("cuDriverGetVersion failed: {}", describe(e))))?;
+    let driver_version = ((version / 1000).max(0) as u32, ((version % 1000) / 10).max(0) as u32);
+    let info = DeviceInfo {
+        name,
+        compute_capability: (major.max(0) as u32, minor.max(0) as u32),
+        memory: memory as u64,
+        driver_version,
+        nvrtc_version: nvrtc,
+    };
+    if driver_version.0 < nvrtc.0 {
+        return Err(unavailable(format!(
+            "the CUDA driver supports CUDA {}.{}, older than NVRTC {}.{}: its CUBINs need a driver for CUDA {}.x \
+             or newer (or use an NVRTC of the driver's major version)",
+            driver_version.0, driver_version.1, nvrtc.0, nvrtc.1, nvrtc.0
+        )));
+    }
+    let arch = info.compute_capability.0 * 10 + info.compute_capability.1;
+    match nvrtc::supported_archs() {
+        Ok(archs) if !archs.is_empty() && !archs.contains(&arch) => {
+            return Err(unavailable(format!(
+                "NVRTC {}.{} cannot compile for this GPU ({}, compute capability {}.{}); it supports sm_{}",
+                nvrtc.0,
+                nvrtc.1,
+                info.name,
+                info.compute_capability.0,
+                info.compute_capability.1,
+                archs.iter().map(u32::to_string).collect::<Vec<_>>().join(", sm_")
+            )));
+        }
+        _ => {}
+    }
+    Ok(info)
+}
+
+/// A driver error's name and description, for the status reasons.
+fn describe(err: dres::DriverError) -> String {
+    match device_error("", err) {
+        Error::Device(s) => s.trim_start_matches(": ").to_owned(),
+        other => other.to_string(),
+    }
+}
+
+/// The CUDA driver as a [`Device`]: device 0, a context shared by the process (the device's
+/// primary context, the one CuPy and PyTorch use too), one stream of its own.
+///
+/// Work from several threads goes to the one stream in the order it is issued; each batch
+/// function waits for its own results ([`Device::download`], [`Device::synchronize`]).
+pub struct Cuda {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    info: DeviceInfo,
+    /// One slot per entry of [`Module::ALL`]: the module, or why it failed to build.
+    modules: Vec<OnceLock<Result<Arc<CudaModule>, Error>>>,
+    functions: Mutex<HashMap<&'static str, CudaFunction>>,
+}
+
+impl std::fmt::Debug for Cuda {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cuda").field("device", &self.info).finish_non_exhaustive()
+    }
+}
+
+/// Device memory of [`Cuda`], freed (in stream order) when dropped.
+#[derive(Debug)]
+pub struct CudaBuffer {
+    slice: CudaSlice<u8>,
+    ptr: DevicePtr,
+    len: usize,
+}
+
+impl DeviceBuffer for CudaBuffer {
+    fn ptr(&self) -> DevicePtr {
+        self.ptr
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
+fn out_of_range(what: &str, offset: usize, len: usize, size: usize) -> Error {
+    Error::InvalidArgument(format!("{what} of {len} bytes at offset {offset} does not fit a buffer of {size} bytes"))
+}
+
+impl Cuda {
+    /// The process's device: the context is created on the first call (after [`status`]
+    /// says the device is usable), later calls return the same one, or the same error.
+    pub fn get() -> Result<&'static Cuda, Error> {
+        static CUDA: OnceLock<Result<Cuda, Error>> = OnceLock::new();
+        CUDA.get_or_init(Cuda::open).as_ref().map_err(Clone::clone)
+    }
+
+    fn open() -> Result<Cuda, Error> {
+        let info = status()?;
+        let ctx = CudaContext::new(0).map_err(|e| unavailable(format!("creating the CUDA context failed: {}", describe(e))))?;
+        // One stream, and every wait between it and other streams is explicit (wait_for_stream),
+        // so cudarc's per-buffer events would only cost time.
+        // SAFETY: no buffer exists yet; all of ours are used on `stream` alone.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.new_stream().map_err(|e| device_error("creating a CUDA stream", e))?;
+        let modules = Module::ALL.iter().map(|_| OnceLock::new()).collect();
+        Ok(Cuda { ctx, stream, info, modules, functions: Mutex::new(HashMap::new()) })
+    }
+
+    /// The device's name, compute capability, memory and versions.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The handle of this device's stream (a `CUstream`), e.g. to pass as the consumer's
+    /// stream to a DLPack producer (`__dlpack__(stream=...)`).
+    pub fn stream_handle(&self) -> u64 {
+        self.stream.cu_stream() as u64
+    }
+
+    /// Makes the work issued to this device from now on wait for everything issued so far
+    /// to `producer`, a `CUstream` of this process in the same context (CUDA Array Interface
+    /// `stream` values: 1 is the legacy default stream, 2 the per-thread default stream).
+    ///
+    /// # Safety
+    ///
+    /// `producer` must be a live stream handle of the primary context of device 0, or 1 or 2.
+    pub unsafe fn wait_for_stream(&self, producer: u64) -> Result<(), Error> {
+        let event = self.ctx.new_event(None).map_err(|e| device_error("creating a CUDA event", e))?;
+        // SAFETY: `event` is live; the caller vouches for `producer`.
+        unsafe { dres::event::record(event.cu_event(), producer as sys::CUstream) }
+            .map_err(|e| device_error("recording an event on the producer's stream", e))?;
+        self.stream.wait(&event).map_err(|e| device_error("waiting for the producer's stream", e))
+    }
+
+    /// Checks that `[ptr, ptr + len)` is memory of this device (device or managed memory of
+    /// device 0, inside one allocation), so that a wrong address or size from a caller is an
+    /// error instead of a fault in a kernel.
+    pub fn check_range(&self, ptr: DevicePtr, len: usize) -> Result<(), Error> {
+        if len == 0 {
+            return Ok(());
+        }
+        self.ctx.bind_to_thread().map_err(|e| device_error("binding the CUDA context", e))?;
+        let get = |attr: sys::CUpointer_attribute| -> Result<u64, dres::DriverError> {
+            let mut value: u64 = 0;
+            // SAFETY: every attribute asked for is at most 8 bytes (an int, a CUdeviceptr or a
+            // size_t), written into a zeroed u64 (little-endian: the low bytes hold an int).
+            unsafe { sys::cuPointerGetAttribute((&mut value as *mut u64).cast(), attr, ptr) }.result()?;
+            Ok(value)
+        };
+        let bad = |e: dres::DriverError| {
+            Error::InvalidArgument(format!(
+                "address {ptr:#x} is not CUDA device memory of this process ({})",
+                describe(e)
+            ))
+        };
+        let ordinal = get(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL).map_err(bad)? as u32 as i32;
+        if ordinal != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "address {ptr:#x} is memory of CUDA device {ordinal}; the cuda backend runs on device 0"
+            )));
+        }
+        let start = get(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR).map_err(bad)?;
+        let size = get(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE).map_err(bad)?;
+        let end = ptr.checked_add(len as u64);
+        if start > ptr || end.is_none_or(|e| e > start.saturating_add(size)) {
+            return Err(Error::InvalidArgument(format!(
+                "{len} bytes at {ptr:#x} run past the end of their CUDA allocation ({size} bytes at {start:#x})"
+            )));
+        }
+        Ok(())
+    }
+
+    fn module(&self, module: Module) -> Result<&Arc<CudaModule>, Error> {
+        let index = Module::ALL
+            .iter()
+            .position(|&m| m == module)
+            .ok_or_else(|| Error::InvalidArgument(format!("{module:?} is not in Module::ALL")))?;
+        self.modules[index]
+            .get_or_init(|| {
+                let (major, minor) = self.info.compute_capability;
+                let compiled = nvrtc::compile(module, (major, minor), Target::Cubin)?;
+                self.ctx
+                    .load_module(cudarc::nvrtc::Ptx::from_binary(compiled.image))
+                    .map_err(|e| device_error(&format!("loading the CUBIN of {}", module.file_name()), e))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn function(&self, kernel: Kernel) -> Result<CudaFunction, Error> {
+        let mut functions = self.functions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = functions.get(kernel.name) {
+            return Ok(f.clone());
+        }
+        let f = self
+            .module(kernel.module)?
+            .load_function(kernel.name)
+            .map_err(|e| device_error(&format!("finding kernel {} in {}", kernel.name, kernel.module.file_name()), e))?;
+        functions.insert(kernel.name, f.clone());
+        Ok(f)
+    }
+
+    /// Compiles and loads every kernel file now rather than on first use (NVRTC takes a
+    /// moment per file), e.g. before timing.
+    pub fn load_all(&self) -> Result<(), Error> {
+        Module::ALL.iter().try_for_each(|&m| self.module(m).map(|_| ()))
+    }
+}
+
+impl sealed::Sealed for Cuda {}
+
+impl Device for Cuda {
+    type Buffer = CudaBuffer;
+
+    fn alloc(&self, len: usize) -> Result<CudaBuffer, Error> {
+        // cuMemAlloc returns 256-byte aligned memory; a zero-byte request gets one byte so
+        // that every buffer has a distinct, valid address.
+        // SAFETY: the contents are unspecified, as the trait says; u8 has no invalid values.
+        let slice = unsafe { self.stream.alloc::<u8>(len.max(1)) }
+            .map_err(|e| device_error(&format!("allocating {len} bytes of GPU memory"), e))?;
+        let (ptr, _) = slice.device_ptr(&self.stream);
+        Ok(CudaBuffer { ptr, slice, len })
+    }
+
+    fn upload(&self, dst: &mut CudaBuffer, offset: usize, src: &[u8]) -> Result<(), Error> {
+        let size = dst.len;
+        let end = offset.checked_add(src.len()).filter(|&e| e <= size);
+        let end = end.ok_or_else(|| out_of_range("an upload", offset, src.len(), size))?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        // From pageable memory the copy has read `src` when the call returns.
+        self.stream
+            .memcpy_htod(src, &mut dst.slice.slice_mut(offset..end))
+            .map_err(|e| device_error(&format!("copying {} bytes to the GPU", src.len()), e))
+    }
+
+    fn download(&self, src: &CudaBuffer, offset: usize, dst: &mut [u8]) -> Result<(), Error> {
+        let end = offset.checked_add(dst.len()).filter(|&e| e <= src.len);
+        let end = end.ok_or_else(|| out_of_range("a download", offset, dst.len(), src.len))?;
+        if !dst.is_empty() {
+            self.stream
+                .memcpy_dtoh(&src.slice.slice(offset..end), dst)
+                .map_err(|e| device_error(&format!("copying {} bytes from the GPU", dst.len()), e))?;
+        }
+        // The bytes are on the host only once the stream has reached the copy (and a
+        // kernel's fault surfaces here).
+        self.synchronize()
+    }
+
+    unsafe fn launch(&self, kernel: Kernel, grid: u32, block: u32, args: &[u64]) -> Result<(), Error> {
+        if grid == 0 || block == 0 {
+            return Err(Error::InvalidArgument(format!("empty launch of {} ({grid} blocks of {block} threads)", kernel.name)));
+        }
+        let f = self.function(kernel)?;
+        let mut builder = self.stream.launch_builder(&f);
+        // Each parameter is 8 bytes (a pointer or a 64-bit integer): cuLaunchKernel takes a
+        // pointer to each.
+        for arg in args {
+            builder.arg(arg);
+        }
+        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: the caller guarantees the addresses in `args` (this function's contract);
+        // the argument count and sizes match the kernel's signature (every kernel parameter
+        // is 8 bytes, and the emulation tests check the count of the same launches).
+        unsafe { builder.launch(cfg) }
+            .map(|_| ())
+            .map_err(|e| device_error(&format!("launching {} ({grid} blocks of {block} threads)", kernel.name), e))
+    }
+
+    fn synchronize(&self) -> Result<(), Error> {
+        self.stream.synchronize().map_err(|e| device_error("running the GPU work", e))
+    }
+}
