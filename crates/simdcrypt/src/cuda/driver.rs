@@ -278,6 +278,42 @@ impl Cuda {
         Ok(())
     }
 
+    /// Copies `src` to the device address `dst` (memory the caller owns, e.g. an `out=`
+    /// array), after all work issued so far, and waits for the copy.
+    ///
+    /// # Safety
+    ///
+    /// `[dst, dst + src.len())` must be device memory, writable and not in use elsewhere
+    /// ([`Cuda::check_range`] checks that it is memory of this device).
+    pub unsafe fn copy_to_device(&self, dst: DevicePtr, src: &[u8]) -> Result<(), Error> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        self.ctx.bind_to_thread().map_err(|e| device_error("binding the CUDA context", e))?;
+        // SAFETY: the caller vouches for `dst`; `src` is pageable host memory that the
+        // copy has read when it returns, and we wait for the stream anyway.
+        unsafe { dres::memcpy_htod_async(dst, src, self.stream.cu_stream()) }
+            .map_err(|e| device_error(&format!("copying {} bytes to the GPU", src.len()), e))?;
+        self.synchronize()
+    }
+
+    /// Copies `dst.len()` bytes from the device address `src` to the host, after all work
+    /// issued so far.
+    ///
+    /// # Safety
+    ///
+    /// `[src, src + dst.len())` must be readable device memory.
+    pub unsafe fn copy_from_device(&self, src: DevicePtr, dst: &mut [u8]) -> Result<(), Error> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        self.ctx.bind_to_thread().map_err(|e| device_error("binding the CUDA context", e))?;
+        // SAFETY: the caller vouches for `src`; we wait for the copy before returning.
+        unsafe { dres::memcpy_dtoh_async(dst, src, self.stream.cu_stream()) }
+            .map_err(|e| device_error(&format!("copying {} bytes from the GPU", dst.len()), e))?;
+        self.synchronize()
+    }
+
     fn module(&self, module: Module) -> Result<&Arc<CudaModule>, Error> {
         let index = Module::ALL
             .iter()
