@@ -1,4 +1,5 @@
-//! `simdcrypt backends`: the CPU features found and the backend each algorithm uses.
+//! `simdcrypt backends`: the CPU features found, the backend each algorithm uses, and
+//! whether the GPU backend (`sum --backend cuda`) can run here and why not.
 
 use clap::Args;
 use simdcrypt::cpu::{self, Features};
@@ -27,6 +28,8 @@ struct Report {
     usable: Vec<&'static str>,
     disable_var: Option<String>,
     algorithms: Vec<simdcrypt::backend::BackendReport>,
+    /// The GPU, or why there is none usable.
+    cuda: Result<simdcrypt::cuda::DeviceInfo, String>,
 }
 
 fn names(features: Features) -> Vec<&'static str> {
@@ -40,6 +43,10 @@ impl Report {
             usable: names(cpu::features()),
             disable_var: std::env::var("SIMDCRYPT_DISABLE").ok(),
             algorithms: simdcrypt::backend_report(),
+            cuda: simdcrypt::cuda::status().map_err(|e| match e {
+                simdcrypt::Error::Unavailable { reason, .. } => reason,
+                other => other.to_string(),
+            }),
         }
     }
 
@@ -63,6 +70,11 @@ impl Report {
         for a in &self.algorithms {
             s += &format!("{}: selected {} (supported: {})\n", a.algorithm, a.selected, a.supported.join(", "));
         }
+        let note = simdcrypt::cuda::VERIFICATION_NOTE;
+        match &self.cuda {
+            Ok(info) => s += &format!("cuda: available on {info} (sum --backend cuda; {note})\n"),
+            Err(reason) => s += &format!("cuda: unavailable: {reason} ({note})\n"),
+        }
         s
     }
 
@@ -84,9 +96,17 @@ impl Report {
             })
             .collect();
         let disable = self.disable_var.as_deref().map_or_else(|| "null".to_string(), json_string);
+        let (available, device, reason) = match &self.cuda {
+            Ok(info) => ("true", json_string(&info.to_string()), "null".to_string()),
+            Err(reason) => ("false", "null".to_string(), json_string(reason)),
+        };
+        let cuda = format!(
+            "{{\"available\": {available}, \"device\": {device}, \"reason\": {reason}, \"verified\": {}}}",
+            simdcrypt::cuda::VERIFIED_ON_GPU
+        );
         format!(
             "{{\n  \"cpu_features\": {},\n  \"usable_features\": {},\n  \
-             \"simdcrypt_disable\": {},\n  \"algorithms\": [\n{}\n  ]\n}}\n",
+             \"simdcrypt_disable\": {},\n  \"algorithms\": [\n{}\n  ],\n  \"cuda\": {cuda}\n}}\n",
             list(&self.hardware),
             list(&self.usable),
             disable,

@@ -107,6 +107,9 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
                 .to_string(),
         ));
     }
+    if args.hash.backend.as_deref().is_some_and(|b| b.eq_ignore_ascii_case("cuda")) {
+        return run_cuda(args, files, out);
+    }
 
     let opts = args.hash.options()?;
     let names = hashing::algorithm_list(&args.algorithm);
@@ -373,4 +376,157 @@ fn json_path(path: &Path) -> serde_json::Map<String, serde_json::Value> {
         obj.insert("path_hex".into(), simdcrypt::to_hex(walk::path_bytes(path)).into());
     }
     obj
+}
+
+/// How much file content `--backend cuda` reads into one batch before hashing it (a file
+/// larger than this is a batch of its own).
+const CUDA_BATCH_BYTES: usize = 256 << 20;
+
+/// `--backend cuda`: the files are read into batches of up to [`CUDA_BATCH_BYTES`] and each
+/// batch is hashed on the GPU in one call (one message per file); the lines are those of
+/// the CPU path, in the same order. One algorithm at a time: blake3 (any -l, keyed and
+/// derive-key modes), streebog256, streebog512, gost94, gost94-test. Without a usable GPU
+/// it is a usage error (exit 2) that says why.
+fn run_cuda(args: &SumArgs, files: &[PathBuf], out: &mut Out) -> Result<bool, Failure> {
+    use simdcrypt::{blake3, cuda, gost94, streebog};
+
+    enum Kernel {
+        Blake3,
+        Streebog(streebog::Bits),
+        Gost94(gost94::SBox),
+    }
+    const SUPPORTED: &str = "blake3, streebog256, streebog512, gost94 and gost94-test";
+    let names = hashing::algorithm_list(&args.algorithm);
+    let [name] = names[..] else {
+        return Err(Failure::Usage(format!("--backend cuda hashes with one algorithm ({SUPPORTED}), not {}", names.join(","))));
+    };
+    let kernel = match name {
+        "blake3" => Kernel::Blake3,
+        "streebog256" => Kernel::Streebog(streebog::Bits::B256),
+        "streebog512" => Kernel::Streebog(streebog::Bits::B512),
+        "gost94" => Kernel::Gost94(gost94::SBox::CryptoPro),
+        "gost94-test" => Kernel::Gost94(gost94::SBox::Test),
+        other => return Err(Failure::Usage(format!("--backend cuda supports {SUPPORTED}, not {other}"))),
+    };
+    if args.tree || args.raw || args.seek > 0 {
+        return Err(Failure::Usage("--backend cuda does not combine with --tree, --raw or --seek".to_string()));
+    }
+    if files.iter().any(|f| hashing::is_stdin(f)) {
+        return Err(Failure::Usage("--backend cuda hashes files, not standard input ('-')".to_string()));
+    }
+    // The CPU hasher of the same algorithm and mode: its checks of the key, the length and
+    // the options, and its labels for the output lines.
+    let mut opts = args.hash.options()?;
+    opts.backend = None;
+    let hasher = args.hash.hasher(name, &opts)?;
+    let len = args.length.map(|l| l as usize);
+    if !hasher.is_xof() {
+        hasher.finalize(len).map_err(|e| Failure::Fatal(e.to_string()))?;
+    }
+    let out_len = len.unwrap_or(hasher.default_output_len());
+    let key: Option<[u8; blake3::KEY_LEN]> = opts.key.as_deref().and_then(|k| k.try_into().ok());
+    let mode = match (&key, &opts.derive_key_context) {
+        (Some(key), _) => blake3::Mode::KeyedHash(key),
+        (None, Some(context)) => blake3::Mode::DeriveKey(context),
+        (None, None) => blake3::Mode::Hash,
+    };
+    let dev = cuda::Cuda::get().map_err(|e| Failure::Usage(format!("--backend cuda: {e}")))?;
+
+    let walk_opts = args.walk.options()?;
+    let mut jobs = Vec::new();
+    for path in files {
+        if args.recursive && fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            for entry in walk::walk(path, &walk_opts, false) {
+                match entry.kind {
+                    Kind::File => jobs.push(Job::Hash(entry.path)),
+                    Kind::Error(e) => jobs.push(Job::Failed(entry.path, e)),
+                    Kind::Dir | Kind::Symlink(_) => {}
+                }
+            }
+        } else {
+            jobs.push(Job::Hash(path.clone()));
+        }
+    }
+    let mode_arg = args.progress.mode();
+    let total_bytes = if progress::wanted(mode_arg) { total_size(&jobs) } else { 0 };
+    let progress = Progress::new(jobs.len() as u64, total_bytes, mode_arg);
+    let style = if args.json {
+        Style::Json
+    } else if args.no_names {
+        Style::NoNames
+    } else if args.tag {
+        Style::Tag
+    } else {
+        Style::Gnu
+    };
+    let mut failures = 0u64;
+    let mut start = 0;
+    while start < jobs.len() {
+        // Read the next batch: whole files, up to the budget (at least one job).
+        let mut contents: Vec<Result<Vec<u8>, io::Error>> = Vec::new();
+        let mut bytes = 0usize;
+        let mut end = start;
+        while end < jobs.len() && (end == start || bytes < CUDA_BATCH_BYTES) {
+            let size = match &jobs[end] {
+                Job::Hash(path) => fs::metadata(path).map_or(0, |m| m.len() as usize),
+                Job::Failed(..) => 0,
+            };
+            if end > start && bytes.saturating_add(size) > CUDA_BATCH_BYTES {
+                break;
+            }
+            contents.push(match &jobs[end] {
+                Job::Hash(path) => fs::read(path),
+                Job::Failed(_, e) => Err(io::Error::new(e.kind(), io_error_text(e))),
+            });
+            bytes = bytes.saturating_add(contents.last().and_then(|c| c.as_ref().ok()).map_or(0, Vec::len));
+            end += 1;
+        }
+        let messages: Vec<&[u8]> = contents.iter().filter_map(|c| c.as_ref().ok().map(Vec::as_slice)).collect();
+        let mut digests = vec![0u8; messages.len() * out_len];
+        if !messages.is_empty() && out_len > 0 {
+            let result = match kernel {
+                Kernel::Blake3 => cuda::blake3_many(dev, &messages, mode, out_len, &mut digests),
+                Kernel::Streebog(bits) => cuda::streebog_many(dev, &messages, bits, &mut digests),
+                Kernel::Gost94(sbox) => cuda::gost94_many(dev, &messages, sbox, &mut digests),
+            };
+            result.map_err(|e| Failure::Fatal(format!("--backend cuda: {e}")))?;
+        }
+        let mut next = digests.chunks_exact(out_len.max(1));
+        for (job, content) in jobs[start..end].iter().zip(&contents) {
+            let path = match job {
+                Job::Hash(path) | Job::Failed(path, _) => path,
+            };
+            match content {
+                Ok(data) => {
+                    let digest = if out_len == 0 { Vec::new() } else { next.next().unwrap_or_default().to_vec() };
+                    progress.inc(data.len() as u64);
+                    let digest = args.hash.present(&hasher, digest);
+                    out.record(&format_line(
+                        path,
+                        hasher.descriptor().bsd_label,
+                        hasher.algorithm(),
+                        &digest,
+                        data.len() as u64,
+                        style,
+                    ))?;
+                }
+                Err(e) => {
+                    progress.inc(0);
+                    failures += 1;
+                    let text = io_error_text(e);
+                    if args.json {
+                        out.record(&json_error(path, &text))?;
+                    }
+                    out.warn(format_args!("{}: {text}", path.to_string_lossy()))?;
+                }
+            }
+        }
+        start = end;
+    }
+    progress.finish();
+    if args.recursive && failures > 0 {
+        let what = if failures == 1 { "entry" } else { "entries" };
+        out.warn(format_args!("WARNING: {failures} {what} could not be read"))?;
+    }
+    Ok(failures == 0)
 }

@@ -24,16 +24,20 @@ use crate::messages;
 /// - key, derive_key_context: the mode, as for blake3().
 /// - max_threads: how many threads may share the batch (a positive integer or
 ///   blake3.AUTO).
-/// - backend: a kernel set from backends()["blake3"]["supported"].
+/// - backend: a kernel set from backends()["blake3"]["supported"], or "cuda" for the GPU
+///   (as for streebog_many: host messages or a 2-D uint8 array on the GPU).
+/// - out: with backend="cuda" only: a uint8 GPU array of exactly len(messages) * length
+///   bytes that receives the digests; it is returned.
 ///
 /// Short messages (up to 1 KiB) are hashed several at a time with SIMD, so a batch is
 /// much faster than a loop over blake3(). The GIL is released while hashing when the
 /// batch holds 2 KiB or more; every buffer stays pinned until the call returns.
 #[pyfunction]
 #[pyo3(
-    signature = (messages, /, *, length=BigIndex(32), key=None, derive_key_context=None, max_threads=1, backend=None),
-    text_signature = "(messages, /, *, length=32, key=None, derive_key_context=None, max_threads=1, backend=None)"
+    signature = (messages, /, *, length=BigIndex(32), key=None, derive_key_context=None, max_threads=1, backend=None, out=None),
+    text_signature = "(messages, /, *, length=32, key=None, derive_key_context=None, max_threads=1, backend=None, out=None)"
 )]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn blake3_many<'py>(
     py: Python<'py>,
     messages: &Bound<'py, PyAny>,
@@ -42,13 +46,30 @@ pub(crate) fn blake3_many<'py>(
     derive_key_context: Option<String>,
     max_threads: isize,
     backend: Option<String>,
-) -> PyResult<Bound<'py, PyBytes>> {
+    out: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     let (out_len, _) = args::output_range(length, BigIndex(0))?;
     let mode = ModeArgs::new(key, derive_key_context)?;
+    if crate::cuda::is_cuda(backend.as_deref()) {
+        args::threads(max_threads)?;
+        let mode = mode.mode();
+        return crate::cuda::many(
+            py,
+            messages,
+            out_len,
+            out,
+            |dev, m, o| simdcrypt::cuda::blake3_many(dev, m, mode, out_len, o),
+            // SAFETY: `many` checked the data, offsets and output ranges against the device.
+            |dev, data, offsets, o| unsafe { simdcrypt::cuda::blake3_many_device(dev, data, offsets, mode, out_len, o) },
+        );
+    }
+    if out.is_some() {
+        return Err(crate::cuda::out_needs_cuda());
+    }
     let (threads, platform) = args::threads_and_backend::<Platform>(max_threads, backend.as_deref())?;
     let mut batch = Batch::new(mode.mode());
     batch.set_platform(platform).set_max_threads(threads);
-    hash_batch(py, messages, out_len, |slices, out| batch.hash_into(slices, out_len, out))
+    Ok(hash_batch(py, messages, out_len, |slices, out| batch.hash_into(slices, out_len, out))?.into_any())
 }
 
 /// The body of every `*_many` function: pins the messages (any accepted `messages`
@@ -79,4 +100,47 @@ pub(crate) fn hash_batch<'py>(
         // message pinned until after the hashing.
         args::detach_if_long(py, work, || hash(slices, out)).map_err(args::value_error)
     })
+}
+
+/// The BLAKE3 digest of one input in one call: `length` bytes, equal to
+/// `blake3(data, key=key, derive_key_context=derive_key_context).digest(length)`.
+///
+/// - data: any C-contiguous bytes-like object; with backend="cuda" also a C-contiguous
+///   uint8 array already on the GPU (CuPy, PyTorch: CUDA Array Interface or DLPack).
+/// - length, key, derive_key_context: as for blake3_many.
+/// - max_threads: threads for the CPU backends (a positive integer or blake3.AUTO).
+/// - backend: a kernel set from backends()["blake3"]["supported"], or "cuda" to hash the
+///   input on the GPU (backends()["cuda"]; a ValueError says why when there is none).
+///
+/// This is the one-shot form of the blake3 class, for inputs large enough to hash on a
+/// GPU: the class itself stays a CPU hash object (update, copy, seek).
+#[pyfunction]
+#[pyo3(
+    signature = (data, /, *, length=BigIndex(32), key=None, derive_key_context=None, max_threads=1, backend=None),
+    text_signature = "(data, /, *, length=32, key=None, derive_key_context=None, max_threads=1, backend=None)"
+)]
+pub(crate) fn blake3_digest<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    length: BigIndex,
+    key: Option<&Bound<'py, PyAny>>,
+    derive_key_context: Option<String>,
+    max_threads: isize,
+    backend: Option<String>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (out_len, _) = args::output_range(length, BigIndex(0))?;
+    let mode = ModeArgs::new(key, derive_key_context)?;
+    if crate::cuda::is_cuda(backend.as_deref()) {
+        args::threads(max_threads)?;
+        return crate::cuda::blake3_digest(py, data, mode.mode(), out_len);
+    }
+    let (threads, platform) = args::threads_and_backend::<Platform>(max_threads, backend.as_deref())?;
+    let mut batch = Batch::new(mode.mode());
+    batch.set_platform(platform).set_max_threads(threads);
+    crate::buffer::with_bytes(data, |bytes| {
+        crate::buffer::new_bytes(py, out_len, |out| {
+            args::detach_if_long(py, bytes.len().saturating_add(out_len), || batch.hash_into(&[bytes], out_len, out))
+                .map_err(args::value_error)
+        })
+    })?
 }

@@ -2,7 +2,6 @@
 //! `gost94_many` (batches).
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 use simdcrypt::gost94::{self, Gost94, Platform, SBox, BLOCK_LEN, OUT_LEN};
 
 use crate::args;
@@ -58,11 +57,11 @@ hash_class! {
 ///
 /// - messages: as for streebog_many.
 /// - sbox: "cryptopro" (default) or "test".
-/// - max_threads, backend: as for streebog_many (backends()["gost94"]).
+/// - max_threads, backend, out: as for streebog_many (backends()["gost94"], or "cuda").
 #[pyfunction]
 #[pyo3(
-    signature = (messages, /, *, sbox="cryptopro", max_threads=1, backend=None),
-    text_signature = "(messages, /, *, sbox='cryptopro', max_threads=1, backend=None)"
+    signature = (messages, /, *, sbox="cryptopro", max_threads=1, backend=None, out=None),
+    text_signature = "(messages, /, *, sbox='cryptopro', max_threads=1, backend=None, out=None)"
 )]
 pub(crate) fn gost94_many<'py>(
     py: Python<'py>,
@@ -70,8 +69,24 @@ pub(crate) fn gost94_many<'py>(
     sbox: &str,
     max_threads: isize,
     backend: Option<String>,
-) -> PyResult<Bound<'py, PyBytes>> {
+    out: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     let sbox = SBox::from_name(sbox).map_err(args::value_error)?;
+    if crate::cuda::is_cuda(backend.as_deref()) {
+        args::threads(max_threads)?;
+        return crate::cuda::many(
+            py,
+            messages,
+            OUT_LEN,
+            out,
+            |dev, m, o| simdcrypt::cuda::gost94_many(dev, m, sbox, o),
+            // SAFETY: `many` checked the data, offsets and output ranges against the device.
+            |dev, data, offsets, o| unsafe { simdcrypt::cuda::gost94_many_device(dev, data, offsets, sbox, o) },
+        );
+    }
+    if out.is_some() {
+        return Err(crate::cuda::out_needs_cuda());
+    }
     let (threads, p) = args::threads_and_backend::<Platform>(max_threads, backend.as_deref())?;
-    crate::batch::hash_batch(py, messages, OUT_LEN, |m, out| gost94::hash_many(m, sbox, out, p, threads))
+    Ok(crate::batch::hash_batch(py, messages, OUT_LEN, |m, out| gost94::hash_many(m, sbox, out, p, threads))?.into_any())
 }

@@ -25,6 +25,7 @@ mod bao;
 mod batch;
 mod blake3_class;
 mod buffer;
+mod cuda;
 mod file_crypt;
 mod gost94_class;
 mod hash_class;
@@ -51,7 +52,9 @@ fn add_hash_class<C: hash_class::HashClass + pyo3::PyTypeInfo>(m: &Bound<'_, PyM
     m.getattr(HASH_CLASSES)?.set_item(C::NAME, m.py().get_type::<C>())
 }
 
-/// `{algorithm: {"selected": backend, "supported": [backends, best first]}}` for this CPU.
+/// `{algorithm: {"selected": backend, "supported": [backends, best first]}}` for this CPU,
+/// and `"cuda"`: the GPU backend of the batch functions, with `available`, `reason`,
+/// `device`, `verified` and `note` besides (`selected` "" and `supported` [] without one).
 #[pyfunction]
 #[pyo3(text_signature = "()")]
 fn backends(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -62,6 +65,8 @@ fn backends(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         entry.set_item("supported", PyList::new(py, &report.supported)?)?;
         out.set_item(report.algorithm, entry)?;
     }
+    // The GPU: looked for only now, when asked (see cuda.rs for the entry's keys).
+    out.set_item("cuda", cuda::backends_entry(py)?)?;
     Ok(out)
 }
 
@@ -150,6 +155,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(hash_file, m)?)?;
     m.add_function(wrap_pyfunction!(batch::blake3_many, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::blake3_digest, m)?)?;
     m.add_function(wrap_pyfunction!(sha256_batch::sha256_many, m)?)?;
     m.add_function(wrap_pyfunction!(merkle::merkle_root, m)?)?;
     m.add_function(wrap_pyfunction!(merkle::merkle_layers, m)?)?;

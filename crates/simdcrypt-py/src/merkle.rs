@@ -11,13 +11,9 @@ use crate::args::{self, BigIndex};
 use crate::buffer;
 use crate::sha256_batch::block_batch;
 
-/// The batch (kernels and threads) and depth that the keyword arguments select, checked.
-fn options(
-    depth: Option<BigIndex>,
-    max_threads: isize,
-    backend: Option<String>,
-) -> PyResult<(Option<u32>, BlockBatch)> {
-    let depth = match depth {
+/// The `depth=` argument, checked.
+fn depth_arg(depth: Option<BigIndex>) -> PyResult<Option<u32>> {
+    Ok(match depth {
         None => None,
         Some(BigIndex(d)) if d < 0 => {
             return Err(PyValueError::new_err(format!("depth must be a non-negative integer, got {d}")));
@@ -26,8 +22,16 @@ fn options(
             return Err(PyValueError::new_err(format!("merkle depth must be at most {MERKLE_MAX_DEPTH}, got {d}")));
         }
         Some(BigIndex(d)) => Some(d as u32),
-    };
-    Ok((depth, block_batch(max_threads, backend)?))
+    })
+}
+
+/// The batch (kernels and threads) and depth that the keyword arguments select, checked.
+fn options(
+    depth: Option<BigIndex>,
+    max_threads: isize,
+    backend: Option<String>,
+) -> PyResult<(Option<u32>, BlockBatch)> {
+    Ok((depth_arg(depth)?, block_batch(max_threads, backend)?))
 }
 
 /// The body of both functions: checks the keyword arguments, then runs `f(leaves,
@@ -55,7 +59,9 @@ fn build<'py, R: Send>(
 ///   the zero hashes: zero(0) = bytes(32), zero(h + 1) = sha256(zero(h) + zero(h)).
 /// - max_threads: how many threads may share each layer (a positive integer or
 ///   blake3.AUTO).
-/// - backend: a kernel set from backends()["sha256-batch"]["supported"].
+/// - backend: a kernel set from backends()["sha256-batch"]["supported"], or "cuda" for
+///   the GPU (backends()["cuda"]); with "cuda", leaves may also be a C-contiguous uint8
+///   array on the GPU (CuPy, PyTorch), n x 32 or flat. The root is returned as bytes.
 ///
 /// The GIL is released while hashing when `leaves` holds 2 KiB or more.
 #[pyfunction]
@@ -70,6 +76,11 @@ pub(crate) fn merkle_root<'py>(
     max_threads: isize,
     backend: Option<String>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    if crate::cuda::is_cuda(backend.as_deref()) {
+        let depth = depth_arg(depth)?;
+        args::threads(max_threads)?;
+        return crate::cuda::merkle_root(py, leaves, depth);
+    }
     let root = build(py, leaves, (depth, max_threads, backend), simdcrypt::sha256::merkle_root)?;
     Ok(PyBytes::new(py, &root))
 }

@@ -3,7 +3,6 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 use simdcrypt::sha256::{BatchPlatform, BlockBatch, BLOCK_LEN, OUT_LEN};
 
 use crate::args;
@@ -25,23 +24,35 @@ pub(crate) fn block_batch(max_threads: isize, backend: Option<String>) -> PyResu
 /// - blocks: any C-contiguous bytes-like object whose length is a multiple of 64.
 /// - max_threads: how many threads may share the batch (a positive integer or
 ///   blake3.AUTO); the blocks are split into contiguous ranges.
-/// - backend: a kernel set from backends()["sha256-batch"]["supported"].
+/// - backend: a kernel set from backends()["sha256-batch"]["supported"], or "cuda" for
+///   the GPU (backends()["cuda"]); with "cuda", blocks may also be a C-contiguous uint8
+///   array on the GPU (CuPy, PyTorch), n x 64 or flat.
+/// - out: with backend="cuda" only: a uint8 GPU array of exactly len(blocks) // 2 bytes
+///   that receives the digests; it is returned.
 ///
 /// The GIL is released while hashing when `blocks` holds 2 KiB or more; the buffer stays
 /// pinned until the call returns.
 #[pyfunction]
 #[pyo3(
-    signature = (blocks, /, *, max_threads=1, backend=None),
-    text_signature = "(blocks, /, *, max_threads=1, backend=None)"
+    signature = (blocks, /, *, max_threads=1, backend=None, out=None),
+    text_signature = "(blocks, /, *, max_threads=1, backend=None, out=None)"
 )]
 pub(crate) fn sha256_many<'py>(
     py: Python<'py>,
     blocks: &Bound<'py, PyAny>,
     max_threads: isize,
     backend: Option<String>,
-) -> PyResult<Bound<'py, PyBytes>> {
+    out: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if crate::cuda::is_cuda(backend.as_deref()) {
+        args::threads(max_threads)?;
+        return crate::cuda::sha256_many(py, blocks, out);
+    }
+    if out.is_some() {
+        return Err(crate::cuda::out_needs_cuda());
+    }
     let batch = block_batch(max_threads, backend)?;
-    buffer::with_bytes(blocks, |data| {
+    let digests = buffer::with_bytes(blocks, |data| {
         if !data.len().is_multiple_of(BLOCK_LEN) {
             return Err(PyValueError::new_err(format!(
                 "blocks must be a whole number of {BLOCK_LEN}-byte blocks (its length a multiple of 64), got {} bytes",
@@ -54,5 +65,6 @@ pub(crate) fn sha256_many<'py>(
             // `blocks` is held until with_bytes returns.
             args::detach_if_long(py, data.len(), || batch.hash_into(data, out)).map_err(args::value_error)
         })
-    })?
+    })??;
+    Ok(digests.into_any())
 }

@@ -9,7 +9,6 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 use simdcrypt::streebog::{
     self, Bits, HmacStreebog256, HmacStreebog512, Platform, Streebog256, Streebog512, BLOCK_LEN,
 };
@@ -100,13 +99,18 @@ streebog_class!(hmac
 ///   message per row, as for blake3_many. Lengths may differ.
 /// - bits: 256 or 512.
 /// - max_threads: how many threads may share the batch (a positive integer or AUTO).
-/// - backend: a kernel set from backends()["streebog"]["supported"].
+/// - backend: a kernel set from backends()["streebog"]["supported"], or "cuda" for the
+///   GPU (backends()["cuda"]; a ValueError says why when there is none). With "cuda",
+///   messages may also be a 2-D uint8 array on the GPU (CuPy, PyTorch: CUDA Array Interface
+///   or DLPack), one message per row.
+/// - out: with backend="cuda" only: a uint8 array on the GPU of exactly len(messages) *
+///   digest size bytes that receives the digests (they stay on the GPU); it is returned.
 ///
 /// Several messages run side by side, which hides the latency of the AVX-512 kernel.
 #[pyfunction]
 #[pyo3(
-    signature = (messages, /, *, bits=256, max_threads=1, backend=None),
-    text_signature = "(messages, /, *, bits=256, max_threads=1, backend=None)"
+    signature = (messages, /, *, bits=256, max_threads=1, backend=None, out=None),
+    text_signature = "(messages, /, *, bits=256, max_threads=1, backend=None, out=None)"
 )]
 pub(crate) fn streebog_many<'py>(
     py: Python<'py>,
@@ -114,12 +118,29 @@ pub(crate) fn streebog_many<'py>(
     bits: i64,
     max_threads: isize,
     backend: Option<String>,
-) -> PyResult<Bound<'py, PyBytes>> {
+    out: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     // The library's message for any value outside u32 too.
     let bits = u32::try_from(bits)
         .ok()
         .and_then(|b| Bits::from_bits(b).ok())
         .ok_or_else(|| PyValueError::new_err(format!("streebog bits must be 256 or 512, got {bits}")))?;
+    if crate::cuda::is_cuda(backend.as_deref()) {
+        args::threads(max_threads)?;
+        return crate::cuda::many(
+            py,
+            messages,
+            bits.out_len(),
+            out,
+            |dev, m, o| simdcrypt::cuda::streebog_many(dev, m, bits, o),
+            // SAFETY: `many` checked the data, offsets and output ranges against the device.
+            |dev, data, offsets, o| unsafe { simdcrypt::cuda::streebog_many_device(dev, data, offsets, bits, o) },
+        );
+    }
+    if out.is_some() {
+        return Err(crate::cuda::out_needs_cuda());
+    }
     let (threads, p) = args::threads_and_backend::<Platform>(max_threads, backend.as_deref())?;
-    crate::batch::hash_batch(py, messages, bits.out_len(), |m, out| streebog::hash_many(m, bits, out, p, threads))
+    Ok(crate::batch::hash_batch(py, messages, bits.out_len(), |m, out| streebog::hash_many(m, bits, out, p, threads))?
+        .into_any())
 }

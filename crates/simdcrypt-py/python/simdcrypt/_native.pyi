@@ -3,9 +3,9 @@
 
 from collections.abc import Callable, Sequence
 from os import PathLike
-from typing import ClassVar, Final, Literal, Protocol, TypedDict, final, overload, type_check_only
+from typing import Any, ClassVar, Final, Literal, Protocol, TypedDict, TypeVar, final, overload, type_check_only
 
-from typing_extensions import Buffer, Self
+from typing_extensions import Buffer, NotRequired, Self
 
 __all__ = [
     "ALGORITHMS",
@@ -26,6 +26,7 @@ __all__ = [
     "bao_scrub",
     "bao_slice",
     "blake3",
+    "blake3_digest",
     "blake3_many",
     "blake3_merge",
     "blake3_subtree",
@@ -58,6 +59,33 @@ ALGORITHMS: Final[tuple[str, ...]]
 class _BackendInfo(TypedDict):
     selected: str
     supported: list[str]
+    # The "cuda" entry only (the GPU backend of the batch functions): whether a GPU is
+    # usable, why not, which one, and whether the backend has passed a run on a GPU.
+    available: NotRequired[bool]
+    reason: NotRequired[str | None]
+    device: NotRequired[str | None]
+    verified: NotRequired[bool]
+    note: NotRequired[str]
+    functions: NotRequired[list[str]]
+
+@type_check_only
+class _CudaArray(Protocol):
+    """An array in GPU memory through the CUDA Array Interface (CuPy, Numba, PyTorch):
+    C-contiguous, 1-byte items, on device 0."""
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]: ...
+
+@type_check_only
+class _DLPackArray(Protocol):
+    """An array that DLPack exports (PyTorch, CuPy, JAX): on a CUDA device it is read in
+    place (C-contiguous, 1-byte items, device 0)."""
+
+    def __dlpack__(self, *, stream: int | None = ...) -> Any: ...
+    def __dlpack_device__(self) -> tuple[int, int]: ...
+
+_DeviceArray = _CudaArray | _DLPackArray
+_Out = TypeVar("_Out", bound=_CudaArray | _DLPackArray)
 
 @type_check_only
 class _MessageArray(Protocol):
@@ -259,8 +287,32 @@ def hash_file(
     backend: str | None = None,
     usedforsecurity: bool = True,
 ) -> bytes: ...
+@overload
 def blake3_many(
-    messages: Sequence[Buffer] | _MessageArray,
+    messages: Sequence[Buffer] | _MessageArray | _DeviceArray,
+    /,
+    *,
+    length: int = 32,
+    key: Buffer | None = None,
+    derive_key_context: str | None = None,
+    max_threads: int = 1,
+    backend: str | None = None,
+    out: None = None,
+) -> bytes: ...
+@overload
+def blake3_many(
+    messages: Sequence[Buffer] | _MessageArray | _DeviceArray,
+    /,
+    *,
+    length: int = 32,
+    key: Buffer | None = None,
+    derive_key_context: str | None = None,
+    max_threads: int = 1,
+    backend: str | None = None,
+    out: _Out,
+) -> _Out: ...
+def blake3_digest(
+    data: Buffer | _DeviceArray,
     /,
     *,
     length: int = 32,
@@ -269,15 +321,26 @@ def blake3_many(
     max_threads: int = 1,
     backend: str | None = None,
 ) -> bytes: ...
+@overload
 def sha256_many(
-    blocks: Buffer,
+    blocks: Buffer | _DeviceArray,
     /,
     *,
     max_threads: int = 1,
     backend: str | None = None,
+    out: None = None,
 ) -> bytes: ...
+@overload
+def sha256_many(
+    blocks: Buffer | _DeviceArray,
+    /,
+    *,
+    max_threads: int = 1,
+    backend: str | None = None,
+    out: _Out,
+) -> _Out: ...
 def merkle_root(
-    leaves: Buffer,
+    leaves: Buffer | _DeviceArray,
     /,
     *,
     depth: int | None = None,
@@ -310,22 +373,46 @@ def blake3_merge(
     key: Buffer | None = None,
     derive_key_context: str | None = None,
 ) -> bytes: ...
+@overload
 def streebog_many(
-    messages: Sequence[Buffer] | _MessageArray,
+    messages: Sequence[Buffer] | _MessageArray | _DeviceArray,
     /,
     *,
     bits: Literal[256, 512] | int = 256,
     max_threads: int = 1,
     backend: str | None = None,
+    out: None = None,
 ) -> bytes: ...
+@overload
+def streebog_many(
+    messages: Sequence[Buffer] | _MessageArray | _DeviceArray,
+    /,
+    *,
+    bits: Literal[256, 512] | int = 256,
+    max_threads: int = 1,
+    backend: str | None = None,
+    out: _Out,
+) -> _Out: ...
+@overload
 def gost94_many(
-    messages: Sequence[Buffer] | _MessageArray,
+    messages: Sequence[Buffer] | _MessageArray | _DeviceArray,
     /,
     *,
     sbox: Literal["cryptopro", "test"] | str = "cryptopro",
     max_threads: int = 1,
     backend: str | None = None,
+    out: None = None,
 ) -> bytes: ...
+@overload
+def gost94_many(
+    messages: Sequence[Buffer] | _MessageArray | _DeviceArray,
+    /,
+    *,
+    sbox: Literal["cryptopro", "test"] | str = "cryptopro",
+    max_threads: int = 1,
+    backend: str | None = None,
+    out: _Out,
+) -> _Out: ...
 def highwayhash_many(
     messages: Sequence[Buffer] | _MessageArray,
     /,

@@ -1,0 +1,233 @@
+"""Inputs and outputs already on the GPU, for ``backend="cuda"``.
+
+Imported by the native module only when a ``backend="cuda"`` call is made, never by
+``import simdcrypt``. Two protocols are read, without importing CuPy or PyTorch:
+
+- the CUDA Array Interface (``__cuda_array_interface__``, versions 2 and 3): CuPy, Numba,
+  PyTorch, JAX...;
+- DLPack (``__dlpack__`` with ``__dlpack_device__``): PyTorch, CuPy, JAX...
+
+Either way the array must be C-contiguous, of 1-byte items (uint8, int8, bool), on CUDA
+device 0. :func:`device_view` checks what the protocol says; the native side then checks
+with the driver that the whole range is memory of that device before any kernel reads or
+writes it, so a wrong pointer or size is a ValueError, not a crash.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from typing import Any, Callable, Optional, Tuple
+
+__all__ = ["device_view", "is_device_array"]
+
+# DLPack device types (dlpack.h).
+KDL_CPU = 1
+KDL_CUDA = 2
+KDL_CUDA_HOST = 3
+KDL_CUDA_MANAGED = 13
+
+# What device_view returns: (address, shape, producer stream to wait for or None,
+# a function to call once the GPU work is done, or None).
+View = Tuple[int, Tuple[int, ...], Optional[int], Optional[Callable[[], None]]]
+
+
+def is_device_array(obj: Any) -> bool:
+    """Whether ``obj`` says it lives in CUDA device memory (CAI, or DLPack on kDLCUDA)."""
+    if hasattr(obj, "__cuda_array_interface__"):
+        return True
+    if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        try:
+            device_type = int(obj.__dlpack_device__()[0])
+        except Exception:
+            return False
+        return device_type in (KDL_CUDA, KDL_CUDA_MANAGED)
+    return False
+
+
+def _c_contiguous(shape: Tuple[int, ...], strides: Tuple[int, ...]) -> bool:
+    """Whether byte ``strides`` of 1-byte items describe a C-contiguous array (strides of
+    dimensions of length 0 or 1 do not matter)."""
+    if len(strides) != len(shape):
+        return False
+    expected = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n > 1 and s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _shape(values: Any, what: str) -> Tuple[int, ...]:
+    if not isinstance(values, (tuple, list)):
+        raise ValueError(f"{what}: shape must be a tuple of integers, got {values!r}")
+    shape = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"{what}: shape must be a tuple of non-negative integers, got {values!r}")
+        shape.append(int(v))
+    return tuple(shape)
+
+
+def _from_cai(obj: Any, what: str, writable: bool) -> View:
+    cai = obj.__cuda_array_interface__
+    if not isinstance(cai, dict):
+        raise ValueError(f"{what}: __cuda_array_interface__ must be a dict, got {type(cai).__name__}")
+    for key in ("shape", "typestr", "data", "version"):
+        if key not in cai:
+            raise ValueError(f"{what}: __cuda_array_interface__ lacks the key {key!r}")
+    version = cai["version"]
+    if not isinstance(version, int) or version < 2:
+        raise ValueError(f"{what}: __cuda_array_interface__ version {version!r} is not supported (2 or 3)")
+    shape = _shape(cai["shape"], what)
+    typestr = cai["typestr"]
+    if not isinstance(typestr, str) or len(typestr) < 3 or typestr[1] not in "uibV" or typestr[2:] != "1":
+        raise ValueError(f"{what}: the array must be of 1-byte items (typestr '|u1'), got typestr {typestr!r}")
+    data = cai["data"]
+    if not (isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], int) and data[0] >= 0):
+        raise ValueError(f"{what}: __cuda_array_interface__ 'data' must be (pointer, read_only), got {data!r}")
+    ptr, readonly = data
+    if writable and readonly:
+        raise ValueError(f"{what}: the array is read-only")
+    strides = cai.get("strides")
+    if strides is not None:
+        if not isinstance(strides, (tuple, list)) or not all(isinstance(s, int) for s in strides):
+            raise ValueError(f"{what}: strides must be None or a tuple of integers, got {strides!r}")
+        if not _c_contiguous(shape, tuple(strides)):
+            raise ValueError(f"{what}: the array must be C-contiguous, got strides {tuple(strides)} for shape {shape}")
+    if cai.get("mask") is not None:
+        raise ValueError(f"{what}: masked arrays are not supported")
+    stream = cai.get("stream")
+    if stream is not None:
+        if isinstance(stream, bool) or not isinstance(stream, int) or stream <= 0:
+            # The interface forbids 0: None means "no synchronization needed".
+            raise ValueError(f"{what}: __cuda_array_interface__ 'stream' must be None or a positive int, got {stream!r}")
+    if ptr == 0 and math.prod(shape) != 0:
+        raise ValueError(f"{what}: null data pointer for a non-empty array")
+    return ptr, shape, stream, None
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_Deleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensor))
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _Deleter)]
+
+# The capsule names of the DLPack protocol. PyCapsule_SetName keeps the pointer it is
+# given, so the renamed name must live as long as the capsule: a module constant does.
+_DLTENSOR = b"dltensor"
+_USED_DLTENSOR = b"used_dltensor"
+
+_capsule_is_valid = ctypes.pythonapi.PyCapsule_IsValid
+_capsule_is_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_capsule_is_valid.restype = ctypes.c_int
+_capsule_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_capsule_get_pointer.restype = ctypes.c_void_p
+_capsule_set_name = ctypes.pythonapi.PyCapsule_SetName
+_capsule_set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_capsule_set_name.restype = ctypes.c_int
+
+
+def parse_capsule(capsule: Any, what: str = "array") -> Tuple[int, int, int, Tuple[int, ...], Callable[[], None]]:
+    """Reads a ``"dltensor"`` capsule: (device type, device id, address, shape, release).
+
+    Nothing is consumed until ``release()`` is called: it renames the capsule
+    ``"used_dltensor"`` and calls the tensor's deleter, as the DLPack protocol asks of
+    the consumer. If it is never called (an error before the work), the capsule keeps its
+    name and the producer's capsule destructor frees the tensor.
+    """
+    if not _capsule_is_valid(capsule, _DLTENSOR):
+        raise ValueError(f"{what}: __dlpack__() did not return an unused 'dltensor' capsule")
+    address = _capsule_get_pointer(capsule, _DLTENSOR)
+    if not address:
+        raise ValueError(f"{what}: the DLPack capsule holds a null pointer")
+    managed = _DLManagedTensor.from_address(address)
+    tensor = managed.dl_tensor
+    dtype = tensor.dtype
+    if dtype.bits * dtype.lanes != 8 or dtype.code not in (0, 1, 6):
+        raise ValueError(
+            f"{what}: the array must be of 1-byte items (uint8, int8 or bool), got DLPack dtype "
+            f"code {dtype.code}, {dtype.bits} bits x {dtype.lanes} lanes"
+        )
+    ndim = tensor.ndim
+    if ndim < 0 or ndim > 64:
+        raise ValueError(f"{what}: DLPack ndim {ndim} is out of range")
+    shape = tuple(int(tensor.shape[i]) for i in range(ndim)) if ndim else ()
+    if any(n < 0 for n in shape):
+        raise ValueError(f"{what}: DLPack shape {shape} has a negative length")
+    if tensor.strides:
+        strides = tuple(int(tensor.strides[i]) for i in range(ndim))  # in items of 1 byte
+        if not _c_contiguous(shape, strides):
+            raise ValueError(f"{what}: the array must be C-contiguous, got strides {strides} for shape {shape}")
+    data = (tensor.data or 0) + int(tensor.byte_offset)
+    if data == 0 and math.prod(shape) != 0:
+        raise ValueError(f"{what}: null data pointer for a non-empty array")
+    released = False
+
+    def release() -> None:
+        nonlocal released
+        if released:
+            return
+        released = True
+        if _capsule_set_name(capsule, _USED_DLTENSOR) != 0:
+            return
+        deleter = _DLManagedTensor.from_address(address).deleter
+        if deleter:
+            deleter(ctypes.cast(address, ctypes.POINTER(_DLManagedTensor)))
+
+    return int(tensor.device.device_type), int(tensor.device.device_id), data, shape, release
+
+
+def _from_dlpack(obj: Any, what: str, writable: bool, stream: int) -> View:
+    device_type, device_id = (int(v) for v in obj.__dlpack_device__())
+    if device_type not in (KDL_CUDA, KDL_CUDA_MANAGED):
+        raise ValueError(f"{what}: DLPack device type {device_type} is not CUDA ({KDL_CUDA})")
+    if device_id != 0:
+        raise ValueError(f"{what}: the array is on CUDA device {device_id}; the cuda backend runs on device 0")
+    # The consumer's stream: the producer makes it wait for the array's pending work.
+    capsule = obj.__dlpack__(stream=stream)
+    device_type, device_id, data, shape, release = parse_capsule(capsule, what)
+    if device_type not in (KDL_CUDA, KDL_CUDA_MANAGED) or device_id != 0:
+        raise ValueError(f"{what}: the DLPack tensor is on device ({device_type}, {device_id}), not CUDA device 0")
+    # DLPack has no read-only flag before version 1.0; out= arrays are written in place.
+    del writable
+    return data, shape, None, release
+
+
+def device_view(obj: Any, what: str, writable: bool, stream: int) -> Optional[View]:
+    """``obj`` as a device array: (address, shape, producer stream or None, release or
+    None); or None if ``obj`` is not a device array (a host buffer, to be copied).
+
+    ``stream`` is the backend's own stream handle, given to DLPack producers as the
+    consumer's stream. A CAI ``stream`` is returned for the native side to wait on.
+    """
+    if hasattr(obj, "__cuda_array_interface__"):
+        return _from_cai(obj, what, writable)
+    if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        device_type = int(obj.__dlpack_device__()[0])
+        if device_type in (KDL_CPU, KDL_CUDA_HOST):
+            return None  # host memory: read through the buffer protocol
+        return _from_dlpack(obj, what, writable, stream)
+    return None
