@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds what scripts/gpu-check.sh runs on the GPU machine into gpu-carry/ (git-ignored):
+# the Python wheel (abi3, Python >= 3.9, with the `cuda` feature like every build of the
+# bindings) and the release CLI, both x86-64 Linux. The GPU machine has no Rust and no
+# network, so both are built here and travel in the device tool's `carry`:
+#
+#   ./scripts/build-gpu-carry.sh
+#   (device tool) run  command: bash scripts/gpu-check.sh   carry: ["gpu-carry"]   timeout_s: 540
+#
+# Needs .venv with maturin (scripts/test.sh or `pip install -r requirements-dev.txt`).
+# Honours CARGO_TARGET_DIR.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+if [ "$(uname -m)" != x86_64 ]; then
+    echo "the GPU machine is x86-64; build there-compatible binaries on an x86-64 machine" >&2
+    exit 1
+fi
+maturin="$root/.venv/bin/maturin"
+[ -x "$maturin" ] || { echo "no $maturin: create .venv first (pip install -r requirements-dev.txt)" >&2; exit 1; }
+target="${CARGO_TARGET_DIR:-$root/target}"
+rm -rf gpu-carry
+mkdir -p gpu-carry
+# Thin LTO: the release profile's fat LTO takes many minutes on a shared machine, and the
+# figures measured with it differ little for GPU batches.
+export CARGO_PROFILE_RELEASE_LTO="${CARGO_PROFILE_RELEASE_LTO:-thin}"
+"$maturin" build --release -m crates/simdcrypt-py/Cargo.toml -o gpu-carry
+cargo build --release -p simdcrypt-cli
+cp "$target/release/simdcrypt" gpu-carry/simdcrypt
+git rev-parse HEAD >gpu-carry/COMMIT
+git status --porcelain --untracked-files=no >gpu-carry/DIRTY || true
+ls -l gpu-carry
+du -sh gpu-carry
