@@ -103,6 +103,11 @@ RUSTDOCFLAGS="-D warnings" cargo doc --quiet -p simdcrypt --no-deps
 step "Benchmarks compile"
 cargo check --quiet -p simdcrypt-bench --benches
 
+step "Python bindings of backend=\"cuda\" on the kernels' host emulation (no GPU needed)"
+# Built with the test-only cuda-emulation feature for this one file, then rebuilt without it.
+maturin develop --quiet -m crates/simdcrypt-py/Cargo.toml --features cuda-emulation
+SIMDCRYPT_CUDA_EMULATION=1 python -m pytest -q crates/simdcrypt-py/tests/test_cuda_emulated.py
+
 step "Python extension (maturin develop --release)"
 maturin develop --quiet --release -m crates/simdcrypt-py/Cargo.toml
 

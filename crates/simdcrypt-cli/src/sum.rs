@@ -398,7 +398,10 @@ fn run_cuda(args: &SumArgs, files: &[PathBuf], out: &mut Out) -> Result<bool, Fa
     const SUPPORTED: &str = "blake3, streebog256, streebog512, gost94 and gost94-test";
     let names = hashing::algorithm_list(&args.algorithm);
     let [name] = names[..] else {
-        return Err(Failure::Usage(format!("--backend cuda hashes with one algorithm ({SUPPORTED}), not {}", names.join(","))));
+        return Err(Failure::Usage(format!(
+            "--backend cuda hashes with one algorithm ({SUPPORTED}), not {}",
+            names.join(",")
+        )));
     };
     let kernel = match name {
         "blake3" => Kernel::Blake3,

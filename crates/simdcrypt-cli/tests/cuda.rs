@@ -62,7 +62,10 @@ fn sum_backend_cuda_usage_errors() {
     let dir = TempDir::new("cuda-usage");
     dir.file("a", b"abc");
     let cases: [(&[&str], &str); 6] = [
-        (&["-a", "sha256", "a"], "--backend cuda supports blake3, streebog256, streebog512, gost94 and gost94-test, not sha256"),
+        (
+            &["-a", "sha256", "a"],
+            "--backend cuda supports blake3, streebog256, streebog512, gost94 and gost94-test, not sha256",
+        ),
         (&["-a", "streebog512,gost94", "a"], "--backend cuda hashes with one algorithm"),
         (&["-a", "gost94", "-"], "--backend cuda hashes files, not standard input"),
         (&["-a", "blake3", "--seek", "3", "a"], "does not combine with --tree, --raw or --seek"),
@@ -104,13 +107,16 @@ fn sum_backend_cuda_matches_the_cpu() {
                 continue;
             }
             let cpu = run(simdcrypt(dir.path()).args(["sum", "-a", algo]).args(style).args(&names));
-            let gpu = run(simdcrypt(dir.path()).args(["sum", "--backend", "cuda", "-a", algo]).args(style).args(&names));
+            let gpu =
+                run(simdcrypt(dir.path()).args(["sum", "--backend", "cuda", "-a", algo]).args(style).args(&names));
             assert_eq!(stdout(&gpu), stdout(&cpu), "{algo} {style:?}");
             assert_eq!(stderr(&gpu), stderr(&cpu), "{algo} {style:?}");
             assert_eq!(code(&gpu), code(&cpu), "{algo} {style:?}");
         }
     }
     let cpu = ok(run(simdcrypt(dir.path()).args(["sum", "-l", "100", "--derive-key", "ctx"]).args(&names[4..])));
-    let gpu = ok(run(simdcrypt(dir.path()).args(["sum", "--backend", "cuda", "-l", "100", "--derive-key", "ctx"]).args(&names[4..])));
+    let gpu = ok(run(simdcrypt(dir.path())
+        .args(["sum", "--backend", "cuda", "-l", "100", "--derive-key", "ctx"])
+        .args(&names[4..])));
     assert_eq!(gpu, cpu);
 }

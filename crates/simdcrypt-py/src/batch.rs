@@ -52,16 +52,7 @@ pub(crate) fn blake3_many<'py>(
     let mode = ModeArgs::new(key, derive_key_context)?;
     if crate::cuda::is_cuda(backend.as_deref()) {
         args::threads(max_threads)?;
-        let mode = mode.mode();
-        return crate::cuda::many(
-            py,
-            messages,
-            out_len,
-            out,
-            |dev, m, o| simdcrypt::cuda::blake3_many(dev, m, mode, out_len, o),
-            // SAFETY: `many` checked the data, offsets and output ranges against the device.
-            |dev, data, offsets, o| unsafe { simdcrypt::cuda::blake3_many_device(dev, data, offsets, mode, out_len, o) },
-        );
+        return crate::cuda::many(py, messages, out, crate::cuda::Batch::Blake3(mode.mode(), out_len));
     }
     if out.is_some() {
         return Err(crate::cuda::out_needs_cuda());

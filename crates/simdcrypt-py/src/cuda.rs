@@ -12,7 +12,8 @@
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use simdcrypt::cuda::{self as gpu, Cuda, Device as _, DeviceBuffer as _, DevicePtr};
+use simdcrypt::cuda::{self as gpu, Cuda, Device, DeviceBuffer as _, DevicePtr};
+use simdcrypt::{blake3, gost94, streebog};
 
 use crate::args;
 
@@ -21,14 +22,94 @@ pub(crate) fn is_cuda(backend: Option<&str>) -> bool {
     backend.is_some_and(|b| b.eq_ignore_ascii_case("cuda"))
 }
 
-/// The device, or a ValueError saying why there is none.
-pub(crate) fn device() -> PyResult<&'static Cuda> {
-    Cuda::get().map_err(args::value_error)
-}
-
 /// `out=` without `backend="cuda"`.
 pub(crate) fn out_needs_cuda() -> PyErr {
     PyValueError::new_err("out= is only accepted with backend=\"cuda\" (a CUDA device array to write the digests into)")
+}
+
+/// What the bindings need from a device beyond [`Device`]: checks of caller-supplied
+/// ranges, stream ordering with producers, and copies into caller-owned memory.
+pub(crate) trait Gpu: Device<Buffer: Sync> + Sync + 'static {
+    /// Whether DLPack tensors on the host (kDLCPU) count as device arrays: only in the
+    /// host emulation, whose "device memory" is host memory.
+    const HOST_TENSORS: bool;
+    fn check_range(&self, ptr: DevicePtr, len: usize) -> Result<(), simdcrypt::Error>;
+    /// # Safety
+    /// `stream` must be a live stream of this device's context, or 1 or 2.
+    unsafe fn wait_for_stream(&self, stream: u64) -> Result<(), simdcrypt::Error>;
+    fn stream_handle(&self) -> u64;
+    /// # Safety
+    /// `[dst, dst + src.len())` must be writable memory of this device.
+    unsafe fn copy_to_device(&self, dst: DevicePtr, src: &[u8]) -> Result<(), simdcrypt::Error>;
+}
+
+impl Gpu for Cuda {
+    const HOST_TENSORS: bool = false;
+    fn check_range(&self, ptr: DevicePtr, len: usize) -> Result<(), simdcrypt::Error> {
+        Cuda::check_range(self, ptr, len)
+    }
+    unsafe fn wait_for_stream(&self, stream: u64) -> Result<(), simdcrypt::Error> {
+        // SAFETY: the caller's contract.
+        unsafe { Cuda::wait_for_stream(self, stream) }
+    }
+    fn stream_handle(&self) -> u64 {
+        Cuda::stream_handle(self)
+    }
+    unsafe fn copy_to_device(&self, dst: DevicePtr, src: &[u8]) -> Result<(), simdcrypt::Error> {
+        // SAFETY: the caller's contract.
+        unsafe { Cuda::copy_to_device(self, dst, src) }
+    }
+}
+
+/// The host emulation behind `backend="cuda"`, for the bindings' own tests: only in a build
+/// with the `cuda-emulation` feature and only with SIMDCRYPT_CUDA_EMULATION=1 in the
+/// environment. "Device arrays" are then host memory (numpy arrays behind fake CUDA Array
+/// Interface or DLPack objects), which nothing can check: never in a release build.
+#[cfg(feature = "cuda-emulation")]
+impl Gpu for gpu::Emulated {
+    const HOST_TENSORS: bool = true;
+    fn check_range(&self, ptr: DevicePtr, len: usize) -> Result<(), simdcrypt::Error> {
+        if ptr == 0 && len > 0 {
+            return Err(simdcrypt::Error::InvalidArgument("a null address".into()));
+        }
+        Ok(())
+    }
+    unsafe fn wait_for_stream(&self, _stream: u64) -> Result<(), simdcrypt::Error> {
+        Ok(())
+    }
+    fn stream_handle(&self) -> u64 {
+        0
+    }
+    unsafe fn copy_to_device(&self, dst: DevicePtr, src: &[u8]) -> Result<(), simdcrypt::Error> {
+        // SAFETY: the caller vouches for `dst` (host memory in the emulation).
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst as usize as *mut u8, src.len()) };
+        Ok(())
+    }
+}
+
+#[cfg(feature = "cuda-emulation")]
+static EMULATED: gpu::Emulated = gpu::Emulated;
+
+#[cfg(feature = "cuda-emulation")]
+fn emulation_requested() -> bool {
+    static REQUESTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *REQUESTED.get_or_init(|| std::env::var_os("SIMDCRYPT_CUDA_EMULATION").is_some_and(|v| v == "1"))
+}
+
+/// Runs `$body` with `$dev` bound to the device of `backend="cuda"`: the GPU (a ValueError
+/// saying why when there is none), or the host emulation when requested (tests only).
+macro_rules! with_device {
+    (|$dev:ident| $body:expr) => {{
+        #[cfg(feature = "cuda-emulation")]
+        {
+            if emulation_requested() {
+                let $dev: &'static gpu::Emulated = &EMULATED;
+                return $body;
+            }
+        }
+        let $dev: &'static Cuda = Cuda::get().map_err(args::value_error)?;
+        $body
+    }};
 }
 
 /// An array on the GPU, as python/simdcrypt/_cuda.py read it; its DLPack capsule (if any)
@@ -50,26 +131,24 @@ impl Drop for DeviceArray<'_> {
 }
 
 /// `obj` as a device array (checked against the driver), or None for a host object.
-pub(crate) fn device_array<'py>(
+pub(crate) fn device_array<'py, D: Gpu>(
     obj: &Bound<'py, PyAny>,
     what: &str,
     writable: bool,
-    dev: &Cuda,
+    dev: &D,
 ) -> PyResult<Option<DeviceArray<'py>>> {
     let py = obj.py();
     let module = py.import("simdcrypt._cuda")?;
-    let view = module.call_method1("device_view", (obj, what, writable, dev.stream_handle()))?;
+    let view = module.call_method1("device_view", (obj, what, writable, dev.stream_handle(), D::HOST_TENSORS))?;
     if view.is_none() {
         return Ok(None);
     }
     let (ptr, shape, stream, release): (u64, Vec<usize>, Option<u64>, Option<Bound<'py, PyAny>>) = view.extract()?;
     let release = release.filter(|r| !r.is_none());
-    let len = shape
-        .iter()
-        .try_fold(1usize, |acc, &n| acc.checked_mul(n))
-        .filter(|&n| n <= isize::MAX as usize)
-        .ok_or_else(|| PyValueError::new_err(format!("{what}: shape {shape:?} is too large")))?;
-    let array = DeviceArray { ptr, shape, len, release };
+    let len = shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n)).filter(|&n| n <= isize::MAX as usize);
+    // The capsule (if any) is released on every path from here on.
+    let mut array = DeviceArray { ptr, shape, len: 0, release };
+    array.len = len.ok_or_else(|| PyValueError::new_err(format!("{what}: shape {:?} is too large", array.shape)))?;
     dev.check_range(array.ptr, array.len).map_err(|e| PyValueError::new_err(format!("{what}: {e}")))?;
     if let Some(stream) = stream {
         // SAFETY: the CUDA Array Interface says `stream` is a live stream of the producer
@@ -81,7 +160,7 @@ pub(crate) fn device_array<'py>(
 }
 
 /// `out=` for `len` bytes of digests: a writable device array of exactly that many bytes.
-fn out_array<'py>(out: &Bound<'py, PyAny>, len: usize, dev: &Cuda) -> PyResult<DeviceArray<'py>> {
+fn out_array<'py, D: Gpu>(out: &Bound<'py, PyAny>, len: usize, dev: &D) -> PyResult<DeviceArray<'py>> {
     let array = device_array(out, "out", true, dev)?.ok_or_else(|| {
         PyValueError::new_err(
             "out= must be a CUDA device array (__cuda_array_interface__ or DLPack on a CUDA device) of uint8",
@@ -108,9 +187,9 @@ fn equal_offsets(n: usize, len: usize) -> PyResult<Vec<u64>> {
 
 /// Runs `run(out_ptr)` writing `len` bytes of results on the device, into `out` if given
 /// (then returns `out`), else into a device buffer copied back to a new `bytes`.
-fn into_out<'py>(
+fn into_out<'py, D: Gpu>(
     py: Python<'py>,
-    dev: &'static Cuda,
+    dev: &'static D,
     out: Option<&Bound<'py, PyAny>>,
     len: usize,
     work: usize,
@@ -136,19 +215,73 @@ fn into_out<'py>(
     Ok(bytes.into_any())
 }
 
+/// The batch kernels of the `*_many` functions.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Batch<'a> {
+    Streebog(streebog::Bits),
+    Gost94(gost94::SBox),
+    /// The mode and the digest length.
+    Blake3(blake3::Mode<'a>, usize),
+}
+
+impl Batch<'_> {
+    fn digest_len(&self) -> usize {
+        match *self {
+            Batch::Streebog(bits) => bits.out_len(),
+            Batch::Gost94(_) => gost94::OUT_LEN,
+            Batch::Blake3(_, len) => len,
+        }
+    }
+
+    fn host<D: Device>(&self, dev: &D, messages: &[&[u8]], out: &mut [u8]) -> Result<(), simdcrypt::Error> {
+        match *self {
+            Batch::Streebog(bits) => gpu::streebog_many(dev, messages, bits, out),
+            Batch::Gost94(sbox) => gpu::gost94_many(dev, messages, sbox, out),
+            Batch::Blake3(mode, len) => gpu::blake3_many(dev, messages, mode, len, out),
+        }
+    }
+
+    /// # Safety
+    /// As the library's `*_many_device`: `data` holds `offsets[n]` readable bytes and `out`
+    /// `n * digest_len` writable bytes of the device.
+    unsafe fn device<D: Device>(
+        &self,
+        dev: &D,
+        data: DevicePtr,
+        offsets: &[u64],
+        out: DevicePtr,
+    ) -> Result<(), simdcrypt::Error> {
+        // SAFETY: the caller's contract.
+        unsafe {
+            match *self {
+                Batch::Streebog(bits) => gpu::streebog_many_device(dev, data, offsets, bits, out),
+                Batch::Gost94(sbox) => gpu::gost94_many_device(dev, data, offsets, sbox, out),
+                Batch::Blake3(mode, len) => gpu::blake3_many_device(dev, data, offsets, mode, len, out),
+            }
+        }
+    }
+}
+
 /// The body of the `*_many` functions with `backend="cuda"`: `messages` on the device (a
-/// 2-D C-contiguous array of 1-byte items, one message per row) go to `on_device(data,
-/// offsets, out)`; anything else is held as on the CPU path and goes to `on_host(messages,
-/// out)`; digests of `digest_len` bytes each, into `out` or a new `bytes`.
+/// 2-D C-contiguous array of 1-byte items, one message per row) or held as on the CPU path;
+/// digests into `out` (returned) or a new `bytes`.
 pub(crate) fn many<'py>(
     py: Python<'py>,
     messages: &Bound<'py, PyAny>,
-    digest_len: usize,
     out: Option<&Bound<'py, PyAny>>,
-    on_host: impl Fn(&Cuda, &[&[u8]], &mut [u8]) -> Result<(), simdcrypt::Error> + Send + Sync,
-    on_device: impl Fn(&Cuda, DevicePtr, &[u64], DevicePtr) -> Result<(), simdcrypt::Error> + Send + Sync,
+    batch: Batch<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let dev = device()?;
+    with_device!(|dev| many_on(py, dev, messages, out, batch))
+}
+
+fn many_on<'py, D: Gpu>(
+    py: Python<'py>,
+    dev: &'static D,
+    messages: &Bound<'py, PyAny>,
+    out: Option<&Bound<'py, PyAny>>,
+    batch: Batch<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let digest_len = batch.digest_len();
     if let Some(input) = device_array(messages, "messages", false, dev)? {
         let (n, len) = match input.shape[..] {
             [n, len] => (n, len),
@@ -169,19 +302,21 @@ pub(crate) fn many<'py>(
             if n == 0 {
                 return Ok(());
             }
-            on_device(dev, data, &offsets, out_ptr)
+            // SAFETY: `data` holds n * len readable bytes (checked against the device), and
+            // `out_ptr` n * digest_len writable ones (out_array checked `out=`'s size, or our
+            // own buffer of that size).
+            unsafe { batch.device(dev, data, &offsets, out_ptr) }
         });
         drop(input);
         return result;
     }
+    let digests = crate::batch::hash_batch(py, messages, digest_len, |m, o| batch.host(dev, m, o))?;
     match out {
-        None => Ok(crate::batch::hash_batch(py, messages, digest_len, |m, o| on_host(dev, m, o))?.into_any()),
+        None => Ok(digests.into_any()),
         Some(out) => {
             // Host messages, digests kept on the GPU: hashed into host memory, then copied.
-            let digests = crate::batch::hash_batch(py, messages, digest_len, |m, o| on_host(dev, m, o))?;
             let array = out_array(out, digests.as_bytes().len(), dev)?;
-            // SAFETY: check_range found `array` to be device memory of that many bytes, and
-            // it was declared writable.
+            // SAFETY: out_array found `array` to be writable device memory of that size.
             unsafe { dev.copy_to_device(array.ptr, digests.as_bytes()) }.map_err(args::value_error)?;
             drop(array);
             Ok(out.clone())
@@ -196,31 +331,46 @@ pub(crate) fn sha256_many<'py>(
     blocks: &Bound<'py, PyAny>,
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    with_device!(|dev| sha256_many_on(py, dev, blocks, out))
+}
+
+fn whole(len: usize, unit: usize, what: &str) -> PyResult<usize> {
+    if len.is_multiple_of(unit) {
+        Ok(len / unit)
+    } else {
+        Err(PyValueError::new_err(format!(
+            "{what} must be a whole number of {unit}-byte {what} (its length a multiple of {unit}), got {len} bytes"
+        )))
+    }
+}
+
+fn sha256_many_on<'py, D: Gpu>(
+    py: Python<'py>,
+    dev: &'static D,
+    blocks: &Bound<'py, PyAny>,
+    out: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     use simdcrypt::sha256::{BLOCK_LEN, OUT_LEN};
-    let dev = device()?;
-    let whole = |len: usize| {
-        if len.is_multiple_of(BLOCK_LEN) {
-            Ok(len / BLOCK_LEN)
-        } else {
-            Err(PyValueError::new_err(format!(
-                "blocks must be a whole number of {BLOCK_LEN}-byte blocks (its length a multiple of 64), got {len} bytes"
-            )))
-        }
-    };
     if let Some(input) = device_array(blocks, "blocks", false, dev)? {
-        let count = whole(input.len)?;
+        let count = whole(input.len, BLOCK_LEN, "blocks")?;
         let data = input.ptr;
         let result = into_out(py, dev, out, count * OUT_LEN, input.len, |out_ptr| {
-            // SAFETY: check_range found `count * 64` readable bytes at `data` and the output
-            // range (`out` or our own buffer) holds `count * 32`.
+            if count == 0 {
+                return Ok(());
+            }
+            // SAFETY: `count * 64` readable bytes at `data` (checked against the device);
+            // the output range (`out` or our own buffer) holds `count * 32`.
             unsafe { gpu::sha256_blocks_device(dev, data, count as u64, out_ptr) }
         });
         drop(input);
         return result;
     }
     let digests = crate::buffer::with_bytes(blocks, |data| {
-        let count = whole(data.len())?;
+        let count = whole(data.len(), BLOCK_LEN, "blocks")?;
         crate::buffer::new_bytes(py, count * OUT_LEN, |o| {
+            if count == 0 {
+                return Ok(());
+            }
             args::detach_if_long(py, data.len(), || gpu::sha256_blocks(dev, data, o)).map_err(args::value_error)
         })
     })??;
@@ -228,7 +378,7 @@ pub(crate) fn sha256_many<'py>(
         None => Ok(digests.into_any()),
         Some(out) => {
             let array = out_array(out, digests.as_bytes().len(), dev)?;
-            // SAFETY: as in `many`.
+            // SAFETY: out_array found `array` to be writable device memory of that size.
             unsafe { dev.copy_to_device(array.ptr, digests.as_bytes()) }.map_err(args::value_error)?;
             drop(array);
             Ok(out.clone())
@@ -243,26 +393,26 @@ pub(crate) fn merkle_root<'py>(
     leaves: &Bound<'py, PyAny>,
     depth: Option<u32>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let dev = device()?;
-    let whole = |len: usize| {
-        if len.is_multiple_of(32) {
-            Ok(len / 32)
-        } else {
-            Err(PyValueError::new_err(format!(
-                "leaves must be a whole number of 32-byte leaves (its length a multiple of 32), got {len} bytes"
-            )))
-        }
-    };
+    with_device!(|dev| merkle_root_on(py, dev, leaves, depth))
+}
+
+fn merkle_root_on<'py, D: Gpu>(
+    py: Python<'py>,
+    dev: &'static D,
+    leaves: &Bound<'py, PyAny>,
+    depth: Option<u32>,
+) -> PyResult<Bound<'py, PyBytes>> {
     let root = if let Some(input) = device_array(leaves, "leaves", false, dev)? {
-        let count = whole(input.len)?;
+        let count = whole(input.len, 32, "leaves")?;
         let data = input.ptr;
-        // SAFETY: check_range found `count * 32` readable bytes at `data`.
-        let root = args::detach_if_long(py, input.len, || unsafe { gpu::merkle_root_device(dev, data, count as u64, depth) });
+        // SAFETY: `count * 32` readable bytes at `data` (checked against the device).
+        let root =
+            args::detach_if_long(py, input.len, || unsafe { gpu::merkle_root_device(dev, data, count as u64, depth) });
         drop(input);
         root.map_err(args::value_error)?
     } else {
         crate::buffer::with_bytes(leaves, |data| {
-            whole(data.len())?;
+            whole(data.len(), 32, "leaves")?;
             args::detach_if_long(py, data.len(), || gpu::merkle_root(dev, data, depth)).map_err(args::value_error)
         })??
     };
@@ -274,13 +424,22 @@ pub(crate) fn merkle_root<'py>(
 pub(crate) fn blake3_digest<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
-    mode: simdcrypt::blake3::Mode<'_>,
+    mode: blake3::Mode<'_>,
     out_len: usize,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let dev = device()?;
+    with_device!(|dev| blake3_digest_on(py, dev, data, mode, out_len))
+}
+
+fn blake3_digest_on<'py, D: Gpu>(
+    py: Python<'py>,
+    dev: &'static D,
+    data: &Bound<'py, PyAny>,
+    mode: blake3::Mode<'_>,
+    out_len: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
     let digest = if let Some(input) = device_array(data, "data", false, dev)? {
         let (ptr, len) = (input.ptr, input.len);
-        // SAFETY: check_range found `len` readable bytes at `ptr`.
+        // SAFETY: `len` readable bytes at `ptr` (checked against the device).
         let digest =
             args::detach_if_long(py, len, || unsafe { gpu::blake3_hash_device(dev, ptr, len as u64, mode, out_len) });
         drop(input);

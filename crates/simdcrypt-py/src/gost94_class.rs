@@ -74,19 +74,12 @@ pub(crate) fn gost94_many<'py>(
     let sbox = SBox::from_name(sbox).map_err(args::value_error)?;
     if crate::cuda::is_cuda(backend.as_deref()) {
         args::threads(max_threads)?;
-        return crate::cuda::many(
-            py,
-            messages,
-            OUT_LEN,
-            out,
-            |dev, m, o| simdcrypt::cuda::gost94_many(dev, m, sbox, o),
-            // SAFETY: `many` checked the data, offsets and output ranges against the device.
-            |dev, data, offsets, o| unsafe { simdcrypt::cuda::gost94_many_device(dev, data, offsets, sbox, o) },
-        );
+        return crate::cuda::many(py, messages, out, crate::cuda::Batch::Gost94(sbox));
     }
     if out.is_some() {
         return Err(crate::cuda::out_needs_cuda());
     }
     let (threads, p) = args::threads_and_backend::<Platform>(max_threads, backend.as_deref())?;
-    Ok(crate::batch::hash_batch(py, messages, OUT_LEN, |m, out| gost94::hash_many(m, sbox, out, p, threads))?.into_any())
+    Ok(crate::batch::hash_batch(py, messages, OUT_LEN, |m, out| gost94::hash_many(m, sbox, out, p, threads))?
+        .into_any())
 }

@@ -127,15 +127,7 @@ pub(crate) fn streebog_many<'py>(
         .ok_or_else(|| PyValueError::new_err(format!("streebog bits must be 256 or 512, got {bits}")))?;
     if crate::cuda::is_cuda(backend.as_deref()) {
         args::threads(max_threads)?;
-        return crate::cuda::many(
-            py,
-            messages,
-            bits.out_len(),
-            out,
-            |dev, m, o| simdcrypt::cuda::streebog_many(dev, m, bits, o),
-            // SAFETY: `many` checked the data, offsets and output ranges against the device.
-            |dev, data, offsets, o| unsafe { simdcrypt::cuda::streebog_many_device(dev, data, offsets, bits, o) },
-        );
+        return crate::cuda::many(py, messages, out, crate::cuda::Batch::Streebog(bits));
     }
     if out.is_some() {
         return Err(crate::cuda::out_needs_cuda());

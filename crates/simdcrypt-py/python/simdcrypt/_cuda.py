@@ -200,7 +200,7 @@ def parse_capsule(capsule: Any, what: str = "array") -> Tuple[int, int, int, Tup
     return int(tensor.device.device_type), int(tensor.device.device_id), data, shape, release
 
 
-def _from_dlpack(obj: Any, what: str, writable: bool, stream: int) -> View:
+def _from_dlpack(obj: Any, what: str, writable: bool, stream: int, host_tensors: bool) -> View:
     device_type, device_id = (int(v) for v in obj.__dlpack_device__())
     if device_type not in (KDL_CUDA, KDL_CUDA_MANAGED):
         raise ValueError(f"{what}: DLPack device type {device_type} is not CUDA ({KDL_CUDA})")
@@ -209,19 +209,23 @@ def _from_dlpack(obj: Any, what: str, writable: bool, stream: int) -> View:
     # The consumer's stream: the producer makes it wait for the array's pending work.
     capsule = obj.__dlpack__(stream=stream)
     device_type, device_id, data, shape, release = parse_capsule(capsule, what)
-    if device_type not in (KDL_CUDA, KDL_CUDA_MANAGED) or device_id != 0:
+    accepted = (KDL_CUDA, KDL_CUDA_MANAGED) + ((KDL_CPU,) if host_tensors else ())
+    if device_type not in accepted or device_id != 0:
         raise ValueError(f"{what}: the DLPack tensor is on device ({device_type}, {device_id}), not CUDA device 0")
     # DLPack has no read-only flag before version 1.0; out= arrays are written in place.
     del writable
     return data, shape, None, release
 
 
-def device_view(obj: Any, what: str, writable: bool, stream: int) -> Optional[View]:
+def device_view(obj: Any, what: str, writable: bool, stream: int, host_tensors: bool = False) -> Optional[View]:
     """``obj`` as a device array: (address, shape, producer stream or None, release or
     None); or None if ``obj`` is not a device array (a host buffer, to be copied).
 
     ``stream`` is the backend's own stream handle, given to DLPack producers as the
     consumer's stream. A CAI ``stream`` is returned for the native side to wait on.
+    ``host_tensors``: accept a DLPack tensor on kDLCPU from an object that claims CUDA
+    (only for the host emulation of the bindings' tests, where device memory is host
+    memory).
     """
     if hasattr(obj, "__cuda_array_interface__"):
         return _from_cai(obj, what, writable)
@@ -229,5 +233,5 @@ def device_view(obj: Any, what: str, writable: bool, stream: int) -> Optional[Vi
         device_type = int(obj.__dlpack_device__()[0])
         if device_type in (KDL_CPU, KDL_CUDA_HOST):
             return None  # host memory: read through the buffer protocol
-        return _from_dlpack(obj, what, writable, stream)
+        return _from_dlpack(obj, what, writable, stream, host_tensors)
     return None

@@ -12,8 +12,8 @@ use std::ffi::c_int;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{
-    result as dres, sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr as _,
-    LaunchConfig, PushKernelArg,
+    result as dres, sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr as _, LaunchConfig,
+    PushKernelArg,
 };
 
 use super::device::{sealed, Device, DeviceBuffer, DevicePtr};
@@ -90,12 +90,14 @@ fn probe() -> Result<DeviceInfo, Error> {
             unavailable(format!("the CUDA driver failed to initialise: {}", describe(err)))
         });
     }
-    let count = dres::device::get_count().map_err(|e| unavailable(format!("cuDeviceGetCount failed: {}", describe(e))))?;
+    let count =
+        dres::device::get_count().map_err(|e| unavailable(format!("cuDeviceGetCount failed: {}", describe(e))))?;
     if count < 1 {
         return Err(unavailable("no CUDA device (the driver sees none; check CUDA_VISIBLE_DEVICES)"));
     }
     let dev = dres::device::get(0).map_err(|e| unavailable(format!("cuDeviceGet(0) failed: {}", describe(e))))?;
-    let name = dres::device::get_name(dev).map_err(|e| unavailable(format!("cuDeviceGetName failed: {}", describe(e))))?;
+    let name =
+        dres::device::get_name(dev).map_err(|e| unavailable(format!("cuDeviceGetName failed: {}", describe(e))))?;
     let attr = |a: sys::CUdevice_attribute| {
         // SAFETY: `dev` is a device handle the driver returned.
         unsafe { dres::device::get_attribute(dev, a) }
@@ -204,7 +206,8 @@ impl Cuda {
 
     fn open() -> Result<Cuda, Error> {
         let info = status()?;
-        let ctx = CudaContext::new(0).map_err(|e| unavailable(format!("creating the CUDA context failed: {}", describe(e))))?;
+        let ctx = CudaContext::new(0)
+            .map_err(|e| unavailable(format!("creating the CUDA context failed: {}", describe(e))))?;
         // One stream, and every wait between it and other streams is explicit (wait_for_stream),
         // so cudarc's per-buffer events would only cost time.
         // SAFETY: no buffer exists yet; all of ours are used on `stream` alone.
@@ -336,10 +339,9 @@ impl Cuda {
         if let Some(f) = functions.get(kernel.name) {
             return Ok(f.clone());
         }
-        let f = self
-            .module(kernel.module)?
-            .load_function(kernel.name)
-            .map_err(|e| device_error(&format!("finding kernel {} in {}", kernel.name, kernel.module.file_name()), e))?;
+        let f = self.module(kernel.module)?.load_function(kernel.name).map_err(|e| {
+            device_error(&format!("finding kernel {} in {}", kernel.name, kernel.module.file_name()), e)
+        })?;
         functions.insert(kernel.name, f.clone());
         Ok(f)
     }
@@ -394,7 +396,10 @@ impl Device for Cuda {
 
     unsafe fn launch(&self, kernel: Kernel, grid: u32, block: u32, args: &[u64]) -> Result<(), Error> {
         if grid == 0 || block == 0 {
-            return Err(Error::InvalidArgument(format!("empty launch of {} ({grid} blocks of {block} threads)", kernel.name)));
+            return Err(Error::InvalidArgument(format!(
+                "empty launch of {} ({grid} blocks of {block} threads)",
+                kernel.name
+            )));
         }
         let f = self.function(kernel)?;
         let mut builder = self.stream.launch_builder(&f);

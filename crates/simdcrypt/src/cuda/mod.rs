@@ -80,8 +80,7 @@ pub const NVRTC_OPTIONS: &[&str] = &["--std=c++17"];
 pub const VERIFIED_ON_GPU: bool = false;
 
 /// The words every report of the backend adds while [`VERIFIED_ON_GPU`] is false.
-pub const VERIFICATION_NOTE: &str =
-    if VERIFIED_ON_GPU { "verified on a GPU" } else { "not yet verified on a GPU" };
+pub const VERIFICATION_NOTE: &str = if VERIFIED_ON_GPU { "verified on a GPU" } else { "not yet verified on a GPU" };
 
 /// The GPU the `cuda` backend would run on (device 0), as [`status`] reports it.
 #[derive(Clone, Debug, PartialEq, Eq)]

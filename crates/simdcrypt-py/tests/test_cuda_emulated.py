@@ -1,0 +1,201 @@
+"""backend="cuda" end to end without a GPU: the extension built with the `cuda-emulation`
+feature runs the CUDA kernels' host emulation when SIMDCRYPT_CUDA_EMULATION=1, and "device
+memory" is host memory. So numpy arrays behind fake CUDA Array Interface and DLPack
+objects stand in for CuPy and PyTorch arrays, and every path of the bindings runs: host
+and device inputs, out= arrays, equal-length rows and their offsets, empty batches,
+DLPack capsules consumed and released, and the size checks.
+
+scripts/test.sh builds the extension that way for this file only (then rebuilds it
+without the feature); elsewhere the file is skipped. What the emulation cannot show (the
+driver's range checks, streams, real CuPy/PyTorch objects) is test_cuda.py's on a GPU.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import simdcrypt
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("SIMDCRYPT_CUDA_EMULATION") != "1",
+    reason="needs the extension built with --features cuda-emulation and SIMDCRYPT_CUDA_EMULATION=1",
+)
+
+
+class CAI:
+    """A numpy array seen through the CUDA Array Interface (host memory: emulation only)."""
+
+    def __init__(self, array: np.ndarray, readonly: bool = False, stream: int | None = None) -> None:
+        assert array.flags.c_contiguous
+        self.array = array
+        self.__cuda_array_interface__ = {
+            "shape": array.shape,
+            "typestr": "|u1",
+            "data": (array.ctypes.data if array.size else 0, readonly),
+            "version": 3,
+            "strides": None,
+            "stream": stream,
+        }
+
+
+class DLPack:
+    """A numpy array exported through DLPack by an object that claims a CUDA device."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+        self.exports = 0
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (2, 0)
+
+    def __dlpack__(self, *, stream: Any = None) -> Any:
+        self.exports += 1
+        return self.array.__dlpack__()
+
+
+def rows(n: int, length: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 256, size=(n, length), dtype=np.uint8)
+
+
+BATCHES: list[tuple[str, int, Callable[..., Any], Callable[..., Any]]] = [
+    ("streebog512", 64, lambda m: simdcrypt.streebog_many(m, bits=512),
+     lambda m, **k: simdcrypt.streebog_many(m, bits=512, backend="cuda", **k)),
+    ("streebog256", 32, lambda m: simdcrypt.streebog_many(m, bits=256),
+     lambda m, **k: simdcrypt.streebog_many(m, bits=256, backend="cuda", **k)),
+    ("gost94", 32, lambda m: simdcrypt.gost94_many(m),
+     lambda m, **k: simdcrypt.gost94_many(m, backend="cuda", **k)),
+    ("gost94-test", 32, lambda m: simdcrypt.gost94_many(m, sbox="test"),
+     lambda m, **k: simdcrypt.gost94_many(m, sbox="test", backend="cuda", **k)),
+    ("blake3", 32, lambda m: simdcrypt.blake3_many(m),
+     lambda m, **k: simdcrypt.blake3_many(m, backend="cuda", **k)),
+    ("blake3-derive-7", 7, lambda m: simdcrypt.blake3_many(m, derive_key_context="c", length=7),
+     lambda m, **k: simdcrypt.blake3_many(m, derive_key_context="c", length=7, backend="cuda", **k)),
+    ("blake3-keyed-100", 100, lambda m: simdcrypt.blake3_many(m, key=bytes(range(32)), length=100),
+     lambda m, **k: simdcrypt.blake3_many(m, key=bytes(range(32)), length=100, backend="cuda", **k)),
+]
+IDS = [b[0] for b in BATCHES]
+
+
+@pytest.mark.parametrize(("name", "digest_len", "cpu", "cuda"), BATCHES, ids=IDS)
+@pytest.mark.parametrize("length", [0, 1, 63, 64, 65, 1024, 1025, 3000])
+def test_batches(name: str, digest_len: int, cpu: Any, cuda: Any, length: int) -> None:
+    m = rows(9, length, length)
+    expected = cpu(m)
+    assert len(expected) == 9 * digest_len
+    # Host inputs: a 2-D array and a list of messages of different lengths.
+    assert cuda(m) == expected
+    varied = [bytes(m[i, : (i * 37) % (length + 1)]) for i in range(9)]
+    assert cuda(varied) == cpu(varied)
+    # Device inputs, bytes out.
+    assert cuda(CAI(m)) == expected
+    dl = DLPack(m)
+    assert cuda(dl) == expected and dl.exports == 1
+    # out= arrays: returned, and filled.
+    out = np.zeros(9 * digest_len, dtype=np.uint8)
+    wrapper = CAI(out)
+    assert cuda(CAI(m), out=wrapper) is wrapper
+    assert out.tobytes() == expected
+    out[:] = 0
+    assert cuda(m, out=CAI(out)) is not None  # host messages, digests to the device
+    assert out.tobytes() == expected
+    out2 = np.zeros((9, digest_len), dtype=np.uint8)  # any shape of the right size
+    cuda(DLPack(m), out=DLPack(out2))
+    assert out2.tobytes() == expected
+
+
+@pytest.mark.parametrize(("name", "digest_len", "cpu", "cuda"), BATCHES, ids=IDS)
+def test_batch_edges(name: str, digest_len: int, cpu: Any, cuda: Any) -> None:
+    assert cuda([]) == b""
+    assert cuda(CAI(np.zeros((0, 64), dtype=np.uint8))) == b""
+    empty_out = np.zeros(0, dtype=np.uint8)
+    cuda(CAI(np.zeros((0, 5), dtype=np.uint8)), out=CAI(empty_out))
+    m = rows(3, 10, 1)
+    with pytest.raises(ValueError, match="2-D array"):
+        cuda(CAI(m.reshape(-1)))
+    with pytest.raises(ValueError, match="exactly"):
+        cuda(CAI(m), out=CAI(np.zeros(3 * digest_len + 1, dtype=np.uint8)))
+    with pytest.raises(ValueError, match="exactly"):
+        cuda(m, out=CAI(np.zeros(3 * digest_len - 1, dtype=np.uint8)))
+    with pytest.raises(ValueError, match="read-only"):
+        cuda(CAI(m), out=CAI(np.zeros(3 * digest_len, dtype=np.uint8), readonly=True))
+    with pytest.raises(ValueError, match="out= must be a CUDA device array"):
+        cuda(CAI(m), out=bytearray(3 * digest_len))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        fake = CAI(m)
+        fake.__cuda_array_interface__["strides"] = (1, 3)
+        cuda(fake)
+
+
+@pytest.mark.parametrize("blocks", [0, 1, 2, 7, 64, 257])
+def test_sha256_many(blocks: int) -> None:
+    data = rows(1, 64 * blocks, blocks).reshape(-1)
+    expected = simdcrypt.sha256_many(data.tobytes())
+    assert simdcrypt.sha256_many(data.tobytes(), backend="cuda") == expected
+    assert simdcrypt.sha256_many(CAI(data), backend="cuda") == expected
+    assert simdcrypt.sha256_many(CAI(data.reshape(blocks, 64)), backend="cuda") == expected
+    assert simdcrypt.sha256_many(DLPack(data), backend="cuda") == expected
+    out = np.zeros(32 * blocks, dtype=np.uint8)
+    simdcrypt.sha256_many(CAI(data), backend="cuda", out=CAI(out))
+    assert out.tobytes() == expected
+    out[:] = 0
+    simdcrypt.sha256_many(data.tobytes(), backend="cuda", out=CAI(out))
+    assert out.tobytes() == expected
+    with pytest.raises(ValueError, match="multiple of 64"):
+        simdcrypt.sha256_many(CAI(np.zeros(65, dtype=np.uint8)), backend="cuda")
+    with pytest.raises(ValueError, match="multiple of 64"):
+        simdcrypt.sha256_many(bytes(63), backend="cuda")
+
+
+@pytest.mark.parametrize("leaves", [0, 1, 2, 3, 5, 64, 1000])
+@pytest.mark.parametrize("depth", [None, 10, 64])
+def test_merkle_root(leaves: int, depth: int | None) -> None:
+    data = rows(1, 32 * leaves, leaves).reshape(-1)
+    expected = simdcrypt.merkle_root(data.tobytes(), depth=depth)
+    assert simdcrypt.merkle_root(data.tobytes(), depth=depth, backend="cuda") == expected
+    assert simdcrypt.merkle_root(CAI(data), depth=depth, backend="cuda") == expected
+    assert simdcrypt.merkle_root(DLPack(data.reshape(leaves, 32)), depth=depth, backend="cuda") == expected
+
+
+def test_merkle_root_errors() -> None:
+    with pytest.raises(ValueError):
+        simdcrypt.merkle_root(bytes(32 * 5), depth=2, backend="cuda")
+    with pytest.raises(ValueError, match="multiple of 32"):
+        simdcrypt.merkle_root(CAI(np.zeros(33, dtype=np.uint8)), backend="cuda")
+
+
+@pytest.mark.parametrize("size", [0, 1, 64, 1024, 1025, 2048, 4097, 100_000, 1 << 20])
+def test_blake3_digest(size: int) -> None:
+    data = rows(1, size, size).reshape(-1)
+    for kwargs in ({}, {"length": 131}, {"key": bytes(range(32))}, {"derive_key_context": "ctx", "length": 3}):
+        hasher = simdcrypt.blake3(data.tobytes(), key=kwargs.get("key"), derive_key_context=kwargs.get("derive_key_context"))
+        expected = hasher.digest(kwargs.get("length", 32))
+        assert simdcrypt.blake3_digest(data.tobytes(), backend="cuda", **kwargs) == expected, kwargs
+        assert simdcrypt.blake3_digest(CAI(data), backend="cuda", **kwargs) == expected, kwargs
+        assert simdcrypt.blake3_digest(DLPack(data), backend="cuda", **kwargs) == expected, kwargs
+
+
+def test_dlpack_capsules_are_consumed() -> None:
+    # The capsule handed over is renamed and its deleter called once the work is done.
+    capsules: list[Any] = []
+
+    class Keep(DLPack):
+        def __dlpack__(self, *, stream: Any = None) -> Any:
+            capsule = super().__dlpack__(stream=stream)
+            capsules.append(capsule)
+            return capsule
+
+    m = rows(4, 100, 9)
+    assert simdcrypt.gost94_many(Keep(m), backend="cuda") == simdcrypt.gost94_many(m)
+    is_valid = ctypes.pythonapi.PyCapsule_IsValid
+    is_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    is_valid.restype = ctypes.c_int
+    assert len(capsules) == 1 and is_valid(capsules[0], b"used_dltensor")
+    # Also when the call fails after parsing (out= of the wrong size).
+    with pytest.raises(ValueError, match="exactly"):
+        simdcrypt.gost94_many(Keep(m), backend="cuda", out=Keep(np.zeros(5, dtype=np.uint8)))
+    assert all(is_valid(c, b"used_dltensor") for c in capsules[1:]) and len(capsules) == 3
