@@ -197,7 +197,7 @@ fn out_of_range(what: &str, offset: usize, len: usize, size: usize) -> Error {
 }
 
 impl Cuda {
-    /// The process's device: the context is created on the first call (after [`status`]
+    /// The process's device: the context is created on the first call (after [`status`](super::status)
     /// says the device is usable), later calls return the same one, or the same error.
     pub fn get() -> Result<&'static Cuda, Error> {
         static CUDA: OnceLock<Result<Cuda, Error>> = OnceLock::new();

@@ -6,7 +6,7 @@
 //! and NVRTC are loaded at run time, so nothing CUDA is needed to build, and a machine
 //! without them reports why the backend is unavailable ([`status`]). With the
 //! `cuda-emulation` feature the same sources are compiled as C++ by the host compiler and
-//! run on the CPU ([`Emulated`]): the tests compare every kernel with the CPU backends that
+//! run on the CPU (`Emulated`): the tests compare every kernel with the CPU backends that
 //! way on machines without a GPU.
 //!
 //! Layout: `device.rs` is what a batch needs from a device; `driver.rs` (CUDA) and
@@ -116,7 +116,7 @@ impl std::fmt::Display for DeviceInfo {
 }
 
 /// Whether the `cuda` backend can run here: the GPU it would use, or
-/// [`Error::Unavailable`] with the reason (this build has no CUDA support; no driver
+/// [`Error::Unavailable`](crate::Error::Unavailable) with the reason (this build has no CUDA support; no driver
 /// library; no NVRTC library; the driver failed to initialise; no device; a driver older
 /// than NVRTC; a GPU NVRTC cannot compile for).
 ///
