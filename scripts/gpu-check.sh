@@ -95,6 +95,7 @@ export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 note "== $(elapsed)s: simdcrypt installed from $(basename "$wheel")"
 timeout 60 "$python" -c '
 import json, simdcrypt
+print("simdcrypt from", simdcrypt.__file__)
 print(json.dumps(simdcrypt.backends()["cuda"], indent=1))
 ' 2>&1 | tee -a "$summary"
 
@@ -134,7 +135,7 @@ exit $fail
 ' _ "$cli" >"$OUT/cli.txt" 2>&1
 rc=$?
 grep -c '^ok' "$OUT/cli.txt" | sed 's/^/CLI comparisons ok: /' >>"$summary"
-grep -A5 '^DIFF' "$OUT/cli.txt" >>"$summary"
+grep -A5 '^DIFF' "$OUT/cli.txt" | head -40 >>"$summary"
 if [ $rc -ne 0 ]; then status=1; note "FAILED: CLI sum --backend cuda (exit $rc$(why $rc))"; fi
 note "== $(elapsed)s: CLI done (exit $rc)"
 
