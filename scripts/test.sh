@@ -86,6 +86,9 @@ LD_LIBRARY_PATH="$cu13/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" SIMDCRYPT_PTXAS
     SIMDCRYPT_REQUIRE_NVRTC=1 SIMDCRYPT_REQUIRE_CUDA_EMULATION=1 \
     cargo test -p simdcrypt --features cuda,cuda-emulation --test 'cuda_*' -- --show-output 2>&1 \
     | grep -v '^---- .* stdout ----$' | grep -v '^successes:$'
+# `simdcrypt sum --backend cuda` on the emulation: the same lines as the CPU, batch edges included.
+SIMDCRYPT_CUDA_EMULATION=1 cargo test -p simdcrypt-cli --features cuda-emulation --test cuda 2>&1 \
+    | grep -E '^test |test result'
 
 step "b3sum's own CLI tests against simdcrypt as b3sum"
 ./scripts/test-b3sum-suite.sh

@@ -388,13 +388,9 @@ const CUDA_BATCH_BYTES: usize = 256 << 20;
 /// derive-key modes), streebog256, streebog512, gost94, gost94-test. Without a usable GPU
 /// it is a usage error (exit 2) that says why.
 fn run_cuda(args: &SumArgs, files: &[PathBuf], out: &mut Out) -> Result<bool, Failure> {
-    use simdcrypt::{blake3, cuda, gost94, streebog};
+    use simdcrypt::{blake3, gost94, streebog};
+    use CudaKernel as Kernel;
 
-    enum Kernel {
-        Blake3,
-        Streebog(streebog::Bits),
-        Gost94(gost94::SBox),
-    }
     const SUPPORTED: &str = "blake3, streebog256, streebog512, gost94 and gost94-test";
     let names = hashing::algorithm_list(&args.algorithm);
     let [name] = names[..] else {
@@ -433,7 +429,8 @@ fn run_cuda(args: &SumArgs, files: &[PathBuf], out: &mut Out) -> Result<bool, Fa
         (None, Some(context)) => blake3::Mode::DeriveKey(context),
         (None, None) => blake3::Mode::Hash,
     };
-    let dev = cuda::Cuda::get().map_err(|e| Failure::Usage(format!("--backend cuda: {e}")))?;
+    let dev = CudaDevice::get()?;
+    let budget = dev.batch_bytes();
 
     let walk_opts = args.walk.options()?;
     let mut jobs = Vec::new();
@@ -469,12 +466,12 @@ fn run_cuda(args: &SumArgs, files: &[PathBuf], out: &mut Out) -> Result<bool, Fa
         let mut contents: Vec<Result<Vec<u8>, io::Error>> = Vec::new();
         let mut bytes = 0usize;
         let mut end = start;
-        while end < jobs.len() && (end == start || bytes < CUDA_BATCH_BYTES) {
+        while end < jobs.len() && (end == start || bytes < budget) {
             let size = match &jobs[end] {
                 Job::Hash(path) => fs::metadata(path).map_or(0, |m| m.len() as usize),
                 Job::Failed(..) => 0,
             };
-            if end > start && bytes.saturating_add(size) > CUDA_BATCH_BYTES {
+            if end > start && bytes.saturating_add(size) > budget {
                 break;
             }
             contents.push(match &jobs[end] {
@@ -487,11 +484,7 @@ fn run_cuda(args: &SumArgs, files: &[PathBuf], out: &mut Out) -> Result<bool, Fa
         let messages: Vec<&[u8]> = contents.iter().filter_map(|c| c.as_ref().ok().map(Vec::as_slice)).collect();
         let mut digests = vec![0u8; messages.len() * out_len];
         if !messages.is_empty() && out_len > 0 {
-            let result = match kernel {
-                Kernel::Blake3 => cuda::blake3_many(dev, &messages, mode, out_len, &mut digests),
-                Kernel::Streebog(bits) => cuda::streebog_many(dev, &messages, bits, &mut digests),
-                Kernel::Gost94(sbox) => cuda::gost94_many(dev, &messages, sbox, &mut digests),
-            };
+            let result = dev.hash(kernel, mode, out_len, &messages, &mut digests);
             result.map_err(|e| Failure::Fatal(format!("--backend cuda: {e}")))?;
         }
         let mut next = digests.chunks_exact(out_len.max(1));
@@ -532,4 +525,78 @@ fn run_cuda(args: &SumArgs, files: &[PathBuf], out: &mut Out) -> Result<bool, Fa
         out.warn(format_args!("WARNING: {failures} {what} could not be read"))?;
     }
     Ok(failures == 0)
+}
+
+/// The device of `--backend cuda`: the GPU, or (test builds with the `cuda-emulation`
+/// feature, SIMDCRYPT_CUDA_EMULATION=1) the kernels' host emulation.
+#[derive(Clone, Copy)]
+enum CudaDevice {
+    Gpu(&'static simdcrypt::cuda::Cuda),
+    #[cfg(feature = "cuda-emulation")]
+    Emulated,
+}
+
+impl CudaDevice {
+    /// The device, or the usage error (exit 2) that says why there is none.
+    fn get() -> Result<Self, Failure> {
+        #[cfg(feature = "cuda-emulation")]
+        if std::env::var_os("SIMDCRYPT_CUDA_EMULATION").is_some_and(|v| v == "1") {
+            return Ok(CudaDevice::Emulated);
+        }
+        simdcrypt::cuda::Cuda::get().map(CudaDevice::Gpu).map_err(|e| Failure::Usage(format!("--backend cuda: {e}")))
+    }
+
+    /// The batch budget: [`CUDA_BATCH_BYTES`], or SIMDCRYPT_CUDA_BATCH_BYTES under the
+    /// emulation (tests of the batch boundaries).
+    fn batch_bytes(self) -> usize {
+        #[cfg(feature = "cuda-emulation")]
+        if let CudaDevice::Emulated = self {
+            if let Some(n) = std::env::var("SIMDCRYPT_CUDA_BATCH_BYTES").ok().and_then(|v| v.parse().ok()) {
+                return n;
+            }
+        }
+        CUDA_BATCH_BYTES
+    }
+
+    /// Hashes `messages` into `out` with `kernel` on this device.
+    fn hash(
+        self,
+        kernel: CudaKernel,
+        mode: simdcrypt::blake3::Mode<'_>,
+        out_len: usize,
+        messages: &[&[u8]],
+        out: &mut [u8],
+    ) -> Result<(), simdcrypt::Error> {
+        match self {
+            CudaDevice::Gpu(gpu) => kernel.hash(gpu, mode, out_len, messages, out),
+            #[cfg(feature = "cuda-emulation")]
+            CudaDevice::Emulated => kernel.hash(&simdcrypt::cuda::Emulated, mode, out_len, messages, out),
+        }
+    }
+}
+
+/// The algorithms of `--backend cuda`.
+#[derive(Clone, Copy)]
+enum CudaKernel {
+    Blake3,
+    Streebog(simdcrypt::streebog::Bits),
+    Gost94(simdcrypt::gost94::SBox),
+}
+
+impl CudaKernel {
+    fn hash<D: simdcrypt::cuda::Device>(
+        self,
+        dev: &D,
+        mode: simdcrypt::blake3::Mode<'_>,
+        out_len: usize,
+        messages: &[&[u8]],
+        out: &mut [u8],
+    ) -> Result<(), simdcrypt::Error> {
+        use simdcrypt::cuda;
+        match self {
+            CudaKernel::Blake3 => cuda::blake3_many(dev, messages, mode, out_len, out),
+            CudaKernel::Streebog(bits) => cuda::streebog_many(dev, messages, bits, out),
+            CudaKernel::Gost94(sbox) => cuda::gost94_many(dev, messages, sbox, out),
+        }
+    }
 }
