@@ -192,3 +192,28 @@ sb_copy: simdcrypt.streebog512 = copy.deepcopy(simdcrypt.streebog512(b"x"))
 b3_pickled: blake3 = pickle.loads(pickle.dumps(b3_back))
 assert b3_pickled.digest() == b3_back.digest() and hmac_back.digest() == hmac_obj.digest()
 assert sha_back.digest() == hashlib.sha256(b"x").digest() and len(gost_back.digest() + sb_copy.digest()) == 96
+
+
+# backend="cuda" (type-checked here; the function is never called, so no GPU is needed).
+class _DeviceArray:
+    """Stands for a CuPy array: anything with a CUDA Array Interface."""
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, object]:
+        return {}
+
+
+def _gpu_usage(rows: _DeviceArray, out: _DeviceArray) -> None:
+    cuda_info = simdcrypt.backends()["cuda"]
+    available: bool = cuda_info.get("available", False)
+    reason: str | None = cuda_info.get("reason")
+    digests: bytes = simdcrypt.streebog_many([b"abc"], bits=512, backend="cuda")
+    digests = simdcrypt.gost94_many(rows, backend="cuda")
+    same_out: _DeviceArray = simdcrypt.streebog_many(rows, bits=512, backend="cuda", out=out)
+    same_out = simdcrypt.blake3_many(rows, length=64, backend="cuda", out=out)
+    same_out = simdcrypt.sha256_many(rows, backend="cuda", out=out)
+    same_out = simdcrypt.gost94_many([b"a"], backend="cuda", out=out)
+    root: bytes = simdcrypt.merkle_root(rows, depth=20, backend="cuda")
+    one: bytes = simdcrypt.blake3_digest(rows, length=64, backend="cuda")
+    one = simdcrypt.blake3_digest(b"abc", key=bytes(32))
+    print(available, reason, digests, same_out, root, one)
