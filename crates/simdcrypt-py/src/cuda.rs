@@ -96,10 +96,20 @@ fn emulation_requested() -> bool {
     *REQUESTED.get_or_init(|| std::env::var_os("SIMDCRYPT_CUDA_EMULATION").is_some_and(|v| v == "1"))
 }
 
+/// Before the first look at the GPU: lets the runtime find a pip-installed NVRTC
+/// (python/simdcrypt/_cuda.py, `preload_nvrtc`). Errors are ignored: the status then says
+/// what is missing.
+pub(crate) fn preload_nvrtc(py: Python<'_>) {
+    static DONE: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    DONE.get_or_init(|| {
+        let _ = py.import("simdcrypt._cuda").and_then(|m| m.call_method0("preload_nvrtc"));
+    });
+}
+
 /// Runs `$body` with `$dev` bound to the device of `backend="cuda"`: the GPU (a ValueError
 /// saying why when there is none), or the host emulation when requested (tests only).
 macro_rules! with_device {
-    (|$dev:ident| $body:expr) => {{
+    (|$py:ident, $dev:ident| $body:expr) => {{
         #[cfg(feature = "cuda-emulation")]
         {
             if emulation_requested() {
@@ -107,6 +117,7 @@ macro_rules! with_device {
                 return $body;
             }
         }
+        preload_nvrtc($py);
         let $dev: &'static Cuda = Cuda::get().map_err(args::value_error)?;
         $body
     }};
@@ -271,7 +282,7 @@ pub(crate) fn many<'py>(
     out: Option<&Bound<'py, PyAny>>,
     batch: Batch<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    with_device!(|dev| many_on(py, dev, messages, out, batch))
+    with_device!(|py, dev| many_on(py, dev, messages, out, batch))
 }
 
 fn many_on<'py, D: Gpu>(
@@ -331,7 +342,7 @@ pub(crate) fn sha256_many<'py>(
     blocks: &Bound<'py, PyAny>,
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    with_device!(|dev| sha256_many_on(py, dev, blocks, out))
+    with_device!(|py, dev| sha256_many_on(py, dev, blocks, out))
 }
 
 fn whole(len: usize, unit: usize, what: &str) -> PyResult<usize> {
@@ -393,7 +404,7 @@ pub(crate) fn merkle_root<'py>(
     leaves: &Bound<'py, PyAny>,
     depth: Option<u32>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    with_device!(|dev| merkle_root_on(py, dev, leaves, depth))
+    with_device!(|py, dev| merkle_root_on(py, dev, leaves, depth))
 }
 
 fn merkle_root_on<'py, D: Gpu>(
@@ -427,7 +438,7 @@ pub(crate) fn blake3_digest<'py>(
     mode: blake3::Mode<'_>,
     out_len: usize,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    with_device!(|dev| blake3_digest_on(py, dev, data, mode, out_len))
+    with_device!(|py, dev| blake3_digest_on(py, dev, data, mode, out_len))
 }
 
 fn blake3_digest_on<'py, D: Gpu>(
@@ -458,6 +469,7 @@ fn blake3_digest_on<'py, D: Gpu>(
 /// `device`, `verified` and `note`.
 pub(crate) fn backends_entry(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let entry = PyDict::new(py);
+    preload_nvrtc(py);
     let status = gpu::status();
     let available = status.is_ok();
     entry.set_item("selected", if available { "cuda" } else { "" })?;

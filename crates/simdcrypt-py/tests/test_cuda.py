@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import ctypes
 import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -102,6 +105,31 @@ def test_out_needs_backend_cuda() -> None:
     ):
         with pytest.raises(ValueError, match='out= is only accepted with backend="cuda"'):
             call()
+
+
+def test_preload_nvrtc_finds_a_pip_installed_nvrtc() -> None:
+    # In a fresh process without LD_LIBRARY_PATH: NVRTC on the loader's path is left alone;
+    # else the nvidia-cuda-nvrtc wheel's library (requirements-cuda.txt) is loaded by path.
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    code = (
+        "import ctypes\n"
+        "try:\n    ctypes.CDLL('libnvrtc.so.13'); on_path = True\n"
+        "except OSError:\n    on_path = False\n"
+        "from simdcrypt import _cuda\n"
+        "print(on_path, _cuda.preload_nvrtc(), _cuda.preload_nvrtc())\n"
+        "ctypes.CDLL('libnvrtc.so.13')\n"  # found by name now, or this fails
+    )
+    wheels = [p for p in map(Path, sys.path) if (p / "nvidia" / "cu13" / "lib" / "libnvrtc.so.13").exists()]
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    if not wheels and result.returncode != 0:
+        pytest.skip("no NVRTC here, on the loader's path or from PyPI")
+    assert result.returncode == 0, result.stderr
+    on_path, first, second = result.stdout.split()
+    assert first == second  # once per process
+    if on_path == "True":
+        assert first == "None"
+    else:
+        assert first.endswith("/nvidia/cu13/lib/libnvrtc.so.13"), result.stdout
 
 
 # --- blake3_digest on the CPU -------------------------------------------------------------

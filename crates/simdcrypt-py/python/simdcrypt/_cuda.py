@@ -16,10 +16,61 @@ writes it, so a wrong pointer or size is a ValueError, not a crash.
 from __future__ import annotations
 
 import ctypes
+import glob
 import math
+import os
+import sys
 from typing import Any, Callable, Optional, Tuple
 
-__all__ = ["device_view", "is_device_array"]
+__all__ = ["device_view", "is_device_array", "preload_nvrtc"]
+
+_preloaded: Optional[Tuple[Optional[str]]] = None
+
+
+def preload_nvrtc() -> Optional[str]:
+    """Makes a pip-installed NVRTC (the ``nvidia-cuda-nvrtc`` wheel, whose
+    ``libnvrtc.so.13`` lands in ``site-packages/nvidia/cu13/lib``, not on the loader's path)
+    visible to the runtime, which opens ``libnvrtc.so.13`` by name: loaded here by its full
+    path first, the name then finds it. Does nothing when the loader already finds NVRTC.
+    Returns the path loaded, or None. Called once, by the native module, before the first
+    look at the GPU (backends(), backend="cuda"); never at import."""
+    global _preloaded
+    if _preloaded is not None:
+        return _preloaded[0]
+    path: Optional[str] = None
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libnvrtc.so.13")
+        except OSError:
+            path = _load_pip_nvrtc()
+    _preloaded = (path,)
+    return path
+
+
+def _load_pip_nvrtc() -> Optional[str]:
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("nvidia")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for base in spec.submodule_search_locations:
+        for lib in (os.path.join(base, "cu13", "lib"), os.path.join(base, "cuda_nvrtc", "lib")):
+            nvrtc = os.path.join(lib, "libnvrtc.so.13")
+            if not os.path.exists(nvrtc):
+                continue
+            try:
+                # NVRTC opens its builtins library by name when it compiles: load it first.
+                for builtins in sorted(glob.glob(os.path.join(lib, "libnvrtc-builtins.so.13*"))):
+                    if ".alt." not in builtins:
+                        ctypes.CDLL(builtins, mode=ctypes.RTLD_GLOBAL)
+                ctypes.CDLL(nvrtc, mode=ctypes.RTLD_GLOBAL)
+            except OSError:
+                continue
+            return nvrtc
+    return None
 
 # DLPack device types (dlpack.h).
 KDL_CPU = 1
