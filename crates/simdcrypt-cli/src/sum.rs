@@ -378,8 +378,8 @@ fn json_path(path: &Path) -> serde_json::Map<String, serde_json::Value> {
     obj
 }
 
-/// How much file content `--backend cuda` reads into one batch before hashing it (a file
-/// larger than this is a batch of its own).
+/// How much file content (and digest) `--backend cuda` holds in one batch before hashing it
+/// (a file larger than this is a batch of its own).
 const CUDA_BATCH_BYTES: usize = 256 << 20;
 
 /// `--backend cuda`: the files are read into batches of up to [`CUDA_BATCH_BYTES`] and each
@@ -467,10 +467,12 @@ fn run_cuda(args: &SumArgs, files: &[PathBuf], out: &mut Out) -> Result<bool, Fa
         let mut bytes = 0usize;
         let mut end = start;
         while end < jobs.len() && (end == start || bytes < budget) {
+            // Its contents and its digest (BLAKE3 digests may be long) count against the budget.
             let size = match &jobs[end] {
                 Job::Hash(path) => fs::metadata(path).map_or(0, |m| m.len() as usize),
                 Job::Failed(..) => 0,
-            };
+            }
+            .saturating_add(out_len);
             if end > start && bytes.saturating_add(size) > budget {
                 break;
             }
@@ -478,7 +480,8 @@ fn run_cuda(args: &SumArgs, files: &[PathBuf], out: &mut Out) -> Result<bool, Fa
                 Job::Hash(path) => fs::read(path),
                 Job::Failed(_, e) => Err(io::Error::new(e.kind(), io_error_text(e))),
             });
-            bytes = bytes.saturating_add(contents.last().and_then(|c| c.as_ref().ok()).map_or(0, Vec::len));
+            let read = contents.last().and_then(|c| c.as_ref().ok()).map_or(0, Vec::len);
+            bytes = bytes.saturating_add(read).saturating_add(out_len);
             end += 1;
         }
         let messages: Vec<&[u8]> = contents.iter().filter_map(|c| c.as_ref().ok().map(Vec::as_slice)).collect();
