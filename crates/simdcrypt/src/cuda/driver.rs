@@ -114,9 +114,11 @@ fn probe() -> Result<DeviceInfo, Error> {
         .result()
         .map_err(|e| unavailable(format!("cuDriverGetVersion failed: {}", describe(e))))?;
     let driver_version = ((version / 1000).max(0) as u32, ((version % 1000) / 10).max(0) as u32);
+    let compute_capability = (major.max(0) as u32, minor.max(0) as u32);
     let info = DeviceInfo {
         name,
-        compute_capability: (major.max(0) as u32, minor.max(0) as u32),
+        compute_capability,
+        target: compute_capability,
         memory: memory as u64,
         driver_version,
         nvrtc_version: nvrtc,
@@ -128,22 +130,36 @@ fn probe() -> Result<DeviceInfo, Error> {
             driver_version.0, driver_version.1, nvrtc.0, nvrtc.1, nvrtc.0
         )));
     }
-    let arch = info.compute_capability.0 * 10 + info.compute_capability.1;
+    let mut info = info;
     match nvrtc::supported_archs() {
-        Ok(archs) if !archs.is_empty() && !archs.contains(&arch) => {
-            return Err(unavailable(format!(
-                "NVRTC {}.{} cannot compile for this GPU ({}, compute capability {}.{}); it supports sm_{}",
-                nvrtc.0,
-                nvrtc.1,
-                info.name,
-                info.compute_capability.0,
-                info.compute_capability.1,
-                archs.iter().map(u32::to_string).collect::<Vec<_>>().join(", sm_")
-            )));
-        }
-        _ => {}
+        Ok(archs) => match target_arch(info.compute_capability, &archs) {
+            Some(target) => info.target = target,
+            None => {
+                return Err(unavailable(format!(
+                    "NVRTC {}.{} cannot compile for this GPU ({}, compute capability {}.{}); it supports sm_{}",
+                    nvrtc.0,
+                    nvrtc.1,
+                    info.name,
+                    info.compute_capability.0,
+                    info.compute_capability.1,
+                    archs.iter().map(u32::to_string).collect::<Vec<_>>().join(", sm_")
+                )));
+            }
+        },
+        Err(e) => return Err(e),
     }
     Ok(info)
+}
+
+/// The architecture to compile for: the device's own compute capability if NVRTC knows it,
+/// else the newest one NVRTC knows of the same major version and no newer minor (a CUBIN
+/// runs on devices of its major version and the same or a higher minor); None if there is
+/// none. `archs` lists NVRTC's as `10 * major + minor` (an empty list: trust the device's).
+pub(crate) fn target_arch((major, minor): (u32, u32), archs: &[u32]) -> Option<(u32, u32)> {
+    if archs.is_empty() || archs.contains(&(major * 10 + minor)) {
+        return Some((major, minor));
+    }
+    archs.iter().filter(|&&a| a / 10 == major && a % 10 <= minor).max().map(|&a| (a / 10, a % 10))
 }
 
 /// A driver error's name and description, for the status reasons.
@@ -324,8 +340,7 @@ impl Cuda {
             .ok_or_else(|| Error::InvalidArgument(format!("{module:?} is not in Module::ALL")))?;
         self.modules[index]
             .get_or_init(|| {
-                let (major, minor) = self.info.compute_capability;
-                let compiled = nvrtc::compile(module, (major, minor), Target::Cubin)?;
+                let compiled = nvrtc::compile(module, self.info.target, Target::Cubin)?;
                 self.ctx
                     .load_module(cudarc::nvrtc::Ptx::from_binary(compiled.image))
                     .map_err(|e| device_error(&format!("loading the CUBIN of {}", module.file_name()), e))
@@ -419,5 +434,25 @@ impl Device for Cuda {
 
     fn synchronize(&self) -> Result<(), Error> {
         self.stream.synchronize().map_err(|e| device_error("running the GPU work", e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::target_arch;
+
+    #[test]
+    fn the_compile_target_is_the_device_or_a_compatible_older_minor() {
+        let nvrtc13 = [75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121];
+        assert_eq!(target_arch((9, 0), &nvrtc13), Some((9, 0)));
+        assert_eq!(target_arch((8, 6), &nvrtc13), Some((8, 6)));
+        assert_eq!(target_arch((12, 1), &nvrtc13), Some((12, 1)));
+        // Unknown minors fall back within the major version, never across it.
+        assert_eq!(target_arch((8, 9), &[80, 86]), Some((8, 6)));
+        assert_eq!(target_arch((10, 7), &nvrtc13), Some((10, 3)));
+        assert_eq!(target_arch((9, 5), &nvrtc13), Some((9, 0)));
+        assert_eq!(target_arch((7, 0), &nvrtc13), None); // Volta: CUDA 13 dropped it
+        assert_eq!(target_arch((13, 0), &nvrtc13), None);
+        assert_eq!(target_arch((9, 0), &[]), Some((9, 0)));
     }
 }

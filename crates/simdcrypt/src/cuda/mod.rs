@@ -87,9 +87,12 @@ pub const VERIFICATION_NOTE: &str = if VERIFIED_ON_GPU { "verified on a GPU" } e
 pub struct DeviceInfo {
     /// The device's name, e.g. `"NVIDIA H100 80GB HBM3"`.
     pub name: String,
-    /// Compute capability (major, minor), e.g. (9, 0): the kernels are compiled for
-    /// exactly this (`sm_90`).
+    /// Compute capability (major, minor), e.g. (9, 0).
     pub compute_capability: (u32, u32),
+    /// The compute capability the kernels are compiled for (`sm_XY`): the device's own, or,
+    /// if NVRTC does not know it, the newest it knows of the same major version and no
+    /// newer minor.
+    pub target: (u32, u32),
     /// Device memory in bytes.
     pub memory: u64,
     /// The CUDA version the driver supports (major, minor), e.g. (13, 0).
@@ -102,10 +105,12 @@ impl std::fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} (compute capability {}.{}, {} MiB, driver for CUDA {}.{}, NVRTC {}.{})",
+            "{} (compute capability {}.{}, kernels for sm_{}{}, {} MiB, driver for CUDA {}.{}, NVRTC {}.{})",
             self.name,
             self.compute_capability.0,
             self.compute_capability.1,
+            self.target.0,
+            self.target.1,
             self.memory >> 20,
             self.driver_version.0,
             self.driver_version.1,
