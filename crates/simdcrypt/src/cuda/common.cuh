@@ -4,6 +4,9 @@
 //
 // The runtime, the emulation and the compile check all prepend this file to each kernel
 // source, so the `.cu` files do not include it themselves.
+//
+// The helpers are inline rather than static: every file uses only some of them, and NVRTC
+// warns about each unused static function (warning 177), which the compile check rejects.
 #pragma once
 
 typedef unsigned char sc_u8;
@@ -11,45 +14,45 @@ typedef unsigned int sc_u32;
 typedef unsigned long long sc_u64;
 
 // The global thread index of a one-dimensional launch.
-static __device__ __forceinline__ sc_u64 sc_thread_index() {
+__device__ __forceinline__ sc_u64 sc_thread_index() {
     return (sc_u64)blockIdx.x * blockDim.x + threadIdx.x;
 }
 
-static __device__ __forceinline__ sc_u32 sc_rotr32(sc_u32 x, sc_u32 n) {
+__device__ __forceinline__ sc_u32 sc_rotr32(sc_u32 x, sc_u32 n) {
     return __funnelshift_r(x, x, n);
 }
 
-static __device__ __forceinline__ sc_u32 sc_rotl32(sc_u32 x, sc_u32 n) {
+__device__ __forceinline__ sc_u32 sc_rotl32(sc_u32 x, sc_u32 n) {
     return __funnelshift_l(x, x, n);
 }
 
-static __device__ __forceinline__ sc_u32 sc_load_le32(const sc_u8* p) {
+__device__ __forceinline__ sc_u32 sc_load_le32(const sc_u8* p) {
     return (sc_u32)p[0] | ((sc_u32)p[1] << 8) | ((sc_u32)p[2] << 16) | ((sc_u32)p[3] << 24);
 }
 
-static __device__ __forceinline__ sc_u32 sc_load_be32(const sc_u8* p) {
+__device__ __forceinline__ sc_u32 sc_load_be32(const sc_u8* p) {
     return ((sc_u32)p[0] << 24) | ((sc_u32)p[1] << 16) | ((sc_u32)p[2] << 8) | (sc_u32)p[3];
 }
 
-static __device__ __forceinline__ sc_u64 sc_load_le64(const sc_u8* p) {
+__device__ __forceinline__ sc_u64 sc_load_le64(const sc_u8* p) {
     return (sc_u64)sc_load_le32(p) | ((sc_u64)sc_load_le32(p + 4) << 32);
 }
 
-static __device__ __forceinline__ void sc_store_le32(sc_u8* p, sc_u32 v) {
+__device__ __forceinline__ void sc_store_le32(sc_u8* p, sc_u32 v) {
     p[0] = (sc_u8)v;
     p[1] = (sc_u8)(v >> 8);
     p[2] = (sc_u8)(v >> 16);
     p[3] = (sc_u8)(v >> 24);
 }
 
-static __device__ __forceinline__ void sc_store_be32(sc_u8* p, sc_u32 v) {
+__device__ __forceinline__ void sc_store_be32(sc_u8* p, sc_u32 v) {
     p[0] = (sc_u8)(v >> 24);
     p[1] = (sc_u8)(v >> 16);
     p[2] = (sc_u8)(v >> 8);
     p[3] = (sc_u8)v;
 }
 
-static __device__ __forceinline__ void sc_store_le64(sc_u8* p, sc_u64 v) {
+__device__ __forceinline__ void sc_store_le64(sc_u8* p, sc_u64 v) {
     sc_store_le32(p, (sc_u32)v);
     sc_store_le32(p + 4, (sc_u32)(v >> 32));
 }
@@ -58,11 +61,37 @@ static __device__ __forceinline__ void sc_store_le64(sc_u8* p, sc_u64 v) {
 // On the GPU the block's threads copy it together and wait for each other; in the host
 // emulation each thread runs to completion alone, so it copies the table itself (the same
 // bytes every time) and no barrier is needed. Every thread of the block must call it.
-static __device__ __forceinline__ void sc_stage_shared(sc_u64* dst, const sc_u64* src, sc_u32 words) {
+__device__ __forceinline__ void sc_stage_shared(sc_u64* dst, const sc_u64* src, sc_u32 words) {
 #ifdef SC_HOST_EMULATION
     for (sc_u32 i = 0; i < words; i++) dst[i] = src[i];
 #else
     for (sc_u32 i = threadIdx.x; i < words; i += blockDim.x) dst[i] = src[i];
     __syncthreads();
 #endif
+}
+
+// sc_stage_shared for tables of 32-bit words (a separate function rather than a cast, so that
+// the host compiler sees no access through a pointer of another type).
+__device__ __forceinline__ void sc_stage_shared_u32(sc_u32* dst, const sc_u32* src, sc_u32 words) {
+#ifdef SC_HOST_EMULATION
+    for (sc_u32 i = 0; i < words; i++) dst[i] = src[i];
+#else
+    for (sc_u32 i = threadIdx.x; i < words; i += blockDim.x) dst[i] = src[i];
+    __syncthreads();
+#endif
+}
+
+// a += b modulo 2^(64 words), both as little-endian arrays of 64-bit words (the checksums and
+// bit counters of the GOST hashes).
+__device__ __forceinline__ void sc_add_words(sc_u64* a, const sc_u64* b, int words) {
+    sc_u64 carry = 0;
+    for (int w = 0; w < words; w++) {
+        sc_u64 s = a[w] + b[w];
+        sc_u64 c = s < b[w];
+        s += carry;
+        // Both additions cannot overflow at once: after an overflow s is at most 2^64 - 2.
+        c |= s < carry;
+        a[w] = s;
+        carry = c;
+    }
 }
