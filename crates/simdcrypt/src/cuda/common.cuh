@@ -4,6 +4,9 @@
 //
 // The runtime, the emulation and the compile check all prepend this file to each kernel
 // source, so the `.cu` files do not include it themselves.
+//
+// The helpers are inline rather than static: every file uses only some of them, and NVRTC
+// warns about each unused static function (warning 177), which the compile check rejects.
 #pragma once
 
 typedef unsigned char sc_u8;
@@ -65,4 +68,30 @@ __device__ __forceinline__ void sc_stage_shared(sc_u64* dst, const sc_u64* src, 
     for (sc_u32 i = threadIdx.x; i < words; i += blockDim.x) dst[i] = src[i];
     __syncthreads();
 #endif
+}
+
+// sc_stage_shared for tables of 32-bit words (a separate function rather than a cast, so that
+// the host compiler sees no access through a pointer of another type).
+__device__ __forceinline__ void sc_stage_shared_u32(sc_u32* dst, const sc_u32* src, sc_u32 words) {
+#ifdef SC_HOST_EMULATION
+    for (sc_u32 i = 0; i < words; i++) dst[i] = src[i];
+#else
+    for (sc_u32 i = threadIdx.x; i < words; i += blockDim.x) dst[i] = src[i];
+    __syncthreads();
+#endif
+}
+
+// a += b modulo 2^(64 words), both as little-endian arrays of 64-bit words (the checksums and
+// bit counters of the GOST hashes).
+__device__ __forceinline__ void sc_add_words(sc_u64* a, const sc_u64* b, int words) {
+    sc_u64 carry = 0;
+    for (int w = 0; w < words; w++) {
+        sc_u64 s = a[w] + b[w];
+        sc_u64 c = s < b[w];
+        s += carry;
+        // Both additions cannot overflow at once: after an overflow s is at most 2^64 - 2.
+        c |= s < carry;
+        a[w] = s;
+        carry = c;
+    }
 }

@@ -17,6 +17,8 @@ thread_local sc_dim3 gridDim;
 
 // Every kernel file, in the order of Module::ALL (mod.rs).
 // (kernel files: one #include line each)
+#include "streebog.cu"
+#include "gost94.cu"
 
 namespace {
 
@@ -58,6 +60,10 @@ struct Entry {
 // Every `__global__` function of the files above; the runtime loads the same names.
 const Entry ENTRIES[] = {
     // (kernels: one SC_KERNEL(name) line each)
+    SC_KERNEL(sc_streebog_256)
+    SC_KERNEL(sc_streebog_512)
+    SC_KERNEL(sc_gost94_cryptopro)
+    SC_KERNEL(sc_gost94_test)
     Entry{nullptr, 0, nullptr},  // end of the table
 };
 

@@ -31,6 +31,20 @@ mod emulated;
 #[cfg(feature = "cuda-emulation")]
 pub use emulated::{Emulated, HostBuffer};
 
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+mod batch;
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+mod gost94;
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+mod streebog;
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+pub use gost94::{gost94_many, gost94_many_device};
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+pub use streebog::{streebog_many, streebog_many_device};
+
+#[cfg(test)]
+mod tables;
+
 /// `common.cuh`: prepended to every kernel file.
 pub const COMMON_SOURCE: &str = include_str!("common.cuh");
 
@@ -38,20 +52,30 @@ pub const COMMON_SOURCE: &str = include_str!("common.cuh");
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Module {
     // (one variant per kernel file)
+    /// `streebog.cu`: Streebog-256 and -512.
+    Streebog,
+    /// `gost94.cu`: GOST R 34.11-94, both S-box sets.
+    Gost94,
 }
 
 impl Module {
     /// Every kernel file.
-    pub const ALL: &'static [Module] = &[];
+    pub const ALL: &'static [Module] = &[Module::Streebog, Module::Gost94];
 
     /// The file's name in this folder, e.g. `"sha256.cu"`.
     pub fn file_name(self) -> &'static str {
-        match self {}
+        match self {
+            Module::Streebog => "streebog.cu",
+            Module::Gost94 => "gost94.cu",
+        }
     }
 
     /// The file's text as embedded in the library.
     pub fn source(self) -> &'static str {
-        match self {}
+        match self {
+            Module::Streebog => include_str!("streebog.cu"),
+            Module::Gost94 => include_str!("gost94.cu"),
+        }
     }
 
     /// What NVRTC compiles: [`COMMON_SOURCE`] followed by the file.

@@ -41,7 +41,7 @@ mod batch;
 mod platform;
 pub(crate) mod portable;
 mod state;
-mod tables;
+pub(crate) mod tables;
 
 pub use algorithm::{ALGORITHM_256, ALGORITHM_512};
 pub use batch::{hash_many, Bits};

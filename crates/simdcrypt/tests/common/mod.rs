@@ -2,6 +2,9 @@
 //! named edge lengths, and the record of which backends a test exercised.
 #![allow(dead_code)]
 
+#[cfg(feature = "cuda-emulation")]
+pub mod cuda_batch;
+
 use std::path::PathBuf;
 
 use rand::rngs::SmallRng;

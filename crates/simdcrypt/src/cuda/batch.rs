@@ -1,0 +1,153 @@
+//! The host side shared by the batches whose kernels hash one message per thread: ragged
+//! messages packed into one buffer with an offsets array, the offsets checked, the grid
+//! sized, and one launch.
+//!
+//! Such a kernel takes `(data, offsets, count, out)`: message `i` is the bytes
+//! `data[offsets[i]..offsets[i + 1]]`, and its digest goes to `out[i * out_len..]`.
+
+use super::device::{Device, DeviceBuffer, DevicePtr};
+use super::Kernel;
+use crate::Error;
+
+/// Threads per block: several warps, so a block's staging of the tables into shared memory
+/// is shared by many messages, and small enough for short batches to spread over the SMs.
+pub(crate) const BLOCK: u32 = 128;
+
+/// The largest grid of a one-dimensional launch (CUDA's limit on `gridDim.x`).
+const MAX_GRID: u64 = (1 << 31) - 1;
+
+/// The messages one after another, and the `messages.len() + 1` offsets where each starts
+/// (the last is the total length).
+pub(crate) fn pack_messages(messages: &[&[u8]]) -> (Vec<u8>, Vec<u64>) {
+    let total = messages.iter().map(|m| m.len()).sum();
+    let mut data = Vec::with_capacity(total);
+    let mut offsets = Vec::with_capacity(messages.len() + 1);
+    offsets.push(0);
+    for m in messages {
+        data.extend_from_slice(m);
+        offsets.push(data.len() as u64);
+    }
+    (data, offsets)
+}
+
+/// Checks that `offsets` describe a batch: at least one entry (a batch of `count` messages
+/// has `count + 1`), never decreasing. Returns the last, the end of the bytes the batch reads.
+pub(crate) fn check_offsets(offsets: &[u64]) -> Result<u64, Error> {
+    let Some(&end) = offsets.last() else {
+        return Err(Error::InvalidArgument(
+            "offsets must have one entry more than the batch has messages (at least one), got none".into(),
+        ));
+    };
+    if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
+        return Err(Error::InvalidArgument(format!(
+            "offsets must be non-decreasing, but offsets[{i}] = {} > offsets[{}] = {}",
+            offsets[i],
+            i + 1,
+            offsets[i + 1]
+        )));
+    }
+    Ok(end)
+}
+
+/// The number of blocks of `block` threads for one thread per item: an error past CUDA's
+/// grid limit.
+pub(crate) fn grid_for(count: u64, block: u32) -> Result<u32, Error> {
+    let grid = count.div_ceil(u64::from(block));
+    if grid > MAX_GRID {
+        return Err(Error::InvalidArgument(format!(
+            "a batch of {count} messages needs {grid} blocks of {block} threads, more than the {MAX_GRID} a launch can have"
+        )));
+    }
+    Ok(grid as u32)
+}
+
+/// Checks `offsets`, uploads them and runs `kernel` over the batch they describe, one thread
+/// per message, then waits for it. A batch of no messages launches nothing.
+///
+/// # Safety
+///
+/// `data` and `out` must be device memory of `dev`, valid for what `kernel` reads and writes
+/// for these offsets (its comment in the `.cu` file): the bytes `offsets[0]..offsets[count]`
+/// at `data`, and `count` digests at `out`.
+pub(crate) unsafe fn launch_per_message<D: Device>(
+    dev: &D,
+    kernel: Kernel,
+    data: DevicePtr,
+    offsets: &[u64],
+    out: DevicePtr,
+) -> Result<(), Error> {
+    check_offsets(offsets)?;
+    let count = (offsets.len() - 1) as u64;
+    if count == 0 {
+        return Ok(());
+    }
+    let grid = grid_for(count, BLOCK)?;
+    let bytes: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
+    let mut offsets_buf = dev.alloc(bytes.len())?;
+    dev.upload(&mut offsets_buf, 0, &bytes)?;
+    // SAFETY: the kernel reads offsets[0..=count] from `offsets_buf`, which holds exactly those
+    // `count + 1` words and is freed only after the synchronization below; `data` and `out`
+    // are valid for the rest by this function's contract, and `count` is the batch's size.
+    unsafe { dev.launch(kernel, grid, BLOCK, &[data, offsets_buf.ptr(), count, out])? };
+    // `offsets_buf` must outlive the launch.
+    dev.synchronize()
+}
+
+/// Hashes host `messages` with `kernel` (digests of `out_len` bytes) into `out`, which must
+/// be `messages.len() * out_len` bytes: one upload of the packed messages, one of the
+/// offsets, one launch, one download.
+pub(crate) fn hash_host_batch<D: Device>(
+    dev: &D,
+    kernel: Kernel,
+    messages: &[&[u8]],
+    out_len: usize,
+    out: &mut [u8],
+) -> Result<(), Error> {
+    crate::threads::check_out_len(messages.len(), out_len, out.len())?;
+    if messages.is_empty() {
+        return Ok(());
+    }
+    let (data, offsets) = pack_messages(messages);
+    // CUDA refuses allocations of no bytes; a batch of empty messages reads none of this one.
+    let mut data_buf = dev.alloc(data.len().max(1))?;
+    dev.upload(&mut data_buf, 0, &data)?;
+    let out_buf = dev.alloc(out.len())?;
+    // SAFETY: `data_buf` holds the packed messages, bytes offsets[0] = 0 to offsets[count] =
+    // data.len(); `out_buf` holds `count * out_len` bytes, `kernel`'s digests; both outlive
+    // the call, which waits for the launch.
+    unsafe { launch_per_message(dev, kernel, data_buf.ptr(), &offsets, out_buf.ptr())? };
+    dev.download(&out_buf, 0, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pack_messages_concatenates_with_offsets() {
+        let (data, offsets) = pack_messages(&[b"ab", b"", b"cde"]);
+        assert_eq!(data, b"abcde");
+        assert_eq!(offsets, [0, 2, 2, 5]);
+        assert_eq!(pack_messages(&[]), (vec![], vec![0]));
+    }
+
+    #[test]
+    fn check_offsets_accepts_batches_and_names_the_fault() {
+        assert_eq!(check_offsets(&[0]).unwrap(), 0);
+        assert_eq!(check_offsets(&[3, 3, 10]).unwrap(), 10);
+        let err = check_offsets(&[]).unwrap_err().to_string();
+        assert!(err.contains("one entry more than the batch has messages"), "{err}");
+        let err = check_offsets(&[0, 5, 4, 9]).unwrap_err().to_string();
+        assert!(err.contains("offsets[1] = 5 > offsets[2] = 4"), "{err}");
+    }
+
+    #[test]
+    fn grid_for_rounds_up_and_stops_at_the_limit() {
+        assert_eq!(grid_for(1, 128).unwrap(), 1);
+        assert_eq!(grid_for(128, 128).unwrap(), 1);
+        assert_eq!(grid_for(129, 128).unwrap(), 2);
+        assert_eq!(grid_for(MAX_GRID * 128, 128).unwrap(), MAX_GRID as u32);
+        let err = grid_for(MAX_GRID * 128 + 1, 128).unwrap_err().to_string();
+        assert!(err.contains("more than the 2147483647 a launch can have"), "{err}");
+    }
+}
