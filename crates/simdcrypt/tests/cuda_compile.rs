@@ -68,19 +68,28 @@ fn ptxas_report(ptxas: &PathBuf, name: &str, (major, minor): (u32, u32), ptx: &[
     report
 }
 
-/// Compiles one source for every arch as the runtime does (CUBIN) and as PTX, asserting
-/// clean logs; prints ptxas's counts.
-fn check_source(name: &str, source: &str, ptxas: Option<&PathBuf>) {
+/// Compiles one source for every arch as the runtime does (CUBIN, with `compile`) and as
+/// PTX, asserting clean logs; prints ptxas's counts.
+fn check_source(
+    name: &str,
+    compile: impl Fn((u32, u32), Target) -> Result<nvrtc::Compiled, Error>,
+    ptxas: Option<&PathBuf>,
+) {
     for arch in ARCHS {
         let (major, minor) = arch;
-        let cubin = nvrtc::compile_source(name, source, arch, Target::Cubin)
-            .unwrap_or_else(|e| panic!("{name} for sm_{major}{minor}: {e}"));
+        let start = std::time::Instant::now();
+        let cubin = compile(arch, Target::Cubin).unwrap_or_else(|e| panic!("{name} for sm_{major}{minor}: {e}"));
+        let cubin_time = start.elapsed();
         assert!(cubin.log.is_empty(), "{name} for sm_{major}{minor}: NVRTC warned:\n{}", cubin.log);
         assert_eq!(&cubin.image[..4], b"\x7fELF", "{name}: the CUBIN is an ELF image");
-        let ptx = nvrtc::compile_source(name, source, arch, Target::Ptx)
-            .unwrap_or_else(|e| panic!("{name} PTX for compute_{major}{minor}: {e}"));
+        let ptx = compile(arch, Target::Ptx).unwrap_or_else(|e| panic!("{name} PTX for compute_{major}{minor}: {e}"));
         assert!(ptx.log.is_empty(), "{name} PTX for compute_{major}{minor}: NVRTC warned:\n{}", ptx.log);
-        println!("{name} sm_{major}{minor}: CUBIN {} bytes, PTX {} bytes", cubin.image.len(), ptx.image.len());
+        println!(
+            "{name} sm_{major}{minor}: CUBIN {} bytes in {:.1} s, PTX {} bytes",
+            cubin.image.len(),
+            cubin_time.as_secs_f64(),
+            ptx.image.len()
+        );
         if let Some(ptxas) = ptxas {
             for line in ptxas_report(ptxas, name, arch, &ptx.image).lines() {
                 println!("  {line}");
@@ -98,14 +107,8 @@ fn every_kernel_file_compiles_without_warnings() {
     println!("options: --gpu-architecture=sm_XY {}", NVRTC_OPTIONS.join(" "));
     println!("{} kernel files: {:?}", Module::ALL.len(), Module::ALL.iter().map(|m| m.file_name()).collect::<Vec<_>>());
     for &module in Module::ALL {
-        // Exactly the runtime's call for the CUBIN (the test above uses the same function
-        // through compile_source; this one goes through compile itself).
-        for arch in ARCHS {
-            let compiled = nvrtc::compile(module, arch, Target::Cubin)
-                .unwrap_or_else(|e| panic!("{} for sm_{}{}: {e}", module.file_name(), arch.0, arch.1));
-            assert!(compiled.log.is_empty(), "{}: NVRTC warned:\n{}", module.file_name(), compiled.log);
-        }
-        check_source(module.file_name(), &module.full_source(), ptxas.as_ref());
+        // Exactly the runtime's call (nvrtc::compile with the module).
+        check_source(module.file_name(), |arch, target| nvrtc::compile(module, arch, target), ptxas.as_ref());
     }
 }
 
@@ -123,7 +126,7 @@ fn a_small_kernel_compiles_and_ptxas_reads_it() {
              if (i < n) sc_store_le32(out + 4 * i, sc_rotl32((sc_u32)i, 7));\n\
          }}\n"
     );
-    check_source("probe.cu", &source, ptxas().as_ref());
+    check_source("probe.cu", |arch, target| nvrtc::compile_source("probe.cu", &source, arch, target), ptxas().as_ref());
 }
 
 /// A warning is reported in the log (so the checks above would catch one), and an error
