@@ -340,9 +340,19 @@ impl Cuda {
             .ok_or_else(|| Error::InvalidArgument(format!("{module:?} is not in Module::ALL")))?;
         self.modules[index]
             .get_or_init(|| {
+                let load = |image: Vec<u8>| self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(image));
+                let cache = cache::CubinCache::new(module, self.info.target, self.info.nvrtc_version);
+                if let Some(image) = cache.as_ref().and_then(cache::CubinCache::read) {
+                    if let Ok(loaded) = load(image) {
+                        return Ok(loaded);
+                    }
+                    // A damaged or foreign file: compiled again and replaced below.
+                }
                 let compiled = nvrtc::compile(module, self.info.target, Target::Cubin)?;
-                self.ctx
-                    .load_module(cudarc::nvrtc::Ptx::from_binary(compiled.image))
+                if let Some(cache) = &cache {
+                    cache.write(&compiled.image);
+                }
+                load(compiled.image)
                     .map_err(|e| device_error(&format!("loading the CUBIN of {}", module.file_name()), e))
             })
             .as_ref()
@@ -437,6 +447,77 @@ impl Device for Cuda {
     }
 }
 
+/// CUBINs kept on disk between processes, so that NVRTC (seconds per kernel file) runs once
+/// per source, options, architecture and NVRTC version, not once per process: every
+/// `simdcrypt sum --backend cuda` would pay it otherwise.
+///
+/// The folder: `SIMDCRYPT_CUDA_CACHE` (`off` or empty: no cache), else
+/// `$XDG_CACHE_HOME/simdcrypt/cuda`, else `~/.cache/simdcrypt/cuda`. A file's name holds the
+/// BLAKE3 of everything that determines its contents; a file that fails to load is compiled
+/// again and replaced; writes go to a temporary file renamed into place; any I/O error just
+/// means no caching.
+mod cache {
+    use std::path::PathBuf;
+
+    use super::{nvrtc, Module, Target};
+
+    pub(super) struct CubinCache {
+        path: PathBuf,
+    }
+
+    fn folder() -> Option<PathBuf> {
+        match std::env::var_os("SIMDCRYPT_CUDA_CACHE") {
+            Some(v) if v.is_empty() || v == "off" || v == "0" => None,
+            Some(v) => Some(PathBuf::from(v)),
+            None => std::env::var_os("XDG_CACHE_HOME")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".cache")))
+                .map(|base| base.join("simdcrypt").join("cuda")),
+        }
+    }
+
+    impl CubinCache {
+        pub(super) fn new(module: Module, target: (u32, u32), nvrtc_version: (u32, u32)) -> Option<Self> {
+            Some(Self::in_folder(folder()?, module, target, nvrtc_version))
+        }
+
+        pub(super) fn in_folder(
+            folder: PathBuf,
+            module: Module,
+            target: (u32, u32),
+            nvrtc_version: (u32, u32),
+        ) -> Self {
+            let mut key = crate::blake3::Hasher::new();
+            key.update(module.full_source().as_bytes());
+            for option in nvrtc::options(target, Target::Cubin) {
+                key.update(b"\0").update(option.as_bytes());
+            }
+            key.update(format!("\0nvrtc {}.{}", nvrtc_version.0, nvrtc_version.1).as_bytes());
+            let hex = crate::to_hex(&key.finalize()[..16]);
+            let stem = module.file_name().trim_end_matches(".cu");
+            CubinCache { path: folder.join(format!("{stem}-sm_{}{}-{hex}.cubin", target.0, target.1)) }
+        }
+
+        pub(super) fn read(&self) -> Option<Vec<u8>> {
+            let image = std::fs::read(&self.path).ok()?;
+            image.starts_with(b"\x7fELF").then_some(image)
+        }
+
+        pub(super) fn write(&self, image: &[u8]) {
+            let Some(dir) = self.path.parent() else { return };
+            if std::fs::create_dir_all(dir).is_err() {
+                return;
+            }
+            let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
+            if std::fs::write(&tmp, image).is_ok() && std::fs::rename(&tmp, &self.path).is_ok() {
+                return;
+            }
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::target_arch;
@@ -454,5 +535,27 @@ mod tests {
         assert_eq!(target_arch((7, 0), &nvrtc13), None); // Volta: CUDA 13 dropped it
         assert_eq!(target_arch((13, 0), &nvrtc13), None);
         assert_eq!(target_arch((9, 0), &[]), Some((9, 0)));
+    }
+
+    #[test]
+    fn cubin_cache_round_trip_and_keys() {
+        use super::cache::CubinCache;
+        use super::Module;
+        let Some(&module) = Module::ALL.first() else { return };
+        let dir = std::env::temp_dir().join(format!("simdcrypt-cubin-cache-{}", std::process::id()));
+        let cache = CubinCache::in_folder(dir.clone(), module, (9, 0), (13, 0));
+        assert_eq!(cache.read(), None);
+        cache.write(b"not an ELF image");
+        assert_eq!(cache.read(), None, "only ELF images are taken");
+        let image = b"\x7fELF and the rest".to_vec();
+        cache.write(&image);
+        assert_eq!(cache.read(), Some(image.clone()));
+        // Another architecture or NVRTC version is another file.
+        assert_eq!(CubinCache::in_folder(dir.clone(), module, (8, 0), (13, 0)).read(), None);
+        assert_eq!(CubinCache::in_folder(dir.clone(), module, (9, 0), (13, 1)).read(), None);
+        assert_eq!(CubinCache::in_folder(dir.clone(), module, (9, 0), (13, 0)).read(), Some(image));
+        let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 1, "no temporary file left: {names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
