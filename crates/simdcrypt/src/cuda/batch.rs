@@ -88,9 +88,10 @@ pub(crate) unsafe fn launch_per_message<D: Device>(
     // SAFETY: the kernel reads offsets[0..=count] from `offsets_buf`, which holds exactly those
     // `count + 1` words and is freed only after the synchronization below; `data` and `out`
     // are valid for the rest by this function's contract, and `count` is the batch's size.
-    unsafe { dev.launch(kernel, grid, BLOCK, &[data, offsets_buf.ptr(), count, out])? };
-    // `offsets_buf` must outlive the launch.
-    dev.synchronize()
+    let launched = unsafe { dev.launch(kernel, grid, BLOCK, &[data, offsets_buf.ptr(), count, out]) };
+    // `offsets_buf` must outlive the launch, so wait even when the launch reported an error.
+    let finished = dev.synchronize();
+    launched.and(finished)
 }
 
 /// Hashes host `messages` with `kernel` (digests of `out_len` bytes) into `out`, which must
