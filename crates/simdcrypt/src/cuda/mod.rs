@@ -11,8 +11,10 @@
 //!
 //! Layout: `device.rs` is what a batch needs from a device; `driver.rs` (CUDA) and
 //! `emulated.rs` (host) implement it; one file per algorithm holds the host side of its
-//! batches (packing, grid sizes, launch chains), generic over the device. Design and
-//! limits: docs/gpu.md.
+//! batches (packing, grid sizes, launch chains), generic over the device, and `batch.rs` what
+//! the one-thread-per-message batches share (ragged messages packed with an offsets array,
+//! the offsets checked, the grid sized, the launch). `tables.rs` (tests only) keeps the
+//! kernels' literal tables equal to the CPU backends'. Design and limits: docs/gpu.md.
 
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 mod device;
