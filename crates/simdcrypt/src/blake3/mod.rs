@@ -169,7 +169,7 @@ pub enum Mode<'a> {
 
 impl Mode<'_> {
     /// The starting chaining value and the domain flags of the mode.
-    fn key_and_flags(self) -> (CvWords, u8) {
+    pub(crate) fn key_and_flags(self) -> (CvWords, u8) {
         match self {
             Mode::Hash => (IV, 0),
             Mode::KeyedHash(key) => (key_words(key), KEYED_HASH),

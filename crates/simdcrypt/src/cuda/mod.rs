@@ -29,9 +29,17 @@ pub use emulated::{Emulated, HostBuffer};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 mod batch;
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+mod blake3;
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 mod gost94;
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+mod sha256;
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 mod streebog;
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+pub use blake3::{blake3_hash, blake3_hash_device, blake3_many, blake3_many_device};
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+pub use sha256::{merkle_root, merkle_root_device, sha256_blocks, sha256_blocks_device};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 pub use gost94::{gost94_many, gost94_many_device};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
@@ -47,6 +55,10 @@ pub const COMMON_SOURCE: &str = include_str!("common.cuh");
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Module {
     // (one variant per kernel file)
+    /// `sha256.cu`: SHA-256 of 64-byte blocks, and Merkle tree layers.
+    Sha256,
+    /// `blake3.cu`: BLAKE3 batches and one large input.
+    Blake3,
     /// `streebog.cu`: Streebog-256 and -512.
     Streebog,
     /// `gost94.cu`: GOST R 34.11-94, both S-box sets.
@@ -55,11 +67,13 @@ pub enum Module {
 
 impl Module {
     /// Every kernel file.
-    pub const ALL: &'static [Module] = &[Module::Streebog, Module::Gost94];
+    pub const ALL: &'static [Module] = &[Module::Sha256, Module::Blake3, Module::Streebog, Module::Gost94];
 
     /// The file's name in this folder, e.g. `"sha256.cu"`.
     pub fn file_name(self) -> &'static str {
         match self {
+            Module::Sha256 => "sha256.cu",
+            Module::Blake3 => "blake3.cu",
             Module::Streebog => "streebog.cu",
             Module::Gost94 => "gost94.cu",
         }
@@ -68,6 +82,8 @@ impl Module {
     /// The file's text as embedded in the library.
     pub fn source(self) -> &'static str {
         match self {
+            Module::Sha256 => include_str!("sha256.cu"),
+            Module::Blake3 => include_str!("blake3.cu"),
             Module::Streebog => include_str!("streebog.cu"),
             Module::Gost94 => include_str!("gost94.cu"),
         }

@@ -213,16 +213,7 @@ impl BlockBatch {
     ///
     /// `blocks.len()` must be a multiple of 64 and `out.len()` exactly `blocks.len() / 2`.
     pub fn hash_into(&self, blocks: &[u8], out: &mut [u8]) -> Result<(), Error> {
-        if !blocks.len().is_multiple_of(BLOCK_LEN) {
-            return Err(Error::InvalidArgument(format!(
-                "blocks must be a whole number of {BLOCK_LEN}-byte blocks, got {} bytes",
-                blocks.len()
-            )));
-        }
-        let expected = blocks.len() / BLOCK_LEN * OUT_LEN;
-        if out.len() != expected {
-            return Err(Error::InvalidLength { what: "output buffer (32 bytes per block)", expected, got: out.len() });
-        }
+        check_blocks(blocks.len(), out.len())?;
         if blocks.is_empty() {
             return Ok(());
         }
@@ -247,6 +238,21 @@ impl BlockBatch {
             || self.hash_split(right_in, right_out, threads - left_threads),
         );
     }
+}
+
+/// Checks the lengths of a batch of blocks (`blocks_len` a multiple of 64, `out_len` 32 bytes
+/// a block) and returns the number of blocks.
+pub(crate) fn check_blocks(blocks_len: usize, out_len: usize) -> Result<usize, Error> {
+    if !blocks_len.is_multiple_of(BLOCK_LEN) {
+        return Err(Error::InvalidArgument(format!(
+            "blocks must be a whole number of {BLOCK_LEN}-byte blocks, got {blocks_len} bytes"
+        )));
+    }
+    let expected = blocks_len / BLOCK_LEN * OUT_LEN;
+    if out_len != expected {
+        return Err(Error::InvalidLength { what: "output buffer (32 bytes per block)", expected, got: out_len });
+    }
+    Ok(blocks_len / BLOCK_LEN)
 }
 
 /// SHA-256 of each 64-byte block of `blocks`, written to `out` (32 bytes per block), with
