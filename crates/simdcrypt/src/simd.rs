@@ -3,6 +3,17 @@
 //! and loads and stores of whole integer arrays ([`Plain`]).
 //! Each function carries the `#[target_feature]` its instructions need, so a kernel with
 //! those features inlines it.
+//!
+//! ## What this file holds
+//!
+//! building blocks several algorithms' kernels share: word-matrix transposes (`transpose16`,
+//! `transpose_in_chunks`, `transpose8` on x86-64, `transpose4` on aarch64), the prefetch hints
+//! (`prefetch`, `prefetch_l2`), and unaligned vector loads and stores of whole integer arrays
+//! (`load128`…`store512` on x86-64, `load_u8x16`, `load_u32x4`, `store_u32x4` on aarch64,
+//! bounded by `Plain`: no padding, any bytes valid; also the bound of Salsa20's key wipe), and
+//! `clean_upper_state` (`vzeroupper` where the CPU has AVX), which the legacy-SSE SHA-NI
+//! kernels run first: other code may leave the upper YMM halves dirty, which slows every
+//! legacy-SSE instruction after it
 
 #[cfg(target_arch = "aarch64")]
 use core::arch::aarch64::*;

@@ -4,6 +4,13 @@
 //! The thresholds were measured with BLAKE3 (docs/tuning-history.md, "Thread policy") and apply
 //! to every algorithm that splits one input: what they guard against is the cost of
 //! waking a second thread, which does not depend on the algorithm.
+//!
+//! ## What this file holds
+//!
+//! `Threads` (One / Max(n) / Auto), the size thresholds of the thread policy, the cached rayon
+//! pools (`with_pool`) and `join`; shared by every API that splits one input; `check_out_len`
+//! and `split_messages`, the size-balanced split of a batch of whole messages that Streebog
+//! and GOST R 34.11-94 share
 
 /// `Threads::Auto` gives each thread at least this much input, so it splits only subtrees
 /// of 32 MiB and more. Measured on a 2-core VM (docs/tuning-history.md, "Thread policy"): with the

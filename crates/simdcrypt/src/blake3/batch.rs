@@ -5,6 +5,12 @@
 //! is a one-chunk tree whose last block carries the ROOT flag, so its 32-byte chaining
 //! value is its digest. Longer messages, and outputs longer than 32 bytes, go message by
 //! message through the tree hasher (which is already wide for them).
+//!
+//! ## What this file holds
+//!
+//! `Batch`: many independent messages; short ones (≤ 1 chunk) go through the same kernels as a
+//! large input's chunks, one message per lane, with ROOT on each last block (on every backend:
+//! portable's kernel loop too, which skips a `Hasher` per message)
 
 use super::job::HashManyJob;
 use super::{

@@ -19,6 +19,12 @@
 //! "Summary"); most of the gain over this kernel's first version came from how it reads
 //! the state (`load_state`) and from keeping `block` inlined
 //! (docs/tuning-history.md, "Short messages after the AVX-512 row kernel").
+//!
+//! ## What this file holds
+//!
+//! the `avx512` backend's short-message path: one block as four diagonal rows (rotations of
+//! the rows off the critical path), the state read piece by piece as the constructor wrote it
+//! so that store forwarding works
 
 use core::arch::x86_64::*;
 

@@ -12,6 +12,12 @@
 //! Unlike the portable code (the reference, written for clarity), it takes the counter
 //! apart from the state (no rewritten copy of the state), and reads the state word by word
 //! so that every load is forwarded from the constructor's store.
+//!
+//! ## What this file holds
+//!
+//! the short-message path of every backend but AVX-512 on Intel: one block at a time in scalar
+//! registers, the counter carried per block; `rows_win` (by `cpu::identity`) says where the
+//! AVX-512 row kernel is faster
 
 use super::BLOCK_LEN;
 use cipher::InOutBuf;
