@@ -337,7 +337,7 @@ pub struct Identity {
 
 impl Identity {
     /// Whether this is an AMD family 0x1A CPU (Zen 5). On the one measured (an EPYC VM,
-    /// BENCHMARKS.md "This round, on an AMD EPYC"), simple vector integer instructions
+    /// docs/tuning-history.md, "BENCHMARKS.md before issue 42"), simple vector integer instructions
     /// (`vpaddd`, `vprold`, `vpxord`, `vpshufd`) take two cycles of latency at every
     /// register width, where scalar `add`/`rol`/`xor` take one: latency-bound vector code
     /// is chosen differently there.

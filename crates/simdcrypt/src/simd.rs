@@ -95,7 +95,7 @@ plain_store!(store_u32x4, uint32x4_t, 16, "neon", vst1q_u32);
 /// (hand-written assembly that skips `vzeroupper`, such as other libraries' AVX2 kernels),
 /// and the state stays dirty until something cleans it; then every legacy-SSE instruction,
 /// `sha256rnds2` included (it has no VEX form), merges the upper halves: on the AMD EPYC
-/// (Zen 5) of BENCHMARKS.md the SHA-NI batch kernel ran at less than half speed and a
+/// (Zen 5) of docs/tuning-history.md the SHA-NI batch kernel ran at less than half speed and a
 /// 64-byte SHA-256 took 1.5× as long. It asks the hardware, not `SIMDCRYPT_DISABLE`: hiding
 /// AVX from us does not stop other code from using it. (SHA-NI without AVX exists,
 /// Goldmont: there is no upper state to clean there.)
