@@ -29,7 +29,7 @@ target_dir=${CARGO_TARGET_DIR:-$root/target}
 scratch=$target_dir/b3sum-suite
 src=$scratch/b3sum-$version
 
-# The crate's source: as unpacked by an earlier `cargo install b3sum@$version` (scripts/test.sh
+# The crate's source: as unpacked by an earlier `cargo install b3sum@$version` (benches/targets.sh
 # does that), else the downloaded .crate (a gzipped tar), else have cargo download it by
 # fetching for a throwaway project that depends on it.
 find_crate() {
