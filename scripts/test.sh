@@ -126,14 +126,23 @@ exes=$target_dir/simdcrypt-test-executables.txt
 if [ "$quick" = 1 ]; then
     cargo test --quiet --workspace --exclude simdcrypt-py --no-run
 else
-    # One line per test executable: its source file (relative to the root), its path.
+    # One line per test executable: its source file (relative to the root), its path; and
+    # the folder of the C ABI libraries this build made (cargo leaves a library that only
+    # tests depend on in deps/, not uplifted into debug/).
     cargo test --workspace --exclude simdcrypt-py --all-targets --no-run --message-format=json-render-diagnostics \
         | python -c '
 import json, os, sys
+capi = ""
 for line in sys.stdin:
     m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["profile"]["test"] and m.get("executable"):
+    if m.get("reason") != "compiler-artifact":
+        continue
+    if m["profile"]["test"] and m.get("executable"):
         print(os.path.relpath(m["target"]["src_path"]), m["executable"])
+    for f in m["filenames"]:
+        if os.path.basename(f) == "libsimdcrypt_capi.a":
+            capi = os.path.dirname(f)
+print("capi-dir", capi or "-")
 ' >"$exes"
 fi
 
@@ -173,7 +182,9 @@ fi
 
 step "C ABI and its C, Nim and Go bindings"
 if ! quick_skip; then
-    SIMDCRYPT_CAPI_DIR=$target_dir/debug ./scripts/test-bindings.sh
+    capi_dir=$(awk '$1 == "capi-dir" { print $2 }' "$exes")
+    [ -f "$capi_dir/libsimdcrypt_capi.a" ] || { echo "the workspace build made no libsimdcrypt_capi.a" >&2; exit 1; }
+    SIMDCRYPT_CAPI_DIR=$capi_dir ./scripts/test-bindings.sh
 fi
 
 step "aarch64 (NEON) under qemu"
