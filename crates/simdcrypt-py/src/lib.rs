@@ -59,6 +59,28 @@
 //! abi3-py39 limited API does not expose it), the GIL is released for inputs of 2048 bytes and
 //! more, and each hasher keeps its state behind a mutex so that sharing one between threads is
 //! safe.
+//!
+//! ## Adding a hash class
+//!
+//! A Python class of its own for a new hash (`simdcrypt.<name>(...)`, `new("<name>")`; the
+//! class's Python name is the algorithm's name) adds, after steps 1 and 2 of ARCHITECTURE.md
+//! ("What a new hash touches"):
+//!
+//! 3. `crates/simdcrypt-py/src/<name>_class.rs`: the hasher's `HashState` and `Resumable`
+//!    impls (for a hasher of the usual shape, one `hash_class::plain_hash_state!` and one
+//!    `state::unkeyed!` line) and one `hash_class!` invocation;
+//! 4. `crates/simdcrypt-py/src/lib.rs`: `mod <name>_class;` and one `add_hash_class` line,
+//!    which also enters the class in `_native._HASH_CLASSES`, where `new()`,
+//!    `algorithms_available` and unpickling (`_restore_state`) find it;
+//! 5. `crates/simdcrypt-py/python/simdcrypt/_native.pyi`: the class's stub (on the
+//!    stub-only base `_FixedHash`, or `_HashObject`), its name in `__all__` and in the
+//!    `_AnyHash` union.
+//!
+//! `python/simdcrypt/__init__.py` needs no edit: it star-imports `_native` (its `__all__`,
+//! which PyO3 keeps) and builds `__all__`, `new()`'s table and `algorithms_available` from it.
+//! The public names are pinned by `test_all` in `crates/simdcrypt-py/tests/test_api.py`, so
+//! the new name is added there with the class's tests. A `Literal` overload of `new()` in
+//! `__init__.py` is optional: without one, `new("<name>")` is typed as `_AnyHash`.
 
 use std::path::PathBuf;
 
