@@ -42,7 +42,7 @@ step_times=()
 step_end() {
     if [ -n "$step_name" ] && [ "$skipping" = 0 ]; then
         local s=$((SECONDS - step_start))
-        printf -- '--- %ds: %s\n' "$s" "$step_name"
+        printf '<== %d s: %s\n' "$s" "$step_name"
         step_times+=("$(printf '%6d s  %s' "$s" "$step_name")")
     fi
     step_name=""
