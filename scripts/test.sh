@@ -91,6 +91,35 @@ if [ "$quick" = 0 ] && ! command -v rhash >/dev/null; then
 fi
 if command -v rhash >/dev/null; then export SIMDCRYPT_REQUIRE_RHASH=1; fi
 
+step "Setup in the background: apt packages, the aarch64 Rust target, the wheel tools"
+# Downloads and installs overlap the builds below. Each step that needs one of these
+# waits for this job first (wait_setup), and still checks and installs what it needs, so
+# a failure here only costs time; its log is $setup_log.
+setup_log=/tmp/simdcrypt-setup.log setup_pid=""
+if ! quick_skip; then
+    (
+        sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo -n"
+        packages=()
+        command -v qemu-aarch64 >/dev/null || packages+=(qemu-user)
+        command -v aarch64-linux-gnu-gcc >/dev/null || packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+        command -v nim >/dev/null || packages+=(nim)
+        if [ ${#packages[@]} -gt 0 ]; then
+            $sudo apt-get update -qq && $sudo apt-get install -y -qq "${packages[@]}"
+        fi
+        rustup target list --installed | grep -qx aarch64-unknown-linux-gnu \
+            || rustup target add aarch64-unknown-linux-gnu
+        ./scripts/build-wheels.sh --tools-only
+    ) >"$setup_log" 2>&1 &
+    setup_pid=$!
+    echo "started (log: $setup_log)"
+fi
+wait_setup() {
+    if [ -n "$setup_pid" ]; then
+        wait "$setup_pid" || echo "(the background setup failed, see $setup_log; the steps install what they need)"
+        setup_pid=""
+    fi
+}
+
 step "Backends this machine must exercise"
 # Read from /proc/cpuinfo, independently of the library's own detection: every test that
 # runs "each supported backend" fails if one of these is missing, so a detection bug or a
@@ -182,6 +211,7 @@ fi
 
 step "C ABI and its C, Nim and Go bindings"
 if ! quick_skip; then
+    wait_setup
     capi_dir=$(awk '$1 == "capi-dir" { print $2 }' "$exes")
     [ -f "$capi_dir/libsimdcrypt_capi.a" ] || { echo "the workspace build made no libsimdcrypt_capi.a" >&2; exit 1; }
     SIMDCRYPT_CAPI_DIR=$capi_dir ./scripts/test-bindings.sh
