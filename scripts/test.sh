@@ -150,7 +150,7 @@ fi
 # --quick compares with b3sum too when an earlier full run built it.
 if [ "$quick" = 1 ] && [ -x "$b3sum_official" ]; then export B3SUM="$b3sum_official"; fi
 
-step "Rust build: tests, CLI, C ABI, benches and examples of the workspace"
+step "Rust build: the workspace's tests, CLI and C ABI (full run: benches and examples too)"
 exes=$target_dir/simdcrypt-test-executables.txt
 if [ "$quick" = 1 ]; then
     cargo test --quiet --workspace --exclude simdcrypt-py --no-run
