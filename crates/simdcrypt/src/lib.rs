@@ -24,7 +24,7 @@
 //! - `cuda`: the GPU batches of [`cuda`] on NVIDIA GPUs, with the CUDA driver and NVRTC
 //!   loaded at run time (nothing CUDA is needed to build).
 //! - `cuda-emulation`: the same CUDA kernels compiled by the host C++ compiler and run on
-//!   the CPU ([`cuda::Emulated`]), for testing them without a GPU.
+//!   the CPU (`cuda::Emulated`), for testing them without a GPU.
 //! - `digest` (default): the RustCrypto `digest` 0.10 traits for every hash and keyed hash
 //!   ([`rustcrypto`]), for `Digest`, `hmac::SimpleHmac` and `hkdf::SimpleHkdf`.
 //!
