@@ -24,9 +24,13 @@
 //! - `cuda`: the GPU batches of [`cuda`] on NVIDIA GPUs, with the CUDA driver and NVRTC
 //!   loaded at run time (nothing CUDA is needed to build).
 //! - `cuda-emulation`: the same CUDA kernels compiled by the host C++ compiler and run on
-//!   the CPU ([`cuda::Emulated`]), for testing them without a GPU.
+//!   the CPU (`cuda::Emulated`), for testing them without a GPU.
 //! - `digest` (default): the RustCrypto `digest` 0.10 traits for every hash and keyed hash
 //!   ([`rustcrypto`]), for `Digest`, `hmac::SimpleHmac` and `hkdf::SimpleHkdf`.
+//!
+//! ## What this file holds
+//!
+//! crate docs, `ALGORITHMS` and `backend_report()` (both from the registry), `to_hex`
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]

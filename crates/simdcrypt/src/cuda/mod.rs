@@ -4,9 +4,9 @@
 //! prepended to each. They are embedded in the library and, with the `cuda` feature,
 //! compiled by NVRTC for the device's own compute capability on first use; the CUDA driver
 //! and NVRTC are loaded at run time, so nothing CUDA is needed to build, and a machine
-//! without them reports why the backend is unavailable ([`status`]). With the
+//! without them reports why the backend is unavailable (`status`). With the
 //! `cuda-emulation` feature the same sources are compiled as C++ by the host compiler and
-//! run on the CPU ([`Emulated`]): the tests compare every kernel with the CPU backends that
+//! run on the CPU (`Emulated`): the tests compare every kernel with the CPU backends that
 //! way on machines without a GPU.
 //!
 //! Layout: `device.rs` is what a batch needs from a device; `driver.rs` (CUDA) and

@@ -23,6 +23,18 @@
 //!     .unwrap();
 //! assert_eq!(again, out);
 //! ```
+//!
+//! ## What this file holds
+//!
+//! hashtree-style batches (each 64-byte block hashed as a whole message): `hash_blocks`,
+//! `BlockBatch` (`set_platform`, `set_max_threads`: contiguous ranges split at 16-block
+//! boundaries with `threads::with_pool`/`join`), length checks done once; `BatchPlatform`
+//! (backend algorithm `sha256-batch`: `avx512+shani`, `avx512`, `shani`, `avx2`, `portable` on
+//! x86-64; `armv8-sha2`, `neon`, `portable` on aarch64; its own enum because its kernels are
+//! wide across blocks) with the single dispatch point `hash_blocks`; `PADDING_WK`, the padding
+//! block's W+K computed by a `const fn`; `for_each_group`, the
+//! whole-groups-plus-padded-remainder loop of the wide kernels; the portable kernel; the
+//! measurements behind `SHANI_REMAINDER_MAX` and the order of `ALL`
 
 pub(crate) use super::batch_shared::PADDING_WK;
 use super::{portable, BLOCK_LEN, IV, OUT_LEN};

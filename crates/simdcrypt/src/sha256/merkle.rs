@@ -24,6 +24,16 @@
 //! let root3 = merkle_root(&leaves, Some(3), &BlockBatch::new()).unwrap();
 //! assert_eq!(root3, sha256::hash(&[root, zero_hash(2)].concat()));
 //! ```
+//!
+//! ## What this file holds
+//!
+//! SSZ-style Merkle trees of 32-byte leaves: `merkle_root`, `merkle_layers`, `zero_hash`
+//! (table up to `MERKLE_MAX_DEPTH` = 64 built once); each layer's node pairs are 64-byte
+//! blocks hashed by one `BlockBatch::hash_into` (its kernels and thread split), an odd last
+//! node paired with the layer's zero hash (zero subtrees never built); `merkle_root` finishes
+//! one subtree of 2^12 leaves at a time in a reused scratch (its layers stay in the L2 cache),
+//! the subtrees split between threads with `threads::with_pool`/`join`, then builds the tree
+//! over their roots; `merkle_layers` hashes whole layers
 
 use std::sync::OnceLock;
 
