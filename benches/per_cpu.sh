@@ -55,6 +55,10 @@ fi
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/per_cpu.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
+# What a table in BENCHMARKS.md must name: the CPU, its caches, the date and the commit.
+echo "## $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+lscpu | grep -E '^(CPU family|Model|L1d cache|L2 cache|L3 cache):' || true
+
 build_start=$(date +%s)
 # One build of the example per level: the blake3 peer is held to the level by its own
 # cargo features (no_avx512, no_avx2), which only a build can set.

@@ -3,13 +3,15 @@
 # (min and median wall time of each): a tree of 20,000 files (BLAKE3 vs b3sum; SHA-256,
 # Streebog, GOST-94 vs RHash and `xargs sha256sum`), several algorithms in one read,
 # encrypt/decrypt with 1 and 2 threads, and Bao (the criterion bench's interleaved mode).
-# Run from the repository root after `cargo build --release -p simdcrypt-cli` and
-# `./scripts/test.sh` (for .tools/bin/b3sum); needs rhash, bc and ~2 GiB in $TMPDIR.
+# Run from the repository root after `cargo build --release -p simdcrypt-cli`; installs the
+# release b3sum into .tools/bin if it is not there; needs rhash, bc and ~2 GiB in $TMPDIR.
 # Data goes to ${TMPDIR:-/tmp}/simdcrypt-targets. Timings on a shared machine are noise.
 set -u
 root=$PWD
 S=$root/target/release/simdcrypt
 B3=$root/.tools/bin/b3sum
+# A release build, as users run it (scripts/test.sh compares output with a debug one).
+[ -x "$B3" ] || cargo install --quiet --locked --root "$root/.tools" b3sum@1.8.2
 W=${TMPDIR:-/tmp}/simdcrypt-targets
 mkdir -p "$W"
 cd "$W"

@@ -12,21 +12,24 @@
 #   - every file of the sdist is a git-tracked file of the package or of the crates it
 #     needs, and the sdist, unpacked alone, builds a wheel that passes the smoke test.
 #
-# Usage: scripts/build-wheels.sh [--quick]
-#   --quick  skips building a wheel from the unpacked sdist (a third compile of the
-#            crates; its contents are still checked). A dev-profile build is no cheaper
-#            here: the workspace's dev profile optimizes every crate and keeps line tables.
+# Usage: scripts/build-wheels.sh [--quick | --tools-only]
+#   --quick       skips building a wheel from the unpacked sdist (a third compile of the
+#                 crates; its contents are still checked). A dev-profile build is no cheaper
+#                 here: the workspace's dev profile optimizes every crate and keeps line tables.
+#   --tools-only  installs the tools and the aarch64 Python below, builds nothing
+#                 (scripts/test.sh runs it in the background while it compiles).
 # The wheels link with zig (ziglang from PyPI), which targets glibc 2.17 from any host.
 # Tools go into .tools/wheels-venv; the aarch64 Python into .tools/arm64-python.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
 
-quick=0
+quick=0 tools_only=0
 case "${1:-}" in
     --quick) quick=1 ;;
+    --tools-only) tools_only=1 ;;
     "") ;;
-    *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick | --tools-only]" >&2; exit 2 ;;
 esac
 
 step() { printf '\n== %s\n' "$*"; }
@@ -75,6 +78,7 @@ if [ ! -x "$arm64_root/usr/bin/python3" ]; then
 fi
 arm64_python() { qemu-aarch64 -L "$root/$arm64_root" "$root/$arm64_root/usr/bin/python3" "$@"; }
 arm64_python -c 'import platform, sys; print("aarch64 python", sys.version.split()[0], platform.machine())'
+[ "$tools_only" = 0 ] || exit 0
 
 mkdir -p dist
 rm -f dist/simdcrypt-"$version"*

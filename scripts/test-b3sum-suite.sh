@@ -11,16 +11,25 @@
 #
 # B3SUM_SUITE_VERSION picks another b3sum release (default 1.8.2); extra arguments go to
 # the test executable (a test name filter, --nocapture, ...).
+#
+# The b3sum binary built for those tests is kept as target/b3sum-suite/b3sum-official
+# (before the link replaces it): the official CLI, built from the same source and lock
+# file as `cargo install b3sum`, which scripts/test.sh gives the CLI tests as $B3SUM.
+#   --build-only     builds the test executable and b3sum-official, runs nothing.
+#   SIMDCRYPT_BIN    the simdcrypt binary to test (scripts/test.sh passes the one its
+#                    workspace build made); unset, `cargo build -p simdcrypt-cli` builds it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
 version=${B3SUM_SUITE_VERSION:-1.8.2}
+build_only=0
+if [ "${1:-}" = --build-only ]; then build_only=1; shift; fi
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 target_dir=${CARGO_TARGET_DIR:-$root/target}
 scratch=$target_dir/b3sum-suite
 src=$scratch/b3sum-$version
 
-# The crate's source: as unpacked by an earlier `cargo install b3sum@$version` (scripts/test.sh
+# The crate's source: as unpacked by an earlier `cargo install b3sum@$version` (benches/targets.sh
 # does that), else the downloaded .crate (a gzipped tar), else have cargo download it by
 # fetching for a throwaway project that depends on it.
 find_crate() {
@@ -55,16 +64,33 @@ printf '\n[workspace]\n' >>"$src/Cargo.toml"
 
 echo "building b3sum $version's test executable in $src"
 # A target folder beside the source, kept between runs (the source is unpacked afresh).
-(cd "$src" && CARGO_TARGET_DIR=$scratch/target cargo test --quiet --locked --no-run --test cli_tests)
+build_suite() { (cd "$src" && CARGO_TARGET_DIR=$scratch/target cargo test --quiet --locked --no-run --test cli_tests); }
+build_suite
+# cargo puts its b3sum back on a rebuild, not necessarily on a fresh one: a link left by an
+# earlier run must never be taken for the official binary.
+b3sum_bin=$scratch/target/debug/b3sum
+if [ -L "$b3sum_bin" ] || [ ! -x "$b3sum_bin" ]; then
+    rm -f "$b3sum_bin" "$scratch"/target/debug/.fingerprint/b3sum-*/bin-b3sum*
+    build_suite
+fi
+[ -x "$b3sum_bin" ] && [ ! -L "$b3sum_bin" ] || { echo "cargo did not build b3sum at $b3sum_bin" >&2; exit 1; }
+cp -f "$b3sum_bin" "$scratch/b3sum-official"
+"$scratch/b3sum-official" --version
 # The newest, should an older build have left another.
 tests_exe=$(find "$scratch/target/debug/deps" -maxdepth 1 -type f -name 'cli_tests-*' -perm -u+x \
     -printf '%T@ %p\n' | sort -rn | head -n 1 | cut -d' ' -f2-)
 [ -n "$tests_exe" ] || { echo "no cli_tests executable under $scratch/target/debug/deps" >&2; exit 1; }
 
-echo "building simdcrypt"
-cargo build --quiet -p simdcrypt-cli
-simdcrypt=$target_dir/debug/simdcrypt
-[ -x "$simdcrypt" ] || { echo "no $simdcrypt after cargo build" >&2; exit 1; }
+[ "$build_only" = 0 ] || exit 0
+
+if [ -n "${SIMDCRYPT_BIN:-}" ]; then
+    simdcrypt=$SIMDCRYPT_BIN
+else
+    echo "building simdcrypt"
+    cargo build --quiet -p simdcrypt-cli
+    simdcrypt=$target_dir/debug/simdcrypt
+fi
+[ -x "$simdcrypt" ] || { echo "no simdcrypt binary at $simdcrypt" >&2; exit 1; }
 ln -sfn "$simdcrypt" "$scratch/target/debug/b3sum"
 
 echo "running b3sum $version's tests against $scratch/target/debug/b3sum -> $simdcrypt"

@@ -9,9 +9,15 @@ root=$PWD
 step() { printf '\n==> %s\n' "$*"; }
 missing=()
 
-step "C ABI: cargo build -p simdcrypt-capi"
-cargo build --quiet -p simdcrypt-capi
-lib_dir="${CARGO_TARGET_DIR:-$root/target}/debug"
+# SIMDCRYPT_CAPI_DIR names a folder that already holds libsimdcrypt_capi.a and .so
+# (scripts/test.sh passes its workspace build's); unset, they are built here.
+if [ -n "${SIMDCRYPT_CAPI_DIR:-}" ]; then
+    lib_dir=$SIMDCRYPT_CAPI_DIR
+else
+    step "C ABI: cargo build -p simdcrypt-capi"
+    cargo build --quiet -p simdcrypt-capi
+    lib_dir="${CARGO_TARGET_DIR:-$root/target}/debug"
+fi
 static_lib="$lib_dir/libsimdcrypt_capi.a"
 include_dir="$root/crates/simdcrypt-capi/include"
 # What the static library needs from the system (std's threads, dlsym, libm).

@@ -1,12 +1,72 @@
 #!/usr/bin/env bash
-# Runs every test of simdcrypt: Rust (library, CLI) and Python (bindings, stubs).
-# Sets itself up on a fresh machine that has Python >= 3.11 and a Rust toolchain:
-# a virtual environment in .venv, the official b3sum in .tools for byte-for-byte CLI
-# comparison, and the extension module built with maturin. Safe to run again.
+# Runs every test of simdcrypt: Rust (library, CLI, C ABI and its bindings, aarch64 under
+# qemu) and Python (bindings, stubs, wheels). This is what CI runs.
+# Sets itself up on a fresh machine that has Python >= 3.11 and a Rust toolchain: a
+# virtual environment in .venv, rhash and qemu through apt, the official b3sum built from
+# crates.io for byte-for-byte CLI comparison. Safe to run again.
+#
+# Usage: scripts/test.sh [--quick]
+#   (none)   everything, in the order below; each step prints its elapsed seconds and the
+#            run ends with a table of them.
+#   --quick  the inner loop: the Rust tests of the workspace and the Python tests, on the
+#            backends of this machine (no fallback reruns, b3sum suite, bindings, aarch64,
+#            docs, wheels or stubs). The extension is built by `maturin develop` (dev
+#            profile) instead of installed from the wheel.
+#
+# Builds are shared between steps, since compiling is most of the run's time:
+#   - one `cargo test --all-targets --no-run` of the workspace builds the tests, the CLI,
+#     the C ABI libraries, the benches and the examples; the steps after it run what it
+#     built (the fallback reruns run its test executables directly: a `cargo test -p ...`
+#     resolves features differently and would build the library again);
+#   - the official b3sum is the binary built with b3sum's own test suite (debug profile;
+#     the same source and lock file as a `cargo install`);
+#   - the wheel built by scripts/build-wheels.sh for this machine is the extension the Python tests
+#     import, and the wheels use thin LTO (the release profile's fat LTO is for published
+#     wheels: what these steps check is the code and the packaging, not the optimiser).
+# To add a step: `step "what it checks"` then its commands; `quick_skip` after `step`
+# leaves it out of --quick.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
-step() { printf '\n==> %s\n' "$*"; }
+
+quick=0
+case "${1:-}" in
+    --quick) quick=1 ;;
+    "") ;;
+    *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+esac
+
+# Steps and their elapsed seconds (printed as each ends, and as a table at exit).
+step_name="" step_start=$SECONDS skipping=0
+step_times=()
+step_end() {
+    if [ -n "$step_name" ] && [ "$skipping" = 0 ]; then
+        local s=$((SECONDS - step_start))
+        printf '<== %d s: %s\n' "$s" "$step_name"
+        step_times+=("$(printf '%6d s  %s' "$s" "$step_name")")
+    fi
+    step_name=""
+}
+step() {
+    step_end
+    step_name=$* step_start=$SECONDS skipping=0
+    printf '\n==> %s\n' "$*"
+}
+# Called right after `step`: in --quick, skips everything up to the next `step`.
+quick_skip() {
+    if [ "$quick" = 1 ]; then skipping=1; printf '    (skipped by --quick)\n'; return 0; fi
+    return 1
+}
+summary() {
+    local rc=$?
+    step_end
+    printf '\nTime per step (%s):\n' "$([ "$quick" = 1 ] && echo --quick || echo full run)"
+    printf '%s\n' "${step_times[@]}"
+    printf '%6d s  total, exit status %d\n' "$SECONDS" "$rc"
+}
+trap summary EXIT
+
+target_dir=${CARGO_TARGET_DIR:-$root/target}
 
 step "Python environment (.venv)"
 if [ ! -x .venv/bin/python ]; then
@@ -14,23 +74,51 @@ if [ ! -x .venv/bin/python ]; then
 fi
 # shellcheck disable=SC1091
 . .venv/bin/activate
-python -m pip install --quiet --disable-pip-version-check --upgrade pip
-python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-
-step "b3sum, the official BLAKE3 CLI, to compare against"
-if [ ! -x .tools/bin/b3sum ]; then
-    cargo install --quiet --locked --root .tools b3sum@1.8.2
+# pip runs only when requirements-dev.txt changed since it last succeeded.
+if ! cmp -s requirements-dev.txt .venv/requirements-dev.installed; then
+    python -m pip install --quiet --disable-pip-version-check --upgrade pip
+    python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+    cp requirements-dev.txt .venv/requirements-dev.installed
 fi
-export B3SUM="$root/.tools/bin/b3sum" SIMDCRYPT_REQUIRE_B3SUM=1
 
 step "rhash, to compare the GOST algorithms' CLI output against"
-if ! command -v rhash >/dev/null; then
+# --quick installs nothing: it compares with rhash only where it is already installed.
+if [ "$quick" = 0 ] && ! command -v rhash >/dev/null; then
     sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo -n"
     { $sudo apt-get install -y -qq rhash || { $sudo apt-get update -qq && $sudo apt-get install -y -qq rhash; }; } \
         >/tmp/simdcrypt-rhash-setup.log 2>&1 \
         || printf '\n*** rhash NOT INSTALLED (see /tmp/simdcrypt-rhash-setup.log): CLI output not compared with RHash ***\n\n'
 fi
 if command -v rhash >/dev/null; then export SIMDCRYPT_REQUIRE_RHASH=1; fi
+
+step "Setup in the background: apt packages, the aarch64 Rust target, the wheel tools"
+# Downloads and installs overlap the builds below. Each step that needs one of these
+# waits for this job first (wait_setup), and still checks and installs what it needs, so
+# a failure here only costs time; its log is $setup_log.
+setup_log=/tmp/simdcrypt-setup.log setup_pid=""
+if ! quick_skip; then
+    (
+        sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo -n"
+        packages=()
+        command -v qemu-aarch64 >/dev/null || packages+=(qemu-user)
+        command -v aarch64-linux-gnu-gcc >/dev/null || packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+        command -v nim >/dev/null || packages+=(nim)
+        if [ ${#packages[@]} -gt 0 ]; then
+            $sudo apt-get update -qq && $sudo apt-get install -y -qq "${packages[@]}"
+        fi
+        rustup target list --installed | grep -qx aarch64-unknown-linux-gnu \
+            || rustup target add aarch64-unknown-linux-gnu
+        ./scripts/build-wheels.sh --tools-only
+    ) >"$setup_log" 2>&1 &
+    setup_pid=$!
+    echo "started (log: $setup_log)"
+fi
+wait_setup() {
+    if [ -n "$setup_pid" ]; then
+        wait "$setup_pid" || echo "(the background setup failed, see $setup_log; the steps install what they need)"
+        setup_pid=""
+    fi
+}
 
 step "Backends this machine must exercise"
 # Read from /proc/cpuinfo, independently of the library's own detection: every test that
@@ -53,73 +141,142 @@ if [ "$(uname -m)" = x86_64 ] && [ -r /proc/cpuinfo ]; then
     echo "$SIMDCRYPT_EXPECT_BACKENDS" | tr ';' '\n'
 fi
 
-step "Rust tests (library, CLI)"
+step "b3sum 1.8.2 from crates.io: the official CLI to compare against, and its test suite"
+b3sum_official=$target_dir/b3sum-suite/b3sum-official
+if ! quick_skip; then
+    ./scripts/test-b3sum-suite.sh --build-only
+    export B3SUM="$b3sum_official" SIMDCRYPT_REQUIRE_B3SUM=1
+fi
+# --quick compares with b3sum too when an earlier full run built it.
+if [ "$quick" = 1 ] && [ -x "$b3sum_official" ]; then export B3SUM="$b3sum_official"; fi
+
+step "Rust build: the workspace's tests, CLI and C ABI (full run: benches and examples too)"
+exes=$target_dir/simdcrypt-test-executables.txt
+if [ "$quick" = 1 ]; then
+    cargo test --quiet --workspace --exclude simdcrypt-py --no-run
+else
+    # One line per test executable: its source file (relative to the root), its path; and
+    # the folder of the C ABI libraries this build made (cargo leaves a library that only
+    # tests depend on in deps/, not uplifted into debug/).
+    cargo test --workspace --exclude simdcrypt-py --all-targets --no-run --message-format=json-render-diagnostics \
+        | python -c '
+import json, os, sys
+capi = ""
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") != "compiler-artifact":
+        continue
+    if m["profile"]["test"] and m.get("executable"):
+        print(os.path.relpath(m["target"]["src_path"]), m["executable"])
+    for f in m["filenames"]:
+        if os.path.basename(f) == "libsimdcrypt_capi.a":
+            capi = os.path.dirname(f)
+print("capi-dir", capi or "-")
+' >"$exes"
+fi
+
+step "Rust tests (library, CLI, C ABI)"
 cargo test --workspace --exclude simdcrypt-py --no-fail-fast -- --show-output 2>&1 \
     | grep -v '^---- .* stdout ----$' | grep -v '^successes:$'
-# Dispatch falls back when the wide instruction sets are hidden.
-env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512,avx2,sse4.1 cargo test -p simdcrypt --test blake3_kat -- --show-output 2>&1 \
-    | grep -E 'exercised|refused|test result'
-env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=sha cargo test -p simdcrypt --test sha256_kat -- --show-output 2>&1 \
-    | grep -E 'exercised|refused|test result'
-env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=gfni cargo test -p simdcrypt --test streebog_kat -- --show-output 2>&1 \
-    | grep -E 'exercised|test result'
-env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512vbmi cargo test -p simdcrypt --test gost94_kat -- --show-output 2>&1 \
-    | grep -E 'exercised|test result'
-env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512 cargo test -p simdcrypt --test gost94_kat --test gost_differential -- --show-output 2>&1 \
-    | grep -E 'exercised|test result'
-env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512,avx2 cargo test -p simdcrypt --test gost94_kat --test gost_differential -- --show-output 2>&1 \
-    | grep -E 'exercised|test result'
-env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512,avx2,ssse3 cargo test -p simdcrypt --test gost94_kat -- --show-output 2>&1 \
-    | grep -E 'exercised|test result'
-env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512,avx2 cargo test -p simdcrypt --test salsa20_kat -- --show-output 2>&1 \
-    | grep -E 'exercised|test result'
-env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512,avx2,sse4.1 cargo test -p simdcrypt --test highwayhash_kat -- --show-output 2>&1 \
-    | grep -E 'exercised|test result'
+
+step "Rust: dispatch falls back when the wide instruction sets are hidden"
+if ! quick_skip; then
+    # fallback DISABLE FILTER TEST...: runs the library's test files TEST (tests/TEST.rs)
+    # with SIMDCRYPT_DISABLE=DISABLE, from the crate's folder as `cargo test` would.
+    fallback() {
+        local disable=$1 filter=$2 t exe; shift 2
+        for t in "$@"; do
+            exe=$(awk -v src="crates/simdcrypt/tests/$t.rs" '$1 == src { print $2 }' "$exes")
+            [ -x "$exe" ] || { echo "no test executable for crates/simdcrypt/tests/$t.rs in $exes" >&2; exit 1; }
+            echo "SIMDCRYPT_DISABLE=$disable $t"
+            (cd crates/simdcrypt && env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE="$disable" "$exe" --show-output 2>&1) \
+                | grep -E "$filter"
+        done
+    }
+    fallback avx512,avx2,sse4.1 'exercised|refused|test result' blake3_kat
+    fallback sha 'exercised|refused|test result' sha256_kat
+    fallback gfni 'exercised|test result' streebog_kat
+    fallback avx512vbmi 'exercised|test result' gost94_kat
+    fallback avx512 'exercised|test result' gost94_kat gost_differential
+    fallback avx512,avx2 'exercised|test result' gost94_kat gost_differential
+    fallback avx512,avx2,ssse3 'exercised|test result' gost94_kat
+    fallback avx512,avx2 'exercised|test result' salsa20_kat
+    fallback avx512,avx2,sse4.1 'exercised|test result' highwayhash_kat
+fi
 
 step "CUDA kernels without a GPU: host emulation against the CPU backends, NVRTC compile check"
-# NVRTC and ptxas of CUDA 13 from PyPI (requirements-cuda.txt) into .venv; cudarc opens
-# libnvrtc.so.13 by name, so its folder goes on LD_LIBRARY_PATH. Both checks are required:
-# a missing emulation build, NVRTC or ptxas fails instead of skipping.
-python -m pip install --quiet --disable-pip-version-check -r requirements-cuda.txt
-cu13="$(python -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13"))')"
-LD_LIBRARY_PATH="$cu13/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" SIMDCRYPT_PTXAS="$cu13/bin/ptxas" \
-    SIMDCRYPT_REQUIRE_NVRTC=1 SIMDCRYPT_REQUIRE_CUDA_EMULATION=1 \
-    cargo test -p simdcrypt --features cuda,cuda-emulation --test 'cuda_*' -- --show-output 2>&1 \
-    | grep -v '^---- .* stdout ----$' | grep -v '^successes:$'
-# `simdcrypt sum --backend cuda` on the emulation: the same lines as the CPU, batch edges included.
-SIMDCRYPT_CUDA_EMULATION=1 cargo test -p simdcrypt-cli --features cuda-emulation --test cuda 2>&1 \
-    | grep -E '^test |test result'
+if ! quick_skip; then
+    # NVRTC and ptxas of CUDA 13 from PyPI (requirements-cuda.txt, about 500 MB) into .venv,
+    # when the file changed since they were last installed; cudarc opens libnvrtc.so.13 by
+    # name, so its folder goes on LD_LIBRARY_PATH. Both checks are required: a missing
+    # emulation build, NVRTC or ptxas fails instead of skipping.
+    if ! cmp -s requirements-cuda.txt .venv/requirements-cuda.installed; then
+        python -m pip install --quiet --disable-pip-version-check -r requirements-cuda.txt
+        cp requirements-cuda.txt .venv/requirements-cuda.installed
+    fi
+    cu13="$(python -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13"))')"
+    LD_LIBRARY_PATH="$cu13/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" SIMDCRYPT_PTXAS="$cu13/bin/ptxas" \
+        SIMDCRYPT_REQUIRE_NVRTC=1 SIMDCRYPT_REQUIRE_CUDA_EMULATION=1 \
+        cargo test -p simdcrypt --features cuda,cuda-emulation --test 'cuda_*' -- --show-output 2>&1 \
+        | grep -v '^---- .* stdout ----$' | grep -v '^successes:$'
+    # `simdcrypt sum --backend cuda` on the emulation: the same lines as the CPU, batch edges included.
+    SIMDCRYPT_CUDA_EMULATION=1 cargo test -p simdcrypt-cli --features cuda-emulation --test cuda 2>&1 \
+        | grep -E '^test |test result'
+fi
 
 step "b3sum's own CLI tests against simdcrypt as b3sum"
-./scripts/test-b3sum-suite.sh
+if ! quick_skip; then
+    SIMDCRYPT_BIN=$target_dir/debug/simdcrypt ./scripts/test-b3sum-suite.sh
+fi
 
 step "C ABI and its C, Nim and Go bindings"
-./scripts/test-bindings.sh
+if ! quick_skip; then
+    wait_setup
+    capi_dir=$(awk '$1 == "capi-dir" { print $2 }' "$exes")
+    [ -f "$capi_dir/libsimdcrypt_capi.a" ] || { echo "the workspace build made no libsimdcrypt_capi.a" >&2; exit 1; }
+    SIMDCRYPT_CAPI_DIR=$capi_dir ./scripts/test-bindings.sh
+fi
 
 step "aarch64 (NEON) under qemu"
-# The expectations above are this x86-64 machine's, not the emulated aarch64 one's.
-env -u SIMDCRYPT_EXPECT_BACKENDS ./scripts/test-aarch64.sh
+if ! quick_skip; then
+    # The expectations above are this x86-64 machine's, not the emulated aarch64 one's.
+    env -u SIMDCRYPT_EXPECT_BACKENDS ./scripts/test-aarch64.sh
+fi
 
 step "Library docs (every public item documented, no broken links)"
-RUSTDOCFLAGS="-D warnings" cargo doc --quiet -p simdcrypt --no-deps
-
-step "Benchmarks compile"
-cargo check --quiet -p simdcrypt-bench --benches
-
-step "Python bindings of backend=\"cuda\" on the kernels' host emulation (no GPU needed)"
-# Built with the test-only cuda-emulation feature for this one file, then rebuilt without it.
-maturin develop --quiet -m crates/simdcrypt-py/Cargo.toml --features cuda-emulation
-SIMDCRYPT_CUDA_EMULATION=1 python -m pytest -q crates/simdcrypt-py/tests/test_cuda_emulated.py
-
-step "Python extension (maturin develop --release)"
-maturin develop --quiet --release -m crates/simdcrypt-py/Cargo.toml
-
-step "Type stubs (mypy --strict, stubtest)"
-python -m mypy --strict crates/simdcrypt-py/python/simdcrypt crates/simdcrypt-py/tests/typing_usage.py
-python -m mypy.stubtest simdcrypt._native
+if ! quick_skip; then
+    RUSTDOCFLAGS="-D warnings" cargo doc --quiet -p simdcrypt --no-deps
+fi
 
 step "Wheels: manylinux x86-64 and aarch64 (smoke-tested under qemu), contents checked"
-./scripts/build-wheels.sh --quick
+if ! quick_skip; then
+    CARGO_PROFILE_RELEASE_LTO=thin CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 ./scripts/build-wheels.sh --quick
+fi
+
+step "Python bindings of backend=\"cuda\" on the kernels' host emulation (no GPU needed)"
+if ! quick_skip; then
+    # A dev build with the test-only cuda-emulation feature, for this one file; the next
+    # step installs the extension the other tests run.
+    maturin develop --quiet -m crates/simdcrypt-py/Cargo.toml --features cuda-emulation
+    SIMDCRYPT_CUDA_EMULATION=1 python -m pytest -q crates/simdcrypt-py/tests/test_cuda_emulated.py
+fi
+
+step "Python extension"
+if [ "$quick" = 1 ]; then
+    maturin develop --quiet -m crates/simdcrypt-py/Cargo.toml
+else
+    # The wheel just built and checked for this machine: the Python tests run what is shipped.
+    version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+    wheels=(dist/simdcrypt-"$version"-*_"$(uname -m)".whl)
+    [ -f "${wheels[0]}" ] || { echo "no $(uname -m) wheel in dist/" >&2; exit 1; }
+    python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "${wheels[0]}"
+fi
+
+step "Type stubs (mypy --strict, stubtest)"
+if ! quick_skip; then
+    python -m mypy --strict crates/simdcrypt-py/python/simdcrypt crates/simdcrypt-py/tests/typing_usage.py
+    python -m mypy.stubtest simdcrypt._native
+fi
 
 step "Python tests"
 python -m pytest -q crates/simdcrypt-py/tests

@@ -1,6 +1,15 @@
 //! Benchmarks only: see benches/. This library holds what several benches share: the
 //! bindings of C peers (behind opt-in features, so that checking the benches needs no
 //! system library), and the timer of the examples.
+//!
+//! ## The benches folder
+//!
+//! benches/ holds the criterion benchmarks against the peers (`publish = false`);
+//! benches/python/ holds three scripts for what the Python harness
+//! (crates/simdcrypt-py/python/simdcrypt/bench) does not time. benches/per_cpu.sh runs
+//! benches/examples/per_cpu.rs (every algorithm's headline rows against its peers in one run)
+//! and the CLI against rhash, at three SIMDCRYPT_DISABLE levels; other examples race one
+//! workload (gost_count, salsa_short, blake3_race) for A/B builds and callgrind.
 
 #[cfg(feature = "peer-nettle")]
 pub mod nettle {

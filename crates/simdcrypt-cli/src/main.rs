@@ -3,6 +3,40 @@
 //!
 //! This file only parses the command line and maps outcomes to exit statuses; each
 //! subcommand lives in its own module.
+//!
+//! ## The modules of the command line
+//!
+//! `main.rs` (clap definitions, exit statuses), `sum.rs`, `check.rs`, `backends.rs` (one
+//! module per subcommand), `hashing.rs` (options shared by `sum` and `check`: key file,
+//! threads, hashing a file or stdin), `escape.rs` (coreutils/b3sum name escaping; `check`
+//! result lines follow each algorithm's reference tool, `Style`), `output.rs` (buffered
+//! stdout, error messages without Rust's "(os error N)" suffix, quiet exit on a closed pipe),
+//! `bao.rs` (`bao hash|encode|decode|slice|decode-slice|scrub`, the `bao` command's arguments;
+//! output files through `atomic_file.rs`), `crypt.rs` (`keygen`, `encrypt`, `decrypt`: the
+//! sealed_stream format, key files or passphrases (`rpassword`), `-j`, refusals of folders and
+//! of IN as OUT; `getrandom` for keys, nonces and salts), `atomic_file.rs` (the one way the
+//! CLI creates files, through the library's `atomic_file`; it adds the `signal-hook` thread
+//! that removes named temporary files on SIGINT/SIGTERM/SIGHUP and then re-raises the signal).
+//! `walk.rs` (directory walks for `sum -r` and `--tree`: byte-sorted paths, symlinks skipped
+//! or followed with (dev, inode) loop detection, `--exclude` globs), `parallel.rs` (one rayon
+//! pool per command; inputs run as tasks, results reordered through a bounded window so output
+//! order never depends on threads), `tree.rs` (the tree digest of docs/tree-digest.md),
+//! `progress.rs` (indicatif bars on stderr, only when it is a terminal, after about a second
+//! unless `--progress`: files and bytes for `sum`/`check`, one stream for
+//! `encrypt`/`decrypt`), `dropin.rs` (behaving as b3sum/sha256sum when invoked under that
+//! name; `b3sum -c` runs `b3sum_check.rs`, b3sum's stricter line rules and messages;
+//! `scripts/test-b3sum-suite.sh` runs b3sum's own CLI tests, from its crates.io source,
+//! against a `b3sum` link to our binary). Several `-a` algorithms share one read
+//! (`hashing::hash_all`; large files: each hasher on its own thread over the same block).
+//! `bench.rs` runs the Python benchmark harness (`python3 -m simdcrypt.bench`, below) with the
+//! arguments untouched and exits with its status. `--gost-reverse` (in `hashing.rs`, shared by
+//! `sum` and `check`) reverses the digests of the four GOST algorithms. The integration tests
+//! (`tests/cli.rs` for BLAKE3 against b3sum, `tests/sha256.rs` against sha256sum,
+//! `tests/gost.rs` against RustCrypto and `rhash`, `tests/crypt.rs` for file encryption round
+//! trips and tampering, `tests/crypt_safety.rs` for signals mid-run (each of SIGKILL, SIGTERM,
+//! SIGINT, SIGHUP at several points, both output kinds: the folder is unchanged), passphrases,
+//! version-1 files and the refusals, `tests/bench.rs` for the bench wrapper) drive the built
+//! binary through the helpers in `tests/common/mod.rs`.
 
 mod atomic_file;
 mod b3sum_check;

@@ -346,7 +346,7 @@ const HUGE_PAGES_MIN: usize = 4 << 20;
 /// Unlike `PyBytes::new_with` nothing is zeroed first, and on Linux a large object asks
 /// for transparent huge pages before it is written: a fresh 100 MB object otherwise costs
 /// some 25,000 page faults when first written, which measured longer than encrypting the
-/// data (BENCHMARKS.md, "Salsa20/20, Python").
+/// data (docs/tuning-history.md, "Salsa20/20, Python").
 pub(crate) fn new_bytes_uninit<'py>(
     py: Python<'py>,
     len: usize,

@@ -12,6 +12,75 @@
 //! objects, `streebog_many`) and gost94_class.rs (`gost94`, `gost94_many`), on the shared
 //! methods of gost_common.rs.
 //! HighwayHash has `highwayhash64/128/256` and `highwayhash_many` (highwayhash_class.rs).
+//!
+//! ## The files of the extension
+//!
+//! `src/lib.rs` (module, `backends`, `hash_file`), `src/hash_class.rs` (the one hashlib-style
+//! object: generic functions over `HashClass`/`HashState` for `update` (GIL released from 2
+//! KiB), `digest`, `hexdigest`, `copy`, `__repr__`, `backend`, and the `hash_class!` macro
+//! that writes each class's struct and single `#[pymethods]` block around them and the class's
+//! own items), `src/blake3_class.rs` (`blake3`: constructor, XOF `digest(length, seek=)`,
+//! `reset`), `src/sha256_class.rs` (`sha256`, exactly hashlib's interface: `update` returns
+//! None), `src/messages.rs` (the one conversion of `*_many` inputs: exact `bytes` read without
+//! the buffer protocol, tuples pinning their items, per-thread vectors kept between calls),
+//! `src/batch.rs` (`blake3_many`, and `hash_batch`, the body of every `*_many`),
+//! `src/highwayhash_class.rs` (`highwayhash64/128/256` with `export`/`restore`,
+//! `highwayhash_many`), `src/sha256_batch.rs` (`sha256_many`), `src/merkle.rs` (`merkle_root`,
+//! `merkle_layers`), `src/subtree.rs` (`blake3_subtree`, `blake3_merge`), `src/args.rs`
+//! (argument checks and error mapping shared by all, `backend::<B>()` the one parser of
+//! `backend=`, `detach_if_long`, the one GIL-release rule), `src/streebog_class.rs`
+//! (`streebog256`, `streebog512`, `hmac_streebog256`/`512`, `streebog_many`),
+//! `src/gost94_class.rs` (`gost94`, `gost94_many`), Rust class names carry a `Py` prefix
+//! (`PyBlake3`, `PySalsa20`); the Python names are unchanged. `src/salsa20_class.rs`
+//! (`Salsa20`, `XSalsa20`: one `CipherCore` behind both), `src/bao.rs` (`bao_encode`,
+//! `bao_decode`, `bao_slice`, `bao_decode_slice`, `bao_scrub`, `BaoReader`, `BaoScrubReport`;
+//! buffers or file paths; failures raise the secretbox `AuthenticationError`),
+//! `src/secretbox.rs` (`secretbox_seal`, `secretbox_open`, `AuthenticationError`, a ValueError
+//! subclass), `src/file_crypt.rs` (`encrypt_file`, `decrypt_file`, `open_encrypted` with its
+//! `EncryptedReader`/`EncryptedWriter`, registered as `io.BufferedIOBase` virtual subclasses
+//! in `__init__.py`: the library's `sealed_stream` and `sealed_reader`; output through the
+//! library's `atomic_file`, as the CLI's), `src/buffer.rs` (the buffer protocol, most of the
+//! crate's unsafe code (the rest: messages.rs reading `bytes` directly); `with_in_out` lends
+//! an input and a writable output, the same memory or non-overlapping; `new_bytes_uninit` /
+//! `new_bytes` build a bytes object that the caller writes, not zeroed first (or zeroed with
+//! the GIL released), asking Linux for transparent huge pages from 4 MiB; `init_from`),
+//! `src/shared_state.rs` (`SharedState`: the mutex every hasher class keeps its state behind,
+//! never held while waiting for the GIL; `locked_for` releases the GIL for long inputs),
+//! `src/state.rs` (saved states: the `Resumable` trait, implemented in each class file
+//! (`unkeyed!`, `hmac!` for the common shapes), the helpers behind each class's one-line
+//! `export`, `restore` and `__reduce__`, and `_restore_state`, the function pickles call,
+//! which finds the class in `_HASH_CLASSES`).
+//!
+//! Mixed maturin layout: the Rust extension is the private module `simdcrypt._native`;
+//! `python/simdcrypt/__init__.py` re-exports the native module's `__all__` (less `ALGORITHMS`)
+//! plus `new` and `algorithms_available`, pinned by `tests/test_api.py`; `_native.pyi` and
+//! `py.typed` ship hand-written stubs checked with `mypy --strict` and stubtest. Buffers are
+//! read through the buffer protocol directly (see the module comment in `src/` for why: the
+//! abi3-py39 limited API does not expose it), the GIL is released for inputs of 2048 bytes and
+//! more, and each hasher keeps its state behind a mutex so that sharing one between threads is
+//! safe.
+//!
+//! ## Adding a hash class
+//!
+//! A Python class of its own for a new hash (`simdcrypt.<name>(...)`, `new("<name>")`; the
+//! class's Python name is the algorithm's name) adds, after steps 1 and 2 of ARCHITECTURE.md
+//! ("What a new hash touches"):
+//!
+//! 3. `crates/simdcrypt-py/src/<name>_class.rs`: the hasher's `HashState` and `Resumable`
+//!    impls (for a hasher of the usual shape, one `hash_class::plain_hash_state!` and one
+//!    `state::unkeyed!` line) and one `hash_class!` invocation;
+//! 4. `crates/simdcrypt-py/src/lib.rs`: `mod <name>_class;` and one `add_hash_class` line,
+//!    which also enters the class in `_native._HASH_CLASSES`, where `new()`,
+//!    `algorithms_available` and unpickling (`_restore_state`) find it;
+//! 5. `crates/simdcrypt-py/python/simdcrypt/_native.pyi`: the class's stub (on the
+//!    stub-only base `_FixedHash`, or `_HashObject`), its name in `__all__` and in the
+//!    `_AnyHash` union.
+//!
+//! `python/simdcrypt/__init__.py` needs no edit: it star-imports `_native` (its `__all__`,
+//! which PyO3 keeps) and builds `__all__`, `new()`'s table and `algorithms_available` from it.
+//! The public names are pinned by `test_all` in `crates/simdcrypt-py/tests/test_api.py`, so
+//! the new name is added there with the class's tests. A `Literal` overload of `new()` in
+//! `__init__.py` is optional: without one, `new("<name>")` is typed as `_AnyHash`.
 
 use std::path::PathBuf;
 

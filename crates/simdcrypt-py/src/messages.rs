@@ -18,7 +18,7 @@
 //! dynamic mmap and trim thresholds), so a call could pay a page fault for every 4 KiB of
 //! them, or none. Each thread therefore keeps its two vectors between calls (up to
 //! [`RETAINED_MESSAGES_MAX`] messages' worth), and a batch's own memory is then only its
-//! output. BENCHMARKS.md has the measurements.
+//! output. The measurements are in docs/tuning-history.md.
 
 use std::cell::RefCell;
 use std::ffi::c_char;

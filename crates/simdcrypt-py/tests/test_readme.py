@@ -1,8 +1,10 @@
-"""The README's Python examples run, and the output they show is the output they give.
+"""The README's and the guides' Python examples run, and the output they show is the
+output they give.
 
-Every ```python block of README.md (at the repository root) is one test, named after the
-README section it is in and its line. The convention, also stated at the top of the
-README's Python section:
+Every ```python block of README.md (at the repository root) and of the guides in
+``GUIDES`` (docs/python-api.md, docs/algorithms.md: where the README's per-algorithm
+sections moved) is one test, named after the file, the section it is in and its line. The
+convention, also stated at the top of the README's examples and of each guide:
 
 - A block with `>>> ` prompts is a doctest: each statement's shown output is compared
   with what it prints (ELLIPSIS and NORMALIZE_WHITESPACE on).
@@ -20,40 +22,52 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+ROOT = Path(__file__).resolve().parents[3]
+README = ROOT / "README.md"
+# Guides whose Python examples are tests under the same rules as the README's.
+GUIDES = [ROOT / "docs" / "python-api.md", ROOT / "docs" / "algorithms.md"]
 
 FENCE = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 HEADING = re.compile(r"^#+ (.+)$", re.MULTILINE)
 
 
-def readme_blocks() -> list[tuple[str, str]]:
-    """(test id, code) for every ```python block, in order. The code is preceded by blank
-    lines so that line numbers in failures are the README's."""
-    text = README.read_text(encoding="utf-8")
+def readme_blocks(path: Path = README) -> list[tuple[str, str]]:
+    """(test id, code) for every ```python block of one file, in order. The code is
+    preceded by blank lines so that line numbers in failures are the file's."""
+    text = path.read_text(encoding="utf-8")
+    prefix = "" if path == README else f"{path.stem}-"
     blocks = []
     for match in FENCE.finditer(text):
         line = text.count("\n", 0, match.start()) + 1
         headings = HEADING.findall(text, 0, match.start())
         section = headings[-1] if headings else "top"
         slug = re.sub(r"[^a-z0-9]+", "-", section.lower()).strip("-")
-        blocks.append((f"{slug}-line{line}", "\n" * line + match.group(1)))
+        blocks.append((f"{prefix}{slug}-line{line}", "\n" * line + match.group(1)))
     return blocks
 
 
-BLOCKS = readme_blocks()
+def all_blocks() -> list[tuple[str, Path, str]]:
+    return [(name, path, code) for path in [README, *GUIDES] for name, code in readme_blocks(path)]
+
+
+BLOCKS = all_blocks()
 
 
 def test_readme_has_python_examples() -> None:
-    # The test must fail, not pass vacuously, if the fence or the path ever changes.
-    assert len(BLOCKS) >= 5, f"found only {len(BLOCKS)} ```python blocks in {README}"
+    # The test must fail, not pass vacuously, if the fence or a path ever changes.
+    assert len(readme_blocks(README)) >= 3, f"too few ```python blocks in {README}"
+    for guide in GUIDES:
+        assert len(readme_blocks(guide)) >= 2, f"too few ```python blocks in {guide}"
 
 
-@pytest.mark.parametrize("code", [code for _, code in BLOCKS], ids=[name for name, _ in BLOCKS])
-def test_readme_example(code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("path", "code"), [(path, code) for _, path, code in BLOCKS], ids=[name for name, _, _ in BLOCKS]
+)
+def test_readme_example(path: Path, code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     if re.search(r"^\s*>>> ", code, re.MULTILINE):
         parser = doctest.DocTestParser()
-        test = parser.get_doctest(code, {}, "README.md", str(README), 0)
+        test = parser.get_doctest(code, {}, path.name, str(path), 0)
         test.globs["__name__"] = "__readme__"
         runner = doctest.DocTestRunner(
             optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False
@@ -66,4 +80,4 @@ def test_readme_example(code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPat
         runner.run(test, out=report)
         assert runner.failures == 0, "".join(failures)
     else:
-        exec(compile(code, str(README), "exec"), {"__name__": "__readme__"})
+        exec(compile(code, str(path), "exec"), {"__name__": "__readme__"})

@@ -1,5 +1,11 @@
 //! Hashing by algorithm name: what the CLI's `-a ALGO`, Python's `simdcrypt.new(name)` and
 //! `hash_file` share. Algorithms are found in [`crate::registry`]; nothing here names one.
+//!
+//! ## What this file holds
+//!
+//! `AnyHasher`, `HashOptions`, `hash_file`/`hash_file_with` (`FileAccess`): hashing by
+//! algorithm name for the front ends; large files are memory-mapped a 64 MiB window at a time
+//! when threads are allowed, so resident memory stays bounded, and read sequentially otherwise
 
 use std::fs::File;
 use std::io::{self, Read};

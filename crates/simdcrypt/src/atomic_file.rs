@@ -23,6 +23,14 @@
 //!
 //! Either way the file is synced before it is named, and the folder after, so a reported
 //! success survives a crash.
+//!
+//! ## What this file holds
+//!
+//! `AtomicFile`: output files that appear whole or not at all (an unnamed `O_TMPFILE` file
+//! linked with `linkat` once complete and synced; elsewhere a registered named temporary file
+//! removed on drop; `--force`/replace links to a temporary name and renames);
+//! `remove_temporaries_before_exit` for a program's signal handler. Used by the CLI and the
+//! Python package
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};

@@ -11,6 +11,61 @@
 //! One policy for a backend the CPU lacks: [`Checked::from_name`] returns an
 //! [`Error::UnsupportedBackend`] naming the missing features (or the architecture the
 //! backend was built for); an unknown name lists the known ones.
+//!
+//! ## What this file holds
+//!
+//! backends as checked values (and `kernel_kinds!`, which declares an algorithm's `Kind`,
+//! `Platform` alias and `Kernels` impl from one list): each algorithm's kernel sets are a
+//! plain enum (`Kind`, implementing `Kernels`: `ALL` best first, `OTHER_ARCHITECTURES`,
+//! `name`, `requires` (its CPU features), its detection cache); what reaches a kernel is
+//! `Checked<Kind>` (the algorithm's `Platform`), whose field is private, made only by `detect`
+//! (cached per algorithm, one atomic load), `from_name` (the one parser of user-given names:
+//! an unsupported backend is `Error::UnsupportedBackend` naming the missing features or the
+//! architecture it was built for; an unknown name lists the known ones), `all_supported` and
+//! `portable`. `Backend` is the same surface as a trait, for generic code; `BackendReport`
+//!
+//! ## Detection and dispatch, end to end
+//!
+//! Each algorithm lists its kernel sets in one enum (`Kind`) implementing `backend::Kernels`.
+//! A kind states its whole feature bundle in `requires` (BLAKE3's `avx512` = SSE4.1 + AVX +
+//! AVX2 + AVX-512F + AVX-512VL, because it hands remainders to the narrower kernels). What the
+//! dispatch accepts is a `Platform` = `backend::Checked<Kind>`, which exists only once the CPU
+//! was found to have that bundle: `detect()` (cached), `from_name()` for an override,
+//! `all_supported()`, `portable()`. So there is one policy for a backend the CPU lacks — an
+//! `Err` from `from_name` that names the missing features — and no check (or panic) at any
+//! dispatch point. The choice is made once, when a hasher is created, and stored in it; each
+//! call dispatches once, in `Platform`'s methods, never per block.
+//!
+//! Each `platform.rs` declares its kinds with one `backend::kernel_kinds!` invocation: a line
+//! per backend, best first (that order is `ALL`), giving its name, the one architecture it is
+//! built for and the features it needs (`Avx2 = "avx2" on "x86_64" needs [Sse41, Avx, Avx2]`),
+//! with a `//` comment where a feature or the rank needs a reason. The macro writes the enum
+//! (each variant `cfg`'d to its architecture), `ALL`, `OTHER_ARCHITECTURES` (the same names
+//! elsewhere), `name`, `requires` and the detection cache; an algorithm that overrides a
+//! provided `Kernels` method puts it in the invocation's optional `impl Kernels { ... }`. A
+//! new backend is that one line plus an arm in each dispatch method of the file (`Kind::X =>
+//! unsafe { x::kernel(..) }`, its `SAFETY` comment saying the kind's `requires` cover the
+//! kernel).
+//!
+//! Kernels are safe `#[target_feature(enable = "...")]` functions; an instruction outside the
+//! declared features is a compile error. The crate has `#![deny(unsafe_op_in_unsafe_fn)]`;
+//! `unsafe` appears only at the dispatch call (justified by the support check made when the
+//! `Checked` value was constructed: its field is private to `backend.rs`) and around unaligned
+//! SIMD loads and stores of slices whose lengths were checked, each with a `// SAFETY:`
+//! comment; one more, in BLAKE3's `fill_prefix`, views the written front of an uninitialized
+//! list of kernel inputs as a slice (filling it with empty slices first was half the tree's
+//! own time). `Platform::hash_many` checks the lengths the kernels rely on and panics on a
+//! violation (an internal bug, never user input). The exceptions to intrinsics-only kernels
+//! are in BLAKE3. The AVX2 and SSE4.1 transposed compressions (`blake3/avx2.rs`,
+//! `blake3/sse41.rs`) are one `asm!` block per block of input, touching only their register
+//! operands and a buffer the kernel owns, because with 16 vector registers the compiler's
+//! spills made them measurably slower than the official crate's assembly
+//! (docs/tuning-history.md). The rows kernels
+//! (`blake3/rows.rs`) are one `asm!` block per block's seven rounds, touching only registers
+//! (the AVX2 four-block kernel also a message buffer it owns), because the compiler
+//! re-associated the message additions into the dependency chain. Where the compiler's code
+//! was as fast (the AVX-512 16-lane kernel, 32 registers), hand-written assembly measured
+//! slower and is not used.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};

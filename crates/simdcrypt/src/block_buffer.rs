@@ -3,6 +3,13 @@
 //! block split across `update` calls is copied. SHA-256, Streebog, GOST R 34.11-94 and
 //! HighwayHash (32-byte packets) share it, and Streebog and GOST R 34.11-94 the
 //! little-endian word helpers of a block (`le_words`, `add_words`).
+//!
+//! ## What this file holds
+//!
+//! `BlockBuffer<N>`: the pending bytes of a block and the input length, shared by SHA-256,
+//! Streebog, GOST R 34.11-94 and HighwayHash; whole blocks go to the kernel straight from the
+//! caller's slice; `le_words` and `add_words`, a block as little-endian words and their carry
+//! add (Streebog, GOST R 34.11-94)
 
 /// Up to one block of pending input and the input length so far (modulo 2^64).
 #[derive(Clone)]

@@ -12,6 +12,21 @@
 //! Setting the environment variable `SIMDCRYPT_DISABLE` to a comma-separated list of
 //! feature names (for example `avx512,avx2`) hides those features, so the fallback paths can
 //! be exercised on a machine that has everything. It is read once, at first detection.
+//!
+//! ## What this file holds
+//!
+//! the only CPUID/XGETBV code: `Feature`, `Features`, `features()` (cached, honours
+//! `SIMDCRYPT_DISABLE`), `disable_list_problem()` (names in `SIMDCRYPT_DISABLE` that hide
+//! nothing, which the front ends warn about); `identity()` (vendor, family, model) and
+//! `l1d_bytes()` (the L1 data cache size), read for the few kernel choices a measurement tied
+//! to them, never for correctness
+//!
+//! ## How detection is used
+//!
+//! `cpu::features()` reads CPUID once and checks XCR0 through XGETBV, so a feature counts only
+//! when the CPU has it *and* the OS saves its registers (AVX needs XCR0 bits 1–2, AVX-512 bits
+//! 5–7 too). A unit test cross-checks the result against the standard library's independent
+//! detection. On aarch64 it asks the standard library (kernel hwcaps) for NEON and SHA2.
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -322,7 +337,7 @@ pub struct Identity {
 
 impl Identity {
     /// Whether this is an AMD family 0x1A CPU (Zen 5). On the one measured (an EPYC VM,
-    /// BENCHMARKS.md "This round, on an AMD EPYC"), simple vector integer instructions
+    /// docs/tuning-history.md, "BENCHMARKS.md before issue 42"), simple vector integer instructions
     /// (`vpaddd`, `vprold`, `vpxord`, `vpshufd`) take two cycles of latency at every
     /// register width, where scalar `add`/`rol`/`xor` take one: latency-bound vector code
     /// is chosen differently there.

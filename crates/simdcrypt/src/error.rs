@@ -1,4 +1,9 @@
 //! The library's one error type.
+//!
+//! ## What this file holds
+//!
+//! `Error`: unknown/unsupported backend, wrong length, invalid argument; messages say what was
+//! expected
 
 use std::fmt;
 

@@ -27,6 +27,10 @@
 //!   the CPU (`cuda::Emulated`), for testing them without a GPU.
 //! - `digest` (default): the RustCrypto `digest` 0.10 traits for every hash and keyed hash
 //!   ([`rustcrypto`]), for `Digest`, `hmac::SimpleHmac` and `hkdf::SimpleHkdf`.
+//!
+//! ## What this file holds
+//!
+//! crate docs, `ALGORITHMS` and `backend_report()` (both from the registry), `to_hex`
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]

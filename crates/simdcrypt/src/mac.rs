@@ -12,6 +12,10 @@
 //! assert!(tag.verify(&simdcrypt::blake3::keyed_hash(&key, b"message")));
 //! assert!(!tag.verify(&[0u8; 32]));
 //! ```
+//!
+//! ## What this file holds
+//!
+//! `Tag<N>`, MAC values with constant-time equality, and the functions that return them
 
 use subtle::ConstantTimeEq;
 

@@ -3,6 +3,27 @@
 //! name — [`crate::ALGORITHMS`], [`crate::any::AnyHasher`], [`crate::backend_report`], the
 //! CLI's `-a` and `check`, Python's `new()`, `algorithms_available` and `backends()` — reads
 //! [`REGISTRY`]. Each algorithm's entry lives in its own folder (`<algorithm>/algorithm.rs`).
+//!
+//! ## What this file holds
+//!
+//! `Algorithm` (one description per user-visible hash), `KeyUse`, `ReferenceTool`, `REGISTRY`,
+//! `find` (names and aliases), `by_bsd_label`, `check_options` (the one place that rejects a
+//! key or context an algorithm does not take), `named_backend` (options checked, backend
+//! parsed: what every `from_options` starts with), `rhash_gost` (the entry Streebog and GOST R
+//! 34.11-94 share), `backend_report`
+//!
+//! ## Who reads the registry
+//!
+//! Front ends never touch kernels: they go through an algorithm's public API or through
+//! `simdcrypt::any::AnyHasher`, which hashes by algorithm name. Each algorithm is described
+//! once, by an `Algorithm` in its own folder's `algorithm.rs` (names and aliases, the
+//! BSD/RHash label, the reference tool whose output it matches, digest and block size, key and
+//! derive-key use, threads, backend family, constructor), listed in `registry::REGISTRY`.
+//! `ALGORITHMS`, `backend_report()`, `AnyHasher`, the CLI's `-a`, `--tag` labels, `check`'s
+//! label parsing, file-name escaping style and `--gost-reverse`, Python's `hash_file`,
+//! `algorithms_available` and `backends()`, and the C ABI's `simdcrypt_hash` all read it.
+//! Every streaming hasher implements `streaming::StreamingHash` (update, finalize into a
+//! buffer, reset, backend name, digest length).
 
 use crate::any::HashOptions;
 use crate::backend::{BackendReport, Checked, Kernels};

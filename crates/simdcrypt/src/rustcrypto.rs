@@ -16,6 +16,11 @@
 //! let d = simdcrypt::rustcrypto::Sha256::digest(b"abc");
 //! assert_eq!(d[..], simdcrypt::sha256::hash(b"abc"));
 //! ```
+//!
+//! ## What this file holds
+//!
+//! (feature `digest`) RustCrypto `digest` trait implementations on thin wrapper types, so
+//! `Digest`, `hmac::SimpleHmac` and `hkdf` work with simdcrypt's hashes
 
 use digest::consts::{U16, U32, U64, U8};
 use digest::crypto_common::KeySizeUser;

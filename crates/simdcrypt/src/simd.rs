@@ -3,6 +3,17 @@
 //! and loads and stores of whole integer arrays ([`Plain`]).
 //! Each function carries the `#[target_feature]` its instructions need, so a kernel with
 //! those features inlines it.
+//!
+//! ## What this file holds
+//!
+//! building blocks several algorithms' kernels share: word-matrix transposes (`transpose16`,
+//! `transpose_in_chunks`, `transpose8` on x86-64, `transpose4` on aarch64), the prefetch hints
+//! (`prefetch`, `prefetch_l2`), and unaligned vector loads and stores of whole integer arrays
+//! (`load128`…`store512` on x86-64, `load_u8x16`, `load_u32x4`, `store_u32x4` on aarch64,
+//! bounded by `Plain`: no padding, any bytes valid; also the bound of Salsa20's key wipe), and
+//! `clean_upper_state` (`vzeroupper` where the CPU has AVX), which the legacy-SSE SHA-NI
+//! kernels run first: other code may leave the upper YMM halves dirty, which slows every
+//! legacy-SSE instruction after it
 
 #[cfg(target_arch = "aarch64")]
 use core::arch::aarch64::*;
@@ -84,7 +95,7 @@ plain_store!(store_u32x4, uint32x4_t, 16, "neon", vst1q_u32);
 /// (hand-written assembly that skips `vzeroupper`, such as other libraries' AVX2 kernels),
 /// and the state stays dirty until something cleans it; then every legacy-SSE instruction,
 /// `sha256rnds2` included (it has no VEX form), merges the upper halves: on the AMD EPYC
-/// (Zen 5) of BENCHMARKS.md the SHA-NI batch kernel ran at less than half speed and a
+/// (Zen 5) of docs/tuning-history.md the SHA-NI batch kernel ran at less than half speed and a
 /// 64-byte SHA-256 took 1.5× as long. It asks the hardware, not `SIMDCRYPT_DISABLE`: hiding
 /// AVX from us does not stop other code from using it. (SHA-NI without AVX exists,
 /// Goldmont: there is no upper state to clean there.)

@@ -20,6 +20,15 @@
 //! The checksum is BLAKE3 over every byte before it. For a keyed hash (flag bit 0) it is
 //! BLAKE3's keyed hash under a key derived from the hasher's key, so the state binds to
 //! its key: restoring it needs the same key, and another key reads as a checksum mismatch.
+//!
+//! ## What this file holds
+//!
+//! the state container every hasher's `export`/`restore` shares (docs/state-format.md):
+//! `seal`, `open` (checks magic, version, name, keyed flag, every length, the checksum:
+//! BLAKE3, keyed from the hasher's key for keyed hashes), `Reader`/`Writer` for the fields
+//! (with `block_buffer`/`pending`: a `BlockBuffer`'s length and pending bytes, checked against
+//! each other on reading), `restore_any` (by the name in the blob, through the registry); each
+//! algorithm's fields in its folder's `state.rs`
 
 use crate::block_buffer::BlockBuffer;
 use crate::Error;

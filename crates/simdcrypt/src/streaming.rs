@@ -1,5 +1,10 @@
 //! The one interface every streaming hasher implements, so that code written once (hashing
 //! by name, files, the front ends, the C ABI) serves every algorithm.
+//!
+//! ## What this file holds
+//!
+//! `StreamingHash`, the object-safe trait every streaming hasher implements, and boxed cloning
+//! (`CloneHash`)
 
 use crate::threads::Threads;
 

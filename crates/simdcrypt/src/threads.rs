@@ -4,6 +4,13 @@
 //! The thresholds were measured with BLAKE3 (docs/tuning-history.md, "Thread policy") and apply
 //! to every algorithm that splits one input: what they guard against is the cost of
 //! waking a second thread, which does not depend on the algorithm.
+//!
+//! ## What this file holds
+//!
+//! `Threads` (One / Max(n) / Auto), the size thresholds of the thread policy, the cached rayon
+//! pools (`with_pool`) and `join`; shared by every API that splits one input; `check_out_len`
+//! and `split_messages`, the size-balanced split of a batch of whole messages that Streebog
+//! and GOST R 34.11-94 share
 
 /// `Threads::Auto` gives each thread at least this much input, so it splits only subtrees
 /// of 32 MiB and more. Measured on a 2-core VM (docs/tuning-history.md, "Thread policy"): with the
@@ -138,8 +145,13 @@ pub(crate) fn split_messages(
     if messages.is_empty() {
         return;
     }
-    let total: usize = messages.iter().map(|m| m.len().max(min_cost)).sum();
-    let pool_size = threads.pool_size(total);
+    // The total size only matters for the thread policy: one thread skips the pass over
+    // the lengths, a visible share of a call on short messages (docs/tuning-history.md,
+    // "blake3/batch.rs").
+    let pool_size = match threads {
+        Threads::One => 1,
+        threads => threads.pool_size(messages.iter().map(|m| m.len().max(min_cost)).sum()),
+    };
     with_pool(pool_size, || split(messages, out, out_len, pool_size, min_cost, serial));
 }
 

@@ -96,7 +96,8 @@ fn random_ragged_batches() {
 #[test]
 fn device_entry_point_writes_exactly_the_digests() {
     for sbox in SBox::ALL {
-        let count = cuda_batch::check_device_variant(OUT_LEN, cuda::gost94_many_device::<Emulated>, sbox, &oracle(sbox));
+        let count =
+            cuda_batch::check_device_variant(OUT_LEN, cuda::gost94_many_device::<Emulated>, sbox, &oracle(sbox));
         cuda_batch::check_offsets_refused(cuda::gost94_many_device::<Emulated>, sbox);
         println!("device_entry_point_writes_exactly_the_digests: {}: {count} messages from an offset, guard bytes intact; bad offsets refused", sbox.name());
     }

@@ -54,10 +54,18 @@ fn standard_examples_through_the_kernel() {
         let mut out = vec![0u8; batch.len() * bits.out_len()];
         cuda::streebog_many(&Emulated, &batch, bits, &mut out).unwrap();
         for (i, d) in digests.iter().enumerate() {
-            assert_eq!(&out[(3 * i + 1) * bits.out_len()..][..bits.out_len()], d.as_slice(), "Streebog-{n} example {i}");
+            assert_eq!(
+                &out[(3 * i + 1) * bits.out_len()..][..bits.out_len()],
+                d.as_slice(),
+                "Streebog-{n} example {i}"
+            );
         }
         check(&format!("Streebog-{n} examples"), &batch, bits);
-        println!("standard_examples_through_the_kernel: Streebog-{n}: {} examples in a batch of {}", msgs.len(), batch.len());
+        println!(
+            "standard_examples_through_the_kernel: Streebog-{n}: {} examples in a batch of {}",
+            msgs.len(),
+            batch.len()
+        );
     }
 }
 
@@ -103,7 +111,12 @@ fn random_ragged_batches() {
 #[test]
 fn device_entry_point_writes_exactly_the_digests() {
     for bits in SIZES {
-        let count = cuda_batch::check_device_variant(bits.out_len(), cuda::streebog_many_device::<Emulated>, bits, &oracle(bits));
+        let count = cuda_batch::check_device_variant(
+            bits.out_len(),
+            cuda::streebog_many_device::<Emulated>,
+            bits,
+            &oracle(bits),
+        );
         cuda_batch::check_offsets_refused(cuda::streebog_many_device::<Emulated>, bits);
         println!("device_entry_point_writes_exactly_the_digests: {bits:?}: {count} messages from an offset, guard bytes intact; bad offsets refused");
     }
@@ -114,5 +127,7 @@ fn output_length_errors_match_the_cpu() {
     for bits in SIZES {
         cuda_batch::check_out_len_refused(bits.out_len(), &gpu(bits), &cpu(bits));
     }
-    println!("output_length_errors_match_the_cpu: Streebog-256 and -512, short and long buffers refused as by hash_many");
+    println!(
+        "output_length_errors_match_the_cpu: Streebog-256 and -512, short and long buffers refused as by hash_many"
+    );
 }

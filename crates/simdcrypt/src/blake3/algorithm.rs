@@ -1,4 +1,9 @@
 //! BLAKE3's entry in the registry and its [`StreamingHash`] implementation.
+//!
+//! ## What this file holds
+//!
+//! the algorithm's registry entry (`ALGORITHM`, or one per variant), its `StreamingHash`
+//! implementation and `from_options` (a hasher from `HashOptions`)
 
 use super::{Batch, Hasher, Mode, BLOCK_LEN, KEY_LEN, OUT_LEN};
 use crate::any::HashOptions;

@@ -3,6 +3,12 @@
 //! (`avx2_g4!`, `sse_g4!`), and a compile-time check that the text reads the message words
 //! `MSG_SCHEDULE` asks for. Hand-allocated registers, because the compiler spilled the
 //! state around every block (docs/tuning-history.md, "blake3/avx2.rs").
+//!
+//! ## What this file holds
+//!
+//! the assembly text the SSE4.1 and AVX2 kernels share (`asm_round!`, `asm_rounds!`: the
+//! rounds and message schedule, each kernel supplying its four-G step) and
+//! `asm_message_words_match`, the compile-time check of the text against `MSG_SCHEDULE`
 
 use super::MSG_SCHEDULE;
 

@@ -3,6 +3,21 @@
 //! (`rows.rs`), five to eight in the same kernel on 256-bit registers (padded), nine to
 //! fifteen in the 16-lane kernel (padded).
 //! The tree's levels of chaining values can stay in lane form between calls (`LaneLevels`).
+//!
+//! ## What this file holds
+//!
+//! 16 inputs at once (8 with AVX-512VL on ymm): the message loaded as 256-bit halves with
+//! lanes 4-7 and 8-11 swapped (`INPUT_OF_LANE`, so the transposition ends with `vshufi64x2`),
+//! G functions four at a time (`g4!`), its own prefetch (the next block into L1, the next 16
+//! chunks into L2 with `simd::prefetch_l2`); the 1 to 15 inputs left over go in one call
+//! (`hash_rest`): one to four in rows (`rows.rs`: four blocks side by side in zmm, three
+//! padded to four, two in ymm, one in xmm), five to seven in one padded 8-lane call, nine to
+//! fifteen in one padded 16-lane call (below 8 lanes a kernel runs at one block's latency, so
+//! two narrow calls in a row cost more than one wide padded one); the same row-wise code is
+//! the single-block compression; the tree's lane-form levels (`hash_many_to_lanes`: `hash16`
+//! storing its state as it is, where batches and rows get eight 64-byte stores of pairs of
+//! chaining values (`store_rows`); `parents_in_lanes`: the 16 parents of two groups, the
+//! message from `vpermt2d` with `child_lanes` indices; `lanes_to_rows`)
 
 use core::arch::x86_64::*;
 

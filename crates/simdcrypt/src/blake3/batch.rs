@@ -5,12 +5,16 @@
 //! is a one-chunk tree whose last block carries the ROOT flag, so its 32-byte chaining
 //! value is its digest. Longer messages, and outputs longer than 32 bytes, go message by
 //! message through the tree hasher (which is already wide for them).
+//!
+//! ## What this file holds
+//!
+//! `Batch`: many independent messages; short ones (≤ 1 chunk) go through the same kernels as a
+//! large input's chunks, one message per lane, with ROOT on each last block (on every backend:
+//! portable's kernel loop too, which skips a `Hasher` per message)
 
 use super::job::HashManyJob;
-use super::{
-    join, with_pool, CvWords, Hasher, Mode, Platform, Threads, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, OUT_LEN,
-    ROOT,
-};
+use super::{CvWords, Hasher, Mode, Platform, Threads, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, OUT_LEN, ROOT};
+use crate::threads::{check_out_len, split_messages};
 use crate::Error;
 
 /// Hashes batches of independent messages; every message gets the digest that
@@ -58,48 +62,16 @@ impl Batch {
     ///
     /// `out` must be exactly `messages.len() * out_len` bytes long.
     pub fn hash_into(&self, messages: &[&[u8]], out_len: usize, out: &mut [u8]) -> Result<(), Error> {
-        let expected = messages.len().checked_mul(out_len);
-        if expected != Some(out.len()) {
-            return Err(Error::InvalidArgument(format!(
-                "output buffer must be {} messages x {out_len} bytes, got {} bytes",
-                messages.len(),
-                out.len()
-            )));
-        }
+        check_out_len(messages.len(), out_len, out.len())?;
         if out_len == 0 || messages.is_empty() {
             return Ok(());
         }
-        // The total size only matters for the thread policy: one thread skips the pass over
-        // the lengths, a visible share of a call on short messages (docs/tuning-history.md, "blake3/batch.rs").
-        let pool_size = match self.threads {
-            Threads::One => 1,
-            threads => threads.pool_size(messages.iter().map(|m| m.len().max(BLOCK_LEN)).sum()),
-        };
-        with_pool(pool_size, || self.hash_split(messages, out_len, out, pool_size));
+        // Split between threads by total size (the split Streebog and GOST R 34.11-94 use
+        // too), then each part hashed serially.
+        split_messages(messages, out, out_len, self.threads, BLOCK_LEN, &|part, part_out| {
+            self.hash_serial(part, out_len, part_out)
+        });
         Ok(())
-    }
-
-    /// Splits the batch between threads by total size, then hashes each part serially.
-    fn hash_split(&self, messages: &[&[u8]], out_len: usize, out: &mut [u8], threads: usize) {
-        if threads <= 1 || messages.len() < 2 {
-            return self.hash_serial(messages, out_len, out);
-        }
-        let total: usize = messages.iter().map(|m| m.len().max(BLOCK_LEN)).sum();
-        let left_threads = threads / 2;
-        let target = total / threads * left_threads;
-        let mut acc = 0;
-        let mut mid = 0;
-        while mid < messages.len() - 1 && acc < target {
-            acc += messages[mid].len().max(BLOCK_LEN);
-            mid += 1;
-        }
-        let mid = mid.max(1);
-        let (left_out, right_out) = out.split_at_mut(mid * out_len);
-        join(
-            true,
-            || self.hash_split(&messages[..mid], out_len, left_out, left_threads),
-            || self.hash_split(&messages[mid..], out_len, right_out, threads - left_threads),
-        );
     }
 
     fn hash_one(&self, message: &[u8], out: &mut [u8]) {

@@ -2,6 +2,12 @@
 //! one length check (`Lanes`), and the walks over whole groups that the x86-64 kernels share.
 //! Kernels import this file, and the dispatcher (`platform.rs`) imports the kernels, so
 //! neither imports the other.
+//!
+//! ## What this file holds
+//!
+//! what a kernel is given: `HashManyJob`, `Lanes` and the walks over whole groups
+//! (`whole_groups`, `hash_groups`, `hash_rest_after_groups`, `padded_call`); the kernels
+//! import it and the dispatcher imports the kernels, so neither imports the other
 
 #[cfg(target_arch = "x86_64")]
 use super::OUT_LEN;

@@ -20,6 +20,14 @@
 //! The input is split into 1024-byte chunks that form a binary tree; whole subtrees are
 //! hashed [`Platform::simd_degree`] chunks at a time by the SIMD kernels, and across threads
 //! when [`Hasher::set_max_threads`] allows it.
+//!
+//! ## What this file holds
+//!
+//! BLAKE3's public API (`Hasher`, `OutputReader`, `Mode`, `hash`, `keyed_hash`, `derive_key`;
+//! `Threads` re-exported) and the tree: chunk state, the lazily merged stack of chaining
+//! values, wide subtree hashing, rayon joins. The one-shot functions never build a `Hasher`:
+//! one block is one compression (`one_block_hash`), anything longer one chunk state or one
+//! descent of the tree below the root (`hash_all_at_once`)
 
 #[cfg(target_arch = "x86_64")]
 #[macro_use]
@@ -169,7 +177,7 @@ pub enum Mode<'a> {
 
 impl Mode<'_> {
     /// The starting chaining value and the domain flags of the mode.
-    fn key_and_flags(self) -> (CvWords, u8) {
+    pub(crate) fn key_and_flags(self) -> (CvWords, u8) {
         match self {
             Mode::Hash => (IV, 0),
             Mode::KeyedHash(key) => (key_words(key), KEYED_HASH),

@@ -1,5 +1,9 @@
 //! NEON BLAKE3 kernel (aarch64): 4 inputs at once, one per 32-bit lane of a 128-bit
 //! register. Fewer than 4 remaining inputs go to the portable kernel.
+//!
+//! ## What this file holds
+//!
+//! aarch64: 4 inputs at once
 
 use core::arch::aarch64::*;
 

@@ -1,4 +1,17 @@
 //! BLAKE3 backend selection and the one dispatch point into the kernels.
+//!
+//! ## What this file holds
+//!
+//! `Platform` (the backend enum) and the single dispatch point into kernels; `HashManyJob`
+//! (one kernel job) and `Lanes` (a job's inputs after one length check, so kernels index
+//! blocks without per-block bounds checks); `hash_many_prefix`, which hashes inputs while they
+//! keep the first one's length and says how many (the x86-64 kernels check each group of 16, 8
+//! or 4 as they go, through one shared walk, `whole_groups`, so a batch of messages needs no
+//! pass over all lengths first; the AVX-512 and SSE4.1 kernels run that walk inside their
+//! `#[target_feature]` function so their set-up comes once per call, AVX2 calls its kernel per
+//! group through `hash_groups`, measured faster there; `hash_rest_after_groups` is the shared
+//! tail); `LaneLevels`, the lane-form level kernels a backend may have (AVX-512, AVX2,
+//! SSE4.1), obtainable only from a checked `Platform`
 
 pub(crate) use super::job::HashManyJob;
 use super::{portable, CvWords, BLOCK_LEN, OUT_LEN};

@@ -1,4 +1,10 @@
 //! Portable BLAKE3 kernels: plain Rust, any CPU. Every SIMD backend is tested against these.
+//!
+//! ## What this file holds
+//!
+//! plain Rust compression and `hash_many`: the reference every SIMD backend is tested against
+//! (on x86-64 its `hash_many` prefetches eight blocks ahead: one compression is too long for
+//! the core to reach the next block's loads early)
 
 use super::job::HashManyJob;
 use super::{CvWords, BLOCK_LEN, IV, MSG_SCHEDULE, OUT_LEN};

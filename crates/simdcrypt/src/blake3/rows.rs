@@ -26,6 +26,32 @@
 //! registers left over (read by every shuffle that needs them instead, the slots were loaded
 //! nearly three times as often, and the kernel fell behind the crate's when the core was
 //! shared: docs/tuning-history.md).
+//!
+//! ## What this file holds
+//!
+//! blocks in rows, for the AVX-512, AVX2 and SSE4.1 backends: a block's state as four 128-bit
+//! rows, one, two or four blocks side by side in 128-, 256- or 512-bit registers; what is left
+//! after the transposed kernels and every single compression (chunk states, parents, the
+//! root). The seven rounds are one `asm!` text (`rows_rounds!`) for every width and backend:
+//! the message stays in four registers, arranged for round 0 and then permuted between rounds
+//! with lane-local `vshufps` and merged `vpshufd` (`rows_permute!`), in two register sets that
+//! alternate; the few instructions that differ are picked by a backend argument (`rows_xor!`,
+//! `rows_ror!`, `rows_merge!`, ...: AVX-512 rotates and merges under a mask register; AVX2 and
+//! SSE4.1 rotate by byte shuffles or shifts and blend, SSE4.1 in two-operand forms). AVX2
+//! hashes four leftover inputs as two sets of two blocks whose instructions are interleaved
+//! one by one so that their chains overlap (`rows_half!` writes a half round for one set or
+//! for two), SSE4.1 two inputs as two sets of one block: the messages in a buffer
+//! (`rows_rounds_mem2!`; both sets' state and messages do not fit 16 registers), round 0's
+//! arranged by the caller (`round0_order!`) so that it does not go through the buffer twice
+//! before the first round. `rows_kernels!` writes each backend's single compressions and one-
+//! or two-input hashing around its rounds; `Platform::compress_in_place`/`compress_xof` reach
+//! them through one dispatch macro (`single_block!` in `platform.rs`). Written with intrinsics
+//! the compiler lengthened the dependency chain (re-associated message additions) and fused
+//! the picks into 512-bit shuffles. Message quarters are loaded by a macro (`quarters!`), not
+//! a closure, which a build without LTO left out of line; for four blocks each 128-bit lane is
+//! inserted into the 512-bit register in turn (two 256-bit halves joined measured slower; docs/tuning-history.md). The
+//! four- and one-block kernels work out row d (counter, length, flags) once per input for
+//! first, middle and last blocks (`first_middle_last`, `pick`)
 
 use core::arch::x86_64::*;
 

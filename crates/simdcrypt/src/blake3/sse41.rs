@@ -2,6 +2,21 @@
 //! One or two inputs left over are hashed in rows (`rows.rs`), as are single compressions;
 //! three in one padded 4-lane call.
 //! The tree's levels of chaining values can stay in lane form between calls (`LaneLevels`).
+//!
+//! ## What this file holds
+//!
+//! 4 inputs at once (one per 32-bit lane); the prefetch distance of the SSE4.1 kernel and of
+//! the transposition the AVX-512VL 8-lane path borrows from `avx2.rs` (each lane reads its own
+//! 1 KiB chunk, too short a stream for the hardware prefetcher; the prefetch itself is
+//! `simd::prefetch`; two blocks ahead, for the AVX2 kernel too; for inputs of whole chunks
+//! also the same block 16 chunks ahead into L2, `simd::prefetch_l2`, which from DRAM the near
+//! one alone reaches too late); each block's compression in one `asm!` block, the AVX2
+//! kernel's register plan in two-operand SSE instructions; the message loaded and transposed a
+//! quarter at a time (all 16 loads at once pushed the chaining values out of their registers
+//! around every block); lane counters computed in vectors; one or two leftover inputs and
+//! every single compression in rows (`rows.rs`); the tree's lane-form levels
+//! (`hash_many_to_lanes`, `parents_in_lanes` with `shufps`, `lanes_to_rows`, as in
+//! `avx512.rs`)
 
 use core::arch::x86_64::*;
 

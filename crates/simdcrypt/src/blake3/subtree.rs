@@ -18,6 +18,11 @@
 //! subtree::merge_root(&left, &right, Mode::Hash).fill(&mut digest);
 //! assert_eq!(digest, blake3::hash(&input));
 //! ```
+//!
+//! ## What this file holds
+//!
+//! chaining values of chunk-aligned subtrees and merging them (the official crate's hazmat
+//! rules, checked with clear errors)
 
 use super::{parent_output, Hasher, Mode, OutputReader, CHUNK_LEN, OUT_LEN};
 use crate::Error;

@@ -1,6 +1,50 @@
 //! The tree below the root: whole subtrees of chunks hashed by the wide kernels (in lane
 //! form where the backend has it), their parents level by level, and the split of large
 //! subtrees between threads.
+//!
+//! ## What this file holds
+//!
+//! the tree below the root: wide subtree hashing, levels in lane form, the thread split of
+//! large subtrees (`compress_subtree_wide`, `hash_subtrees`, ...)
+//!
+//! ## The tree, from `Hasher::update` down
+//!
+//! `Hasher::update` fills the current chunk; whole subtrees (the largest power-of-two number
+//! of chunks that the input and the alignment of the position allow) go to
+//! `compress_subtree_to_parent_node`, which splits them recursively into halves down to 128
+//! KiB and compresses parents side by side on the way up. A subtree of up to 128 chunks is
+//! hashed a level at a time (`compress_subtree_by_levels`): all its chunks in one `hash_many`
+//! call, then each level of parents in one call, pairing from the left and passing an odd last
+//! value up (which is BLAKE3's left-balanced tree), each level written into the other of two
+//! buffers (a per-thread scratch, `LEVEL_SCRATCH`, not a stack array zeroed per call), until
+//! at most `simd_degree` values are left; recursing down to `simd_degree` chunks made two
+//! kernel calls per `simd_degree` chunks, whose fixed costs were measurable at 1 MiB
+//! (docs/tuning-history.md). On the x86-64
+//! SIMD backends a subtree of a multiple of two groups of whole chunks (32, 16 or 8 on
+//! AVX-512, AVX2, SSE4.1) keeps its levels in lane form (`LaneLevels` in `blake3/platform.rs`,
+//! kernels in `blake3/avx512.rs`, `blake3/avx2.rs`, `blake3/sse41.rs`): each group of 16, 8 or
+//! 4 chaining values stays as the wide kernel's state leaves it (vector `w` holding word `w`
+//! of each), and the parents of two groups take their message from one two-source permute per
+//! word (AVX-512 `vpermt2d`; AVX2 `vshufps` then `vpermq`; SSE4.1 `shufps`), instead of a
+//! transposition out of the kernel and another back in; only the last level is written back in
+//! rows. NEON keeps rows. With `Threads::Max(n)`/`Auto` the halves run under `rayon::join` at
+//! every level down to 32 KiB (`JOIN_GRAIN`; 128 KiB left two threads on 1 MiB unbalanced), so
+//! threads that start late still find work to take and the first to finish can take over part
+//! of the other's; how many run at once is bounded by the pool: rayon's global pool when `n`
+//! is at least its size, else a pool of exactly `n` threads, created the first time that size
+//! is asked for and kept (`with_pool`; never one per call). The whole subtrees of one update
+//! run in one join tree (the largest against the rest; up to 16 per tree, a rare longer split
+//! takes several rounds), so no sequential part is left to the caller's thread while pool
+//! workers spin. Whether to use threads at all comes from `Threads::pool_size`: `Max(n)` from
+//! 256 KiB, `Auto` from 32 MiB; both thresholds are measurements, recorded in
+//! docs/tuning-history.md ("Thread policy"). Completed subtrees' chaining values go on a stack
+//! that is merged lazily, because the last entries may still become the root. The last chunk
+//! stays in the chunk state while it may be the root (the input's first chunk) or is not
+//! whole; a whole chunk after the first is hashed with the update's subtrees. On one thread,
+//! an update's subtrees are hashed together (`hash_small_subtrees`) when there are two within
+//! 16 chunks or three or more within 32: every chunk in one kernel call (which runs the
+//! 16-lane groups and pads the rest), then each subtree's parents, rather than one call per
+//! subtree in a row.
 
 use super::*;
 

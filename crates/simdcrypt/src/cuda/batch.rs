@@ -62,19 +62,21 @@ pub(crate) fn grid_for(count: u64, block: u32) -> Result<u32, Error> {
 }
 
 /// Checks `offsets`, uploads them and runs `kernel` over the batch they describe, one thread
-/// per message, then waits for it. A batch of no messages launches nothing.
+/// per message, then waits for it. `extra` arguments follow the kernel's four common ones (a
+/// key, a mode, an output length). A batch of no messages launches nothing.
 ///
 /// # Safety
 ///
 /// `data` and `out` must be device memory of `dev`, valid for what `kernel` reads and writes
 /// for these offsets (its comment in the `.cu` file): the bytes `offsets[0]..offsets[count]`
-/// at `data`, and `count` digests at `out`.
+/// at `data`, and `count` digests at `out`; so must any address among `extra`.
 pub(crate) unsafe fn launch_per_message<D: Device>(
     dev: &D,
     kernel: Kernel,
     data: DevicePtr,
     offsets: &[u64],
     out: DevicePtr,
+    extra: &[u64],
 ) -> Result<(), Error> {
     check_offsets(offsets)?;
     let count = (offsets.len() - 1) as u64;
@@ -85,26 +87,30 @@ pub(crate) unsafe fn launch_per_message<D: Device>(
     let bytes: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
     let mut offsets_buf = dev.alloc(bytes.len())?;
     dev.upload(&mut offsets_buf, 0, &bytes)?;
+    let args: Vec<u64> = [data, offsets_buf.ptr(), count, out].into_iter().chain(extra.iter().copied()).collect();
     // SAFETY: the kernel reads offsets[0..=count] from `offsets_buf`, which holds exactly those
-    // `count + 1` words and is freed only after the synchronization below; `data` and `out`
-    // are valid for the rest by this function's contract, and `count` is the batch's size.
-    unsafe { dev.launch(kernel, grid, BLOCK, &[data, offsets_buf.ptr(), count, out])? };
-    // `offsets_buf` must outlive the launch.
-    dev.synchronize()
+    // `count + 1` words and is freed only after the synchronization below; `data`, `out` and
+    // any addresses in `extra` are valid for the rest by this function's contract, and
+    // `count` is the batch's size.
+    let launched = unsafe { dev.launch(kernel, grid, BLOCK, &args) };
+    // `offsets_buf` must outlive the launch, so wait even when the launch reported an error.
+    let finished = dev.synchronize();
+    launched.and(finished)
 }
 
 /// Hashes host `messages` with `kernel` (digests of `out_len` bytes) into `out`, which must
 /// be `messages.len() * out_len` bytes: one upload of the packed messages, one of the
-/// offsets, one launch, one download.
+/// offsets, one launch (with `extra` arguments, as for [`launch_per_message`]), one download.
 pub(crate) fn hash_host_batch<D: Device>(
     dev: &D,
     kernel: Kernel,
     messages: &[&[u8]],
     out_len: usize,
     out: &mut [u8],
+    extra: &[u64],
 ) -> Result<(), Error> {
     crate::threads::check_out_len(messages.len(), out_len, out.len())?;
-    if messages.is_empty() {
+    if out.is_empty() {
         return Ok(());
     }
     let (data, offsets) = pack_messages(messages);
@@ -115,7 +121,7 @@ pub(crate) fn hash_host_batch<D: Device>(
     // SAFETY: `data_buf` holds the packed messages, bytes offsets[0] = 0 to offsets[count] =
     // data.len(); `out_buf` holds `count * out_len` bytes, `kernel`'s digests; both outlive
     // the call, which waits for the launch.
-    unsafe { launch_per_message(dev, kernel, data_buf.ptr(), &offsets, out_buf.ptr())? };
+    unsafe { launch_per_message(dev, kernel, data_buf.ptr(), &offsets, out_buf.ptr(), extra)? };
     dev.download(&out_buf, 0, out)
 }
 

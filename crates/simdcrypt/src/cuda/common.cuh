@@ -9,6 +9,14 @@
 // warns about each unused static function (warning 177), which the compile check rejects.
 #pragma once
 
+// Asks NVRTC to unroll the loop that follows; the host compiler, which knows no such pragma
+// and would warn, unrolls what it sees fit.
+#ifdef SC_HOST_EMULATION
+#define SC_UNROLL
+#else
+#define SC_UNROLL _Pragma("unroll")
+#endif
+
 typedef unsigned char sc_u8;
 typedef unsigned int sc_u32;
 typedef unsigned long long sc_u64;
@@ -94,4 +102,25 @@ __device__ __forceinline__ void sc_add_words(sc_u64* a, const sc_u64* b, int wor
         a[w] = s;
         carry = c;
     }
+}
+
+// `n` little-endian 32-bit words from `p`: one load a word where `p` is 4-byte aligned (packed
+// batches and device arrays nearly always are), bytes otherwise. Both branches give the same
+// words; the aligned one only saves loads.
+__device__ __forceinline__ void sc_load_words_le(const sc_u8* p, sc_u32* w, int n) {
+#ifdef SC_HOST_EMULATION
+    for (int i = 0; i < n; i++) w[i] = sc_load_le32(p + 4 * i);
+#else
+    if (((sc_u64)p & 3) == 0) {
+        const sc_u32* q = (const sc_u32*)p;
+        for (int i = 0; i < n; i++) w[i] = q[i];
+    } else {
+        for (int i = 0; i < n; i++) w[i] = sc_load_le32(p + 4 * i);
+    }
+#endif
+}
+
+// A 32-bit word with its bytes reversed (big- to little-endian and back).
+__device__ __forceinline__ sc_u32 sc_bswap32(sc_u32 x) {
+    return __byte_perm(x, 0, 0x0123);
 }

@@ -50,6 +50,14 @@ pub trait Device: sealed::Sealed {
     /// before it; an error if `src` is too short.
     fn download(&self, src: &Self::Buffer, offset: usize, dst: &mut [u8]) -> Result<(), Error>;
 
+    /// Copies `dst.len()` bytes from the device address `src` (memory the caller owns, such
+    /// as a device array handed in by the user) to the host, after all work issued so far.
+    ///
+    /// # Safety
+    ///
+    /// `[src, src + dst.len())` must be readable device memory of this device.
+    unsafe fn copy_from_device(&self, src: DevicePtr, dst: &mut [u8]) -> Result<(), Error>;
+
     /// Runs `kernel` over `grid` blocks of `block` threads with `args`, each a 64-bit integer
     /// or a device address as the kernel's signature declares.
     ///

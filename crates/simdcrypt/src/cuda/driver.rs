@@ -316,23 +316,6 @@ impl Cuda {
         self.synchronize()
     }
 
-    /// Copies `dst.len()` bytes from the device address `src` to the host, after all work
-    /// issued so far.
-    ///
-    /// # Safety
-    ///
-    /// `[src, src + dst.len())` must be readable device memory.
-    pub unsafe fn copy_from_device(&self, src: DevicePtr, dst: &mut [u8]) -> Result<(), Error> {
-        if dst.is_empty() {
-            return Ok(());
-        }
-        self.ctx.bind_to_thread().map_err(|e| device_error("binding the CUDA context", e))?;
-        // SAFETY: the caller vouches for `src`; we wait for the copy before returning.
-        unsafe { dres::memcpy_dtoh_async(dst, src, self.stream.cu_stream()) }
-            .map_err(|e| device_error(&format!("copying {} bytes from the GPU", dst.len()), e))?;
-        self.synchronize()
-    }
-
     fn module(&self, module: Module) -> Result<&Arc<CudaModule>, Error> {
         let index = Module::ALL
             .iter()
@@ -416,6 +399,18 @@ impl Device for Cuda {
         }
         // The bytes are on the host only once the stream has reached the copy (and a
         // kernel's fault surfaces here).
+        self.synchronize()
+    }
+
+    unsafe fn copy_from_device(&self, src: DevicePtr, dst: &mut [u8]) -> Result<(), Error> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        self.ctx.bind_to_thread().map_err(|e| device_error("binding the CUDA context", e))?;
+        // SAFETY: the caller vouches for `src` (the trait's contract); we wait for the copy
+        // before returning.
+        unsafe { dres::memcpy_dtoh_async(dst, src, self.stream.cu_stream()) }
+            .map_err(|e| device_error(&format!("copying {} bytes from the GPU", dst.len()), e))?;
         self.synchronize()
     }
 

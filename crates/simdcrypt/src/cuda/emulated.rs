@@ -76,6 +76,13 @@ impl Device for Emulated {
         Ok(())
     }
 
+    unsafe fn copy_from_device(&self, src: DevicePtr, dst: &mut [u8]) -> Result<(), Error> {
+        // SAFETY: emulated device addresses are host addresses, and the caller guarantees
+        // `dst.len()` readable bytes at `src`; `dst` is a distinct, exclusively borrowed slice.
+        unsafe { std::ptr::copy_nonoverlapping(src as usize as *const u8, dst.as_mut_ptr(), dst.len()) };
+        Ok(())
+    }
+
     unsafe fn launch(&self, kernel: Kernel, grid: u32, block: u32, args: &[u64]) -> Result<(), Error> {
         let name = CString::new(kernel.name).expect("kernel names have no NUL");
         // SAFETY: `name` is a NUL-terminated string and `args` a slice of `args.len()` u64s,

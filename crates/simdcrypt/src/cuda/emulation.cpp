@@ -17,6 +17,8 @@ thread_local sc_dim3 gridDim;
 
 // Every kernel file, in the order of Module::ALL (mod.rs).
 // (kernel files: one #include line each)
+#include "sha256.cu"
+#include "blake3.cu"
 #include "streebog.cu"
 #include "gost94.cu"
 
@@ -60,6 +62,12 @@ struct Entry {
 // Every `__global__` function of the files above; the runtime loads the same names.
 const Entry ENTRIES[] = {
     // (kernels: one SC_KERNEL(name) line each)
+    SC_KERNEL(sc_sha256_blocks)
+    SC_KERNEL(sc_sha256_layer)
+    SC_KERNEL(sc_blake3_many)
+    SC_KERNEL(sc_blake3_chunks)
+    SC_KERNEL(sc_blake3_parents)
+    SC_KERNEL(sc_blake3_root)
     SC_KERNEL(sc_streebog_256)
     SC_KERNEL(sc_streebog_512)
     SC_KERNEL(sc_gost94_cryptopro)

@@ -4,15 +4,17 @@
 //! prepended to each. They are embedded in the library and, with the `cuda` feature,
 //! compiled by NVRTC for the device's own compute capability on first use; the CUDA driver
 //! and NVRTC are loaded at run time, so nothing CUDA is needed to build, and a machine
-//! without them reports why the backend is unavailable ([`status`]). With the
+//! without them reports why the backend is unavailable (`status`). With the
 //! `cuda-emulation` feature the same sources are compiled as C++ by the host compiler and
 //! run on the CPU (`Emulated`): the tests compare every kernel with the CPU backends that
 //! way on machines without a GPU.
 //!
 //! Layout: `device.rs` is what a batch needs from a device; `driver.rs` (CUDA) and
 //! `emulated.rs` (host) implement it; one file per algorithm holds the host side of its
-//! batches (packing, grid sizes, launch chains), generic over the device. Design and
-//! limits: docs/gpu.md.
+//! batches (packing, grid sizes, launch chains), generic over the device, and `batch.rs` what
+//! the one-thread-per-message batches share (ragged messages packed with an offsets array,
+//! the offsets checked, the grid sized, the launch). `tables.rs` (tests only) keeps the
+//! kernels' literal tables equal to the CPU backends'. Design and limits: docs/gpu.md.
 
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 mod device;
@@ -34,9 +36,17 @@ pub use emulated::{Emulated, HostBuffer};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 mod batch;
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+mod blake3;
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 mod gost94;
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+mod sha256;
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 mod streebog;
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+pub use blake3::{blake3_hash, blake3_hash_device, blake3_many, blake3_many_device};
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+pub use sha256::{merkle_root, merkle_root_device, sha256_blocks, sha256_blocks_device};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 pub use gost94::{gost94_many, gost94_many_device};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
@@ -52,6 +62,10 @@ pub const COMMON_SOURCE: &str = include_str!("common.cuh");
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Module {
     // (one variant per kernel file)
+    /// `sha256.cu`: SHA-256 of 64-byte blocks, and Merkle tree layers.
+    Sha256,
+    /// `blake3.cu`: BLAKE3 batches and one large input.
+    Blake3,
     /// `streebog.cu`: Streebog-256 and -512.
     Streebog,
     /// `gost94.cu`: GOST R 34.11-94, both S-box sets.
@@ -60,11 +74,13 @@ pub enum Module {
 
 impl Module {
     /// Every kernel file.
-    pub const ALL: &'static [Module] = &[Module::Streebog, Module::Gost94];
+    pub const ALL: &'static [Module] = &[Module::Sha256, Module::Blake3, Module::Streebog, Module::Gost94];
 
     /// The file's name in this folder, e.g. `"sha256.cu"`.
     pub fn file_name(self) -> &'static str {
         match self {
+            Module::Sha256 => "sha256.cu",
+            Module::Blake3 => "blake3.cu",
             Module::Streebog => "streebog.cu",
             Module::Gost94 => "gost94.cu",
         }
@@ -73,6 +89,8 @@ impl Module {
     /// The file's text as embedded in the library.
     pub fn source(self) -> &'static str {
         match self {
+            Module::Sha256 => include_str!("sha256.cu"),
+            Module::Blake3 => include_str!("blake3.cu"),
             Module::Streebog => include_str!("streebog.cu"),
             Module::Gost94 => include_str!("gost94.cu"),
         }

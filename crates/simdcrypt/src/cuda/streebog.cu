@@ -1,8 +1,11 @@
 // Streebog (GOST R 34.11-2012, RFC 6986), 256- and 512-bit, one message per thread: the
-// "simple" scheme of the paper this backend follows (issue 39). A thread carries the whole
-// 512-bit state (h, N, Σ) through its message's compressions; thousands of independent
-// messages keep the GPU busy, so no thread waits on another and the emulation, which runs
-// threads one after another, is faithful.
+// "simple" scheme of the paper this backend follows. A thread carries the whole 512-bit
+// state (h, N, Σ) through its message's compressions, in registers; a batch of many
+// independent messages keeps the GPU busy. The
+// paper measured a "hybrid" scheme faster, a group of threads per message exchanging parts
+// of the state through shared memory; this kernel stays with the scheme whose threads never
+// talk to each other, which the emulation runs faithfully, until a measurement on a GPU
+// says the hybrid is worth its complexity here.
 //
 // LPS is the portable backend's table form (streebog/tables.rs): word i of LPS(x) is the XOR
 // over j of T[j][byte i of word j of x]. The tables are indexed by data, so they are staged

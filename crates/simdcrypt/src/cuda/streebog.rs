@@ -18,7 +18,7 @@ fn kernel(bits: Bits) -> Kernel {
 /// `dev`; `out` must be exactly `messages.len() * bits.out_len()` bytes, as for
 /// [`crate::streebog::hash_many`], which gives the same digests.
 pub fn streebog_many<D: Device>(dev: &D, messages: &[&[u8]], bits: Bits, out: &mut [u8]) -> Result<(), Error> {
-    batch::hash_host_batch(dev, kernel(bits), messages, bits.out_len(), out)
+    batch::hash_host_batch(dev, kernel(bits), messages, bits.out_len(), out, &[])
 }
 
 /// Streebog of messages already on the device: message `i` is the bytes
@@ -40,5 +40,5 @@ pub unsafe fn streebog_many_device<D: Device>(
 ) -> Result<(), Error> {
     // SAFETY: the kernel reads the messages at `data` and writes `count` digests of
     // `bits.out_len()` bytes at `out` (streebog.cu), which this function's caller guarantees.
-    unsafe { batch::launch_per_message(dev, kernel(bits), data, offsets, out) }
+    unsafe { batch::launch_per_message(dev, kernel(bits), data, offsets, out, &[]) }
 }

@@ -1,5 +1,10 @@
 //! GOST R 34.11-94's two entries in the registry (one per parameter set) and its
 //! [`StreamingHash`] implementation.
+//!
+//! ## What this file holds
+//!
+//! the algorithm's registry entry (`ALGORITHM`, or one per variant), its `StreamingHash`
+//! implementation and `from_options` (a hasher from `HashOptions`)
 
 use super::{Gost94, Kind, SBox, BLOCK_LEN, OUT_LEN};
 use crate::any::HashOptions;

@@ -24,6 +24,18 @@
 //! [`Words`] operations below; a round's S-box layer is four lookups for sixteen messages
 //! (the byte planes), where eight messages in word form took eight lookups and three
 //! blends.
+//!
+//! ## What this file holds
+//!
+//! AVX2 single messages (`step`, `compress_blocks`: H kept in a ymm register, the key
+//! generation's P as `vpermd` + `vpshufb`, the mixing as ψ^61(H ⊕ ψ(M)) ⊕ ψ^74(S) with each
+//! ψ^n sixteen `vpshufb`s and an XOR tree; the encryptions are `portable::encrypt4`) and
+//! `step_lanes`: `lanes.rs`'s step on `Sixteen`, the 16 lanes of a batch as a pair of ymm
+//! registers, one message per 32-bit lane; its `Words` impl: S-boxes on byte planes (an
+//! in-lane transpose, `vpermd` and `vpunpck[lh]qdq` turn the words into planes with one byte
+//! position per 128-bit lane, so one `vpshufb` per nibble serves that position; back the same
+//! way with the rotation's 8 bits folded into the last shuffle), key P transform by in-lane
+//! shuffles
 
 use core::arch::x86_64::*;
 

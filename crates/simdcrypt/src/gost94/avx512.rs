@@ -12,6 +12,12 @@
 //! Many messages: sixteen messages, one per 32-bit lane; every vector holds the same
 //! word of sixteen states, so the S-box lookups are the same two `vpermb`, the keys'
 //! P transform is four in-lane byte shuffles, and the mixing is XORs of whole vectors.
+//!
+//! ## What this file holds
+//!
+//! AVX-512 (F, BW, VL, VBMI): the four encryptions of a step in vector lanes, the S-boxes as
+//! `vpermb` nibble lookups, ψ split into a part that overlaps the encryptions and a short
+//! tail; `step_lanes`, one step of 16 messages, one per 32-bit lane
 
 use core::arch::x86_64::*;
 

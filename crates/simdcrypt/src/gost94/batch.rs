@@ -2,6 +2,11 @@
 //! multi-message kernel, one step per message per call, and refills a lane with the next
 //! message as soon as its digest is out, so ragged lengths cost no idle lanes until the
 //! queue runs dry.
+//!
+//! ## What this file holds
+//!
+//! `hash_many`'s scheduler: 16 messages in the lanes, a lane refilled as soon as its message
+//! finishes (ragged lengths), the last few finished one at a time
 
 use super::{add256, Platform, SBox, Tables, BLOCK_LEN, OUT_LEN};
 

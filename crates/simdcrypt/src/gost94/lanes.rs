@@ -8,6 +8,15 @@
 //!
 //! Loops rather than `array::from_fn` throughout: a closure here has no target features,
 //! so neither it nor the intrinsics in it would be inlined.
+//!
+//! ## What this file holds
+//!
+//! the many-message step shared by `avx2.rs`, `ssse3.rs` and `neon.rs`, written once over
+//! `Words` (a register of 32-bit lanes, one message per lane: load/store, add, XOR, 16-bit
+//! shift and pack, the S-box-and-rotation f, the key P transform; an `unsafe trait` with
+//! `#[inline(always)]` impls, as `salsa20/rounds.rs`): key generation (A, C3, P), the four
+//! encryptions two rounds per iteration without swaps, the mixing as ψ^61 / ψ^74 row XORs with
+//! constant rows
 
 use super::batch::{Lanes, LANES};
 use super::{portable, Tables, PSI61, PSI74};

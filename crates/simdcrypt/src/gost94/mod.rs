@@ -35,6 +35,15 @@
 //! linear maps) in ymm registers; without AVX2, the SSSE3 backend does the same on xmm
 //! registers (sixteen messages in four); on aarch64 the NEON backend runs [`hash_many`]
 //! four messages to a register (`tbl` nibble S-boxes).
+//!
+//! ## What this file holds
+//!
+//! GOST R 34.11-94: `Gost94` (`SBox::CryptoPro` default, `SBox::Test`), `hash`, `hash_many`;
+//! combined S-box-and-rotation tables per parameter set built by a `const fn` (`Tables`: four
+//! byte tables, the three-lookup `wide` set, the nibble tables of the byte shuffles); H, Σ,
+//! the length, and the final stage (no extra block for the empty message); ψ^61/ψ^74 as word
+//! subsets (`PSI61`, `PSI74`) and, on x86-64, as byte-shuffle tables (`PSI61_SHUFFLES`,
+//! `PSI74_SHUFFLES`) shared by `avx2.rs` and `ssse3.rs`
 
 mod algorithm;
 #[cfg(target_arch = "x86_64")]

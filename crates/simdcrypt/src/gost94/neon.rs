@@ -16,6 +16,13 @@
 //! q register would be one serial chain of lookups, shifts and inserts per round, while the
 //! table-driven portable step runs four scalar chains side by side; the `neon` backend
 //! hashes single messages with the portable step.
+//!
+//! ## What this file holds
+//!
+//! aarch64 NEON `step_lanes`: `lanes.rs`'s step on `uint32x4_t`, four messages per q register,
+//! one per 32-bit lane (the 16 lanes of a batch as four quarters); its `Words` impl: S-boxes
+//! as two four-register `tbl` lookups (nibble plus 16 × byte position indexes `Tables`'
+//! 64-byte `lo`/`hi`), rotation by `shl` + `sri`, key P transform as one `tbl` per key word
 
 use core::arch::aarch64::*;
 

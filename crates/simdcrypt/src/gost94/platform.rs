@@ -1,4 +1,12 @@
 //! GOST R 34.11-94 backend selection and the one dispatch point into the kernels.
+//!
+//! ## What this file holds
+//!
+//! `Platform` (`avx512`, `avx2`, `ssse3`, `portable` on x86-64; `neon`, `portable` on aarch64;
+//! backend algorithm `gost94`) and the dispatch of one step, a block run and a 16-lane step
+//! (`has_lanes`: whether the backend has a 16-lane kernel; `portable` runs its one-message
+//! step lane by lane, which the scheduler does not use; `avx2` hashes single messages with the
+//! portable step, measured faster than its vector one; `neon` likewise, not measured)
 
 use super::batch::{lane_words, set_lane_words, Lanes};
 #[cfg(target_arch = "aarch64")]

@@ -1,5 +1,13 @@
 //! GOST R 34.11-94's step function in plain Rust: GOST 28147-89 with combined
 //! S-box-and-rotation tables, the four encryptions of a step run side by side.
+//!
+//! ## What this file holds
+//!
+//! the step function: key generation (A, P), the four GOST 28147-89 encryptions interleaved
+//! round by round (`encrypt4`: x86-64 assembly, tested against the Rust definition, which
+//! other architectures run; its round is four lookups in the 4 KiB `words` tables, or three in
+//! the 33 KiB `wide` ones where the L1 data cache has at least 48 KiB, `wide_fits`), ψ^12 /
+//! ψ^61 four 16-bit words at a time (`psi4`, tested against ψ by definition)
 
 use super::{State, Tables, BLOCK_LEN};
 

@@ -12,6 +12,14 @@
 //! byte transpose in each register and a 4 × 4 transpose of 32-bit words across the four
 //! turn the words into four registers each holding one byte position of all sixteen
 //! messages, whose S-boxes are then one `pshufb` per nibble.
+//!
+//! ## What this file holds
+//!
+//! SSSE3 single messages for CPUs without AVX2: `avx2.rs`'s single-message step on pairs of
+//! xmm registers (the shared ψ^n shuffle tables, one 128-bit half at a time; P as two
+//! `pshufb`s per key half), and `step_lanes`: `lanes.rs`'s step on `Sixteen`, the 16 lanes of
+//! a batch in four xmm registers, S-boxes on byte planes as in `avx2.rs` (a 4 × 4 byte
+//! transpose per register, a 4 × 4 word transpose across the four)
 
 use core::arch::x86_64::*;
 

@@ -1,5 +1,10 @@
 //! HighwayHash's three entries in the registry (one per result size) and its
 //! [`StreamingHash`] implementation.
+//!
+//! ## What this file holds
+//!
+//! the algorithm's registry entry (`ALGORITHM`, or one per variant), its `StreamingHash`
+//! implementation and `from_options` (a hasher from `HashOptions`)
 
 use super::{HighwayHasher, Size, KEY_LEN, PACKET_LEN};
 use crate::any::HashOptions;

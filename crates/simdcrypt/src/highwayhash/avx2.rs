@@ -1,5 +1,14 @@
 //! HighwayHash with AVX2: each of the four state variables is one 256-bit vector, so a
 //! round is two `vpmuludq`, two `vpshufb` and a handful of adds and xors.
+//!
+//! ## What this file holds
+//!
+//! one 256-bit register per state variable; each packet is added to v1 at the end of the round
+//! before, so mul0's loop-carried chain is 7 cycles, not 8; the remainder by one masked load
+//! and per-lane shifts; the key loaded as bytes (a vector load after scalar stores cannot be
+//! store-forwarded: a stall per one-shot hash); `opaque` constants (volatile loads) keep the
+//! compiler from rewriting the finalization's one `vpermd` as two shuffles and the 64-bit
+//! result's last round as scalar multiplies
 
 use core::arch::x86_64::*;
 

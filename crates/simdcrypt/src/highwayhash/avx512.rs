@@ -2,6 +2,16 @@
 //! half), `GROUPS` registers interleaved, so `2 * GROUPS` independent messages advance in
 //! lockstep and their dependency chains overlap. Also the avx512 platform's one-shot path:
 //! the AVX2 rounds on 256-bit registers, with AVX-512VL for the last partial packet.
+//!
+//! ## What this file holds
+//!
+//! batches: two messages per 512-bit register, four registers interleaved (8 messages); equal
+//! lengths run in lockstep from key to result (runs of groups in one call, the group kernel
+//! inlined; the first round's key-only work done once; for 64-bit results the last two rounds
+//! run on words 0-1 of four messages packed into one register, and the 8 results leave with
+//! one store); ragged groups in lockstep over the packets they share, then one by one. Also
+//! the avx512 platform's one-shot path (`hash64_one`, `hash_one`): the AVX2 rounds with a
+//! byte-masked remainder load and `vprolvd`
 
 use core::arch::x86_64::*;
 

@@ -2,6 +2,11 @@
 //! ([`Platform::batch_lanes`]), so the chains of dependent rounds of different messages
 //! overlap. Messages of equal length run in lockstep from the key to the result; ragged
 //! groups run in lockstep over the packets they all have, then one at a time.
+//!
+//! ## What this file holds
+//!
+//! `hash_many` / `hash_many_with` (backend, threads: contiguous ranges of messages,
+//! `threads::with_pool`/`join`); lane groups, leftovers one at a time
 
 use super::{words_to_bytes, Platform, Size, State, KEY_LEN};
 use crate::threads::{join, with_pool, Threads};

@@ -26,6 +26,12 @@
 //! checksum, and says which failed. The checksum detects damage; because it is keyed, a
 //! blob also fails to restore under a different key. A checkpoint reveals as much as the
 //! key (the state is the key mixed with the input so far): keep it as secret.
+//!
+//! ## What this file holds
+//!
+//! `export` / `restore`: HighwayHash's fields in the shared state format (`state.rs`), and the
+//! version-1 checkpoints of earlier builds (magic, version, algorithm+size name, counts,
+//! state, buffer, keyed HighwayHash-64 checksum), still read
 
 use super::algorithm::SizedHighwayHasher;
 use super::{HighwayHasher, Platform, Size, State, KEY_LEN, PACKET_LEN};

@@ -25,6 +25,14 @@
 //! message is a chain of dependent rounds, so wider registers cannot speed it up), AVX-512
 //! for [batches](hash_many) (two messages per 512-bit register, four registers interleaved;
 //! with AVX-512VL for the one-shot functions' last partial packet), and NEON on aarch64.
+//!
+//! ## What this file holds
+//!
+//! HighwayHash's public API: `HighwayHasher` (`update`, `finalize64/128/256`, `finalize_into`,
+//! `set_platform`), one-shot `hash64/128/256` and `digest64/128/256` (no buffering; the
+//! detected backend cached in an atomic), `Size`, `key_words`; the state (`State`: v0, v1,
+//! mul0, mul1, deliberately not 32-aligned since Python objects are 16-aligned), the
+//! reference's remainder packet layout and output reduction
 
 mod algorithm;
 #[cfg(target_arch = "x86_64")]

@@ -1,6 +1,11 @@
 //! HighwayHash with NEON: each 256-bit state variable is a pair of 128-bit vectors (words
 //! 0-1 and 2-3); the multiplications are `umull` of the narrowed halves, the zipper merge a
 //! `tbl` per half.
+//!
+//! ## What this file holds
+//!
+//! the state as pairs of 128-bit vectors (`pshufb` / `tbl` for the zipper merge, `umull` on
+//! NEON)
 
 use core::arch::aarch64::*;
 

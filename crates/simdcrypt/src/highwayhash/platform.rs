@@ -1,4 +1,13 @@
 //! HighwayHash backend selection and the one dispatch point into the kernels.
+//!
+//! ## What this file holds
+//!
+//! `Platform` (`avx512`, `avx2`, `sse41`, `neon`, `portable`; avx512 runs single messages on
+//! the AVX2 rounds, with an AVX-512VL remainder in the one-shot path) and the single dispatch
+//! point: `update_packets`, `finish` (remainder + finalization rounds), `hash`/`hash64`
+//! (one-shot; `hash64` reaches the AVX2/AVX-512VL kernel by one compare and a tail jump, the
+//! other backends behind a call never inlined), `new_state`, and the batch entry points
+//! `hash_group` and `hash_equal64_groups`
 
 use super::{portable, Size, State, KEY_LEN, PACKET_LEN};
 

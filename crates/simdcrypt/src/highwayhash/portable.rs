@@ -2,6 +2,11 @@
 //!
 //! The state is four 256-bit vectors held as `[u64; 4]` (see [`State`]); each step below is
 //! the lane-wise operation the SIMD kernels do with one instruction.
+//!
+//! ## What this file holds
+//!
+//! plain Rust rounds (the zipper merge as a byte table, `ZIPPER`, shared with the kernels):
+//! the reference every backend is tested against
 
 use super::{key_words, remainder_packet, State, KEY_LEN, PACKET_LEN};
 

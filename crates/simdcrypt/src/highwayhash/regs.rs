@@ -4,6 +4,13 @@
 //! implements [`Vector`] (one 256-bit state variable) with `#[inline(always)]` methods, so
 //! all of this is inlined into the kernel's `#[target_feature]` functions and compiles to
 //! the same instructions as code written with the intrinsics in place.
+//!
+//! ## What this file holds
+//!
+//! the single-message kernels' shared body over a per-ISA `Vector` trait: the registers
+//! (`Regs<V>`), one round, key set-up, state load/store, and the entry points' bodies (the ISA
+//! files pass their loads as closures, so constants stay local); SSE4.1 and NEON also share
+//! the remainder and finalization
 
 use super::{remainder_packet, State, INIT0, INIT1, KEY_LEN, PACKET_LEN};
 

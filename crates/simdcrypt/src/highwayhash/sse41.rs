@@ -1,6 +1,11 @@
 //! HighwayHash with SSE4.1: each 256-bit state variable is a pair of 128-bit vectors
 //! (words 0-1 and 2-3). The zipper merge works within 128-bit pairs, so it is one `pshufb`
 //! per half.
+//!
+//! ## What this file holds
+//!
+//! the state as pairs of 128-bit vectors (`pshufb` / `tbl` for the zipper merge, `umull` on
+//! NEON)
 
 use core::arch::x86_64::*;
 

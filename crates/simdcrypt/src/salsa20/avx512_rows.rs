@@ -15,10 +15,16 @@
 //! critical path is the 4 x (add, rotate, xor) of each half-round: 12 cycles, the same
 //! as the latency of the scalar code, without its register pressure (16 words and their
 //! temporaries do not fit in x86-64's general registers). A 64-byte message (new cipher,
-//! one call) runs faster here than with the portable code or RustCrypto's (BENCHMARKS.md,
-//! "Summary"); most of the gain over this kernel's first version came from how it reads
+//! one call) runs faster here than with the portable code or RustCrypto's (docs/tuning-history.md,
+//! "BENCHMARKS.md before issue 42", "Summary"); most of the gain over this kernel's first version came from how it reads
 //! the state (`load_state`) and from keeping `block` inlined
 //! (docs/tuning-history.md, "Short messages after the AVX-512 row kernel").
+//!
+//! ## What this file holds
+//!
+//! the `avx512` backend's short-message path: one block as four diagonal rows (rotations of
+//! the rows off the critical path), the state read piece by piece as the constructor wrote it
+//! so that store forwarding works
 
 use core::arch::x86_64::*;
 

@@ -1,6 +1,12 @@
 //! AVX-512 Salsa20: 16 blocks per step, one block per 32-bit lane ("vertical" layout:
 //! register `i` holds state word `i` of all 16 blocks). `vprold` rotates in one
 //! instruction. The 16 outputs are transposed back to block order before the XOR.
+//!
+//! ## What this file holds
+//!
+//! 4/8/16/4 blocks per step, one block per 32-bit lane; each lane's 64-bit counter computed in
+//! scalar (`counter + lane`, so the carry into word 9 is per block), words transposed back to
+//! blocks (unpacks, then 128-bit lane shuffles) before the XOR
 
 use core::arch::x86_64::*;
 

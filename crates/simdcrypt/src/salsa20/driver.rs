@@ -2,6 +2,13 @@
 //! `neon_x4`): whole steps of `LANES` blocks XORed straight from the input to the output,
 //! then a last partial step computed whole and truncated. Each kernel supplies only its
 //! step (`keystream`) and its vector loads and stores, through [`WideKernel`].
+//!
+//! ## What this file holds
+//!
+//! the one keystream driver of the wide kernels: whole steps XORed from input to output, a
+//! last partial step computed whole and truncated; each kernel implements `WideKernel` (its
+//! step, its vector XOR and store), whose methods are inlined into the kernel's
+//! `#[target_feature]` entry point
 
 use cipher::InOutBuf;
 

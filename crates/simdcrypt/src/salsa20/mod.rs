@@ -29,6 +29,18 @@
 //! The block counter is 64 bits wide in every backend (the carry from word 8 into word 9
 //! is computed per block), so the stream is 2^64 blocks = 2^70 bytes long; asking for a
 //! byte past its end is an error and leaves the cipher unchanged.
+//!
+//! ## What this file holds
+//!
+//! Salsa20's public API: `Salsa20` and `XSalsa20` (`with_options`: rounds 8/12/20, 32- or
+//! 16-byte keys; `xor_keystream`, `xor_keystream_into`, `fill_keystream`, `seek` over the
+//! 2^70-byte stream as a `u128` byte position, `set_counter`, `set_platform`,
+//! `set_max_threads` with `threads::with_pool`/`join`, split by block counter), `hsalsa20`,
+//! `salsa20_core`, `Rounds`; the `cipher` crate's `KeyIvInit`, `StreamCipher`,
+//! `StreamCipherSeek`. A partial block's keystream is cached, so byte-at-a-time use costs one
+//! block per 64 bytes; a short message of whole blocks from a block boundary goes from the
+//! (inlined) `xor_keystream` straight to the one-block kernel (`takes_short_path`,
+//! `short_path`)
 
 /// Calls the kernel function `$f` instantiated for the round count (`$dr` double rounds: 10,
 /// 6 or 4), so that each kernel's round loop is unrolled for a constant count.

@@ -1,5 +1,11 @@
 //! NEON Salsa20 for aarch64: 4 blocks per step, one block per 32-bit lane (register `i`
 //! holds state word `i` of all 4 blocks); rotations are a shift plus shift-right-insert.
+//!
+//! ## What this file holds
+//!
+//! 4/8/16/4 blocks per step, one block per 32-bit lane; each lane's 64-bit counter computed in
+//! scalar (`counter + lane`, so the carry into word 9 is per block), words transposed back to
+//! blocks (unpacks, then 128-bit lane shuffles) before the XOR
 
 use core::arch::aarch64::*;
 

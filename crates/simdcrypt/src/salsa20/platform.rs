@@ -1,4 +1,14 @@
 //! Salsa20 backend selection and the one dispatch point into the kernels.
+//!
+//! ## What this file holds
+//!
+//! `Platform` (`avx512`, `avx2`, `sse2`, `neon`, `portable`) and the single dispatch point
+//! `xor_keystream(state, counter, double_rounds, InOutBuf)` (the cipher's state as it is, the
+//! block counter apart); its short-message rule: whole kernel steps go to the kernel, a
+//! remainder of half a step or more takes one more (truncated) step, a shorter one goes block
+//! by block through the AVX-512 row kernel where its vector latency wins
+//! (`scalar_short::rows_win`: not on AMD family 1Ah, measured) or through `scalar_short.rs` (a
+//! 64-byte message never pays for wide setup)
 
 use super::{portable, scalar_short};
 use cipher::InOutBuf;

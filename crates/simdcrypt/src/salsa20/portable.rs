@@ -1,6 +1,11 @@
 //! Plain-Rust Salsa20: one block at a time. Also the short-message path of every backend
 //! (a 64-byte message pays for no wide setup) and the reference the SIMD kernels are
 //! tested against.
+//!
+//! ## What this file holds
+//!
+//! plain Rust, one block at a time, round count as a const generic (unrolled): the reference
+//! the kernels are tested against
 
 use super::BLOCK_LEN;
 use cipher::InOutBuf;

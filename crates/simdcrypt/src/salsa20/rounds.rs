@@ -5,6 +5,12 @@
 //! `#[inline(always)]` methods, so all of this is inlined into the kernel's
 //! `#[target_feature]` function and compiles to the same instructions as code written
 //! with the intrinsics in place.
+//!
+//! ## What this file holds
+//!
+//! the wide kernels' shared body over a per-ISA `Words` trait (add, xor, rotate, zips, counter
+//! words): lane set-up with per-block 64-bit counters, the double rounds, the feed-forward and
+//! the 4×4 transpose
 
 /// A register of 32-bit lanes, one block per lane.
 ///

@@ -12,6 +12,12 @@
 //! Unlike the portable code (the reference, written for clarity), it takes the counter
 //! apart from the state (no rewritten copy of the state), and reads the state word by word
 //! so that every load is forwarded from the constructor's store.
+//!
+//! ## What this file holds
+//!
+//! the short-message path of every backend but AVX-512 on Intel: one block at a time in scalar
+//! registers, the counter carried per block; `rows_win` (by `cpu::identity`) says where the
+//! AVX-512 row kernel is faster
 
 use super::BLOCK_LEN;
 use cipher::InOutBuf;
@@ -81,8 +87,8 @@ unsafe fn feed_forward(x: &[u32; 16], p: *const u32, counter: u64, i: usize) -> 
 
 /// Whether the AVX-512 row kernel is the faster one-block kernel on this CPU: yes except on
 /// AMD family 0x1A (Zen 5), where simple vector integer instructions take two cycles
-/// (measured, with the kernels' timings on that CPU: BENCHMARKS.md, "This round, on an AMD
-/// EPYC"). Chosen by measured family; other families keep the rows, which were measured
+/// (measured, with the kernels' timings on that CPU: docs/tuning-history.md,
+/// "BENCHMARKS.md before issue 42"). Chosen by measured family; other families keep the rows, which were measured
 /// faster on Intel (Sapphire Rapids). Zen 4 (family 0x19, one-cycle vector integer
 /// latency) has not been measured and keeps the rows.
 #[cfg(target_arch = "x86_64")]

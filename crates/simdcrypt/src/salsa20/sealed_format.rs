@@ -2,6 +2,14 @@
 //! the errors a reader reports, the secrets and Argon2id parameters of version 2, header
 //! parsing and authentication, and the sealing and opening of one chunk. The items are
 //! re-exported from `sealed_stream`, whose docs describe the format.
+//!
+//! ## What this file holds
+//!
+//! the format's header and one chunk: constants, `DecryptError` (truncation, extension,
+//! authentication failure, a bad header, the wrong kind of secret),
+//! `Header::new_v2`/`read`/`unlock` (key file or Argon2id passphrase with `Argon2Params`
+//! limits checked before any work, a keyed-BLAKE3 MAC over the header, a chunk key derived
+//! from K and the header), `seal_chunk`/`open_chunk` and their in-place forms
 
 use super::secretbox::{open_in_place, seal_in_place, TAG_LEN};
 use super::{KEY_LEN, XNONCE_LEN};

@@ -14,6 +14,14 @@
 //! only seal or open. So the reading and writing overlap with the sealing, and the work
 //! spreads over every thread instead of a thread being left for input and output. Threads
 //! wait on a condition variable (they sleep; they do not spin).
+//!
+//! ## What this file holds
+//!
+//! `seal_chunks`/`open_chunks`: batches of 16 chunks in the sealed layout, sealed or opened in
+//! place by one thread each; the caller's thread reads, writes in order and works on batches
+//! when it has no I/O, `threads - 1` scoped helpers only seal or open (condition variable, no
+//! spinning); a window of 3 batches per thread bounds memory; the same bytes on any thread
+//! count
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};

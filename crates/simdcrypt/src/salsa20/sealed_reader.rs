@@ -11,6 +11,12 @@
 //! [`SealedWriter`] writes the same bytes as [`encrypt_v2`](super::sealed_stream::encrypt_v2)
 //! from a sequence of `write` calls; nothing marks the file complete until
 //! [`SealedWriter::finish`] seals the final chunk.
+//!
+//! ## What this file holds
+//!
+//! `SealedReader` (`Read` + `Seek` over a sealed file: header and final chunk checked at open,
+//! then only the chunks a read touches, each authenticated before any byte of it is returned)
+//! and `SealedWriter` (the same bytes as `encrypt_v2` from a series of writes)
 
 use super::sealed_stream::{
     open_chunk, seal_chunk, DecryptError, FileKey, Header, Secret, CHUNK_LEN, SEALED_CHUNK_LEN,

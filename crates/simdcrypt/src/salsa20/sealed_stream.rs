@@ -74,6 +74,12 @@
 //! passphrase fail there; parameters beyond [`Argon2Params`]' limits are refused before
 //! any Argon2 work. The two derive_key contexts keep the MAC key and the chunk key
 //! independent, and the chunk key binds the chunks to their exact header.
+//!
+//! ## What this file holds
+//!
+//! the chunked file format of `simdcrypt encrypt` (docs/file-format.md): its documentation,
+//! the whole-file functions `encrypt_v2`, `encrypt` (version 1), `decrypt_any`, `decrypt`, and
+//! re-exports of the two files below
 
 pub use super::sealed_format::{
     chunk_nonce, header, open_chunk, open_chunk_in_place, seal_chunk, seal_chunk_in_place, Argon2Params, DecryptError,

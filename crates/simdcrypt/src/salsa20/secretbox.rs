@@ -16,6 +16,12 @@
 //! assert_eq!(secretbox::open(&key, &nonce, &boxed).unwrap(), b"hello");
 //! assert!(secretbox::open(&[9u8; 32], &nonce, &boxed).is_err());
 //! ```
+//!
+//! ## What this file holds
+//!
+//! NaCl `crypto_secretbox` (XSalsa20-Poly1305): `seal`/`open` (tag ‖ ciphertext) and the
+//! detached in-place forms; Poly1305 from RustCrypto's `poly1305`, tags compared with `subtle`
+//! before anything is decrypted
 
 use super::{XSalsa20, KEY_LEN, XNONCE_LEN};
 use poly1305::universal_hash::KeyInit;

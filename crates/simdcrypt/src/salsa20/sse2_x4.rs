@@ -1,5 +1,11 @@
 //! SSE2 Salsa20: 4 blocks per step, one block per 32-bit lane (register `i` holds state
 //! word `i` of all 4 blocks). SSE2 is part of x86-64, so this runs on every x86-64 CPU.
+//!
+//! ## What this file holds
+//!
+//! 4/8/16/4 blocks per step, one block per 32-bit lane; each lane's 64-bit counter computed in
+//! scalar (`counter + lane`, so the carry into word 9 is per block), words transposed back to
+//! blocks (unpacks, then 128-bit lane shuffles) before the XOR
 
 use core::arch::x86_64::*;
 

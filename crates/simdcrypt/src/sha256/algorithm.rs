@@ -1,4 +1,9 @@
 //! SHA-256's entry in the registry and its [`StreamingHash`] implementation.
+//!
+//! ## What this file holds
+//!
+//! the algorithm's registry entry (`ALGORITHM`, or one per variant), its `StreamingHash`
+//! implementation and `from_options` (a hasher from `HashOptions`)
 
 use super::{Sha256, BLOCK_LEN, OUT_LEN};
 use crate::any::HashOptions;

@@ -2,6 +2,10 @@
 //! do four rounds on the ABCD and EFGH halves of the state, `sha256su0`/`sha256su1`
 //! extend the message schedule four words at a time. Processes any number of blocks per
 //! call, keeping the state in registers between blocks.
+//!
+//! ## What this file holds
+//!
+//! aarch64 ARMv8 Cryptography Extension (`sha256h/h2`, `sha256su0/su1`), many blocks per call
 
 use core::arch::aarch64::*;
 

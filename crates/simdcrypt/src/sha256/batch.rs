@@ -23,6 +23,18 @@
 //!     .unwrap();
 //! assert_eq!(again, out);
 //! ```
+//!
+//! ## What this file holds
+//!
+//! hashtree-style batches (each 64-byte block hashed as a whole message): `hash_blocks`,
+//! `BlockBatch` (`set_platform`, `set_max_threads`: contiguous ranges split at 16-block
+//! boundaries with `threads::with_pool`/`join`), length checks done once; `BatchPlatform`
+//! (backend algorithm `sha256-batch`: `avx512+shani`, `avx512`, `shani`, `avx2`, `portable` on
+//! x86-64; `armv8-sha2`, `neon`, `portable` on aarch64; its own enum because its kernels are
+//! wide across blocks) with the single dispatch point `hash_blocks`; `PADDING_WK`, the padding
+//! block's W+K computed by a `const fn`; `for_each_group`, the
+//! whole-groups-plus-padded-remainder loop of the wide kernels; the portable kernel; the
+//! measurements behind `SHANI_REMAINDER_MAX` and the order of `ALL`
 
 pub(crate) use super::batch_shared::PADDING_WK;
 use super::{portable, BLOCK_LEN, IV, OUT_LEN};
@@ -213,16 +225,7 @@ impl BlockBatch {
     ///
     /// `blocks.len()` must be a multiple of 64 and `out.len()` exactly `blocks.len() / 2`.
     pub fn hash_into(&self, blocks: &[u8], out: &mut [u8]) -> Result<(), Error> {
-        if !blocks.len().is_multiple_of(BLOCK_LEN) {
-            return Err(Error::InvalidArgument(format!(
-                "blocks must be a whole number of {BLOCK_LEN}-byte blocks, got {} bytes",
-                blocks.len()
-            )));
-        }
-        let expected = blocks.len() / BLOCK_LEN * OUT_LEN;
-        if out.len() != expected {
-            return Err(Error::InvalidLength { what: "output buffer (32 bytes per block)", expected, got: out.len() });
-        }
+        check_blocks(blocks.len(), out.len())?;
         if blocks.is_empty() {
             return Ok(());
         }
@@ -247,6 +250,21 @@ impl BlockBatch {
             || self.hash_split(right_in, right_out, threads - left_threads),
         );
     }
+}
+
+/// Checks the lengths of a batch of blocks (`blocks_len` a multiple of 64, `out_len` 32 bytes
+/// a block) and returns the number of blocks.
+pub(crate) fn check_blocks(blocks_len: usize, out_len: usize) -> Result<usize, Error> {
+    if !blocks_len.is_multiple_of(BLOCK_LEN) {
+        return Err(Error::InvalidArgument(format!(
+            "blocks must be a whole number of {BLOCK_LEN}-byte blocks, got {blocks_len} bytes"
+        )));
+    }
+    let expected = blocks_len / BLOCK_LEN * OUT_LEN;
+    if out_len != expected {
+        return Err(Error::InvalidLength { what: "output buffer (32 bytes per block)", expected, got: out_len });
+    }
+    Ok(blocks_len / BLOCK_LEN)
 }
 
 /// SHA-256 of each 64-byte block of `blocks`, written to `out` (32 bytes per block), with

@@ -4,6 +4,11 @@
 //! AVX2 but neither AVX-512 nor SHA-NI (Haswell to Comet Lake). AVX2 has no rotate and no
 //! three-input logic, so rotations are two shifts and an OR, and Ch/Maj are spelled out.
 //! A final group of fewer than 8 blocks is copied into a zero-padded 8-block buffer.
+//!
+//! ## What this file holds
+//!
+//! AVX2 batch kernel: 8 blocks, one per lane (`simd::transpose8` on each 32-byte half),
+//! rotations as shift+OR; for CPUs without SHA-NI and AVX-512
 
 use core::arch::x86_64::*;
 

@@ -13,6 +13,14 @@
 //! It keeps its own rounds rather than the shared body in batch_rounds.rs (which the AVX2
 //! and NEON kernels use): written over that body it compiled to as many instructions but
 //! in another order, and ran measurably slower (docs/tuning-history.md, "sha256/batch_avx512.rs").
+//!
+//! ## What this file holds
+//!
+//! AVX-512 batch kernel: 16 blocks, one per 32-bit lane (rows byte-swapped with `vpshufb`,
+//! BLAKE3's `transpose16`), `vprord` and `vpternlogd` for Σ/σ, Ch, Maj; a remainder padded to
+//! 16 lanes; digests stored with masked stores; rounds written out a group of 16 at a time
+//! (`unroll16!` in `sha256/mod.rs`: constant schedule-ring indices, no register moves), the
+//! padding block's groups out of line
 
 use core::arch::x86_64::*;
 

@@ -2,6 +2,12 @@
 //! register, the layout of the AVX-512 kernel (batch_avx512.rs) on 128-bit registers.
 //! Rotations are a shift plus a shift-and-insert (`vsri`); Ch and Maj use `vbsl`.
 //! A final group of fewer than 4 blocks is copied into a zero-padded 4-block buffer.
+//!
+//! ## What this file holds
+//!
+//! aarch64 NEON batch kernel: 4 blocks, one per lane (`simd::transpose4` per quarter), `vsri`
+//! rotations, `vbsl` for Ch/Maj; for CPUs without the SHA-256 instructions (the `armv8-sha2`
+//! batch backend loops the single-message kernel)
 
 use core::arch::aarch64::*;
 

@@ -4,6 +4,12 @@
 //! each block. Each kernel implements `Lanes` for its vector type with `#[inline(always)]`
 //! methods, so all of this is inlined into the kernel's `#[target_feature]` function and
 //! compiles to the instructions the kernel had with the intrinsics written in place.
+//!
+//! ## What this file holds
+//!
+//! the AVX2 and NEON batch kernels' round, message schedule and two compressions, written once
+//! over a per-ISA `Lanes` trait (`#[inline(always)]` impls in each kernel file); AVX-512 keeps
+//! its own rounds, which ran faster
 
 use super::{IV, K};
 

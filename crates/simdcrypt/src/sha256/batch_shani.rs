@@ -14,6 +14,11 @@
 //! size is chosen by CPU family ([`four_lanes_win`]).
 //! The state stays in the ABEF/CDGH form the instructions want from the IV to the digest;
 //! the second compression (the padding block) uses the precomputed `PADDING_WK`.
+//!
+//! ## What this file holds
+//!
+//! SHA-NI batch kernel: four blocks interleaved on AMD, two on Intel (chosen by measured CPU
+//! family) (state kept in ABEF/CDGH from IV to digest), second compression from `PADDING_WK`
 
 use core::arch::x86_64::*;
 

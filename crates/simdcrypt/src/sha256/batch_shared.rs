@@ -2,6 +2,11 @@
 //! one 64-byte block, so its second block is always the same) and the walk over whole
 //! groups of lanes. The kernels import this file and the dispatcher (`batch.rs`) imports
 //! the kernels, so neither imports the other.
+//!
+//! ## What this file holds
+//!
+//! what the batch kernels share: `PADDING_WK` (the padding block's schedule, computed at
+//! compile time) and `for_each_group` (whole groups plus a padded remainder)
 
 use super::{portable, BLOCK_LEN, OUT_LEN};
 

@@ -24,6 +24,16 @@
 //! let root3 = merkle_root(&leaves, Some(3), &BlockBatch::new()).unwrap();
 //! assert_eq!(root3, sha256::hash(&[root, zero_hash(2)].concat()));
 //! ```
+//!
+//! ## What this file holds
+//!
+//! SSZ-style Merkle trees of 32-byte leaves: `merkle_root`, `merkle_layers`, `zero_hash`
+//! (table up to `MERKLE_MAX_DEPTH` = 64 built once); each layer's node pairs are 64-byte
+//! blocks hashed by one `BlockBatch::hash_into` (its kernels and thread split), an odd last
+//! node paired with the layer's zero hash (zero subtrees never built); `merkle_root` finishes
+//! one subtree of 2^12 leaves at a time in a reused scratch (its layers stay in the L2 cache),
+//! the subtrees split between threads with `threads::with_pool`/`join`, then builds the tree
+//! over their roots; `merkle_layers` hashes whole layers
 
 use std::sync::OnceLock;
 
@@ -62,7 +72,7 @@ pub fn zero_hash(height: u32) -> [u8; 32] {
 }
 
 /// Checks the arguments; returns the number of leaves and the depth of the tree.
-fn tree_shape(leaves: &[u8], depth: Option<u32>) -> Result<(usize, u32), Error> {
+pub(crate) fn tree_shape(leaves: &[u8], depth: Option<u32>) -> Result<(usize, u32), Error> {
     if !leaves.len().is_multiple_of(NODE_LEN) {
         return Err(Error::InvalidArgument(format!(
             "merkle leaves must be a whole number of {NODE_LEN}-byte nodes, got {} bytes",
@@ -70,22 +80,23 @@ fn tree_shape(leaves: &[u8], depth: Option<u32>) -> Result<(usize, u32), Error> 
         )));
     }
     let n = leaves.len() / NODE_LEN;
-    let depth = match depth {
+    Ok((n, tree_depth(n, depth)?))
+}
+
+/// The depth of the tree over `n` leaves: `depth` when it is at most 64 and holds them, the
+/// smallest that does when it is `None`.
+pub(crate) fn tree_depth(n: usize, depth: Option<u32>) -> Result<u32, Error> {
+    match depth {
         // ceil(log2(n)), with 0 for n <= 1.
-        None => usize::BITS - n.saturating_sub(1).leading_zeros(),
+        None => Ok(usize::BITS - n.saturating_sub(1).leading_zeros()),
         Some(d) if d > MERKLE_MAX_DEPTH => {
-            return Err(Error::InvalidArgument(format!("merkle depth must be at most {MERKLE_MAX_DEPTH}, got {d}")));
+            Err(Error::InvalidArgument(format!("merkle depth must be at most {MERKLE_MAX_DEPTH}, got {d}")))
         }
-        Some(d) => {
-            if n as u128 > 1u128 << d {
-                return Err(Error::InvalidArgument(format!(
-                    "{n} merkle leaves do not fit in a tree of depth {d} (at most 2^{d} leaves)"
-                )));
-            }
-            d
-        }
-    };
-    Ok((n, depth))
+        Some(d) if n as u128 > 1u128 << d => Err(Error::InvalidArgument(format!(
+            "{n} merkle leaves do not fit in a tree of depth {d} (at most 2^{d} leaves)"
+        ))),
+        Some(d) => Ok(d),
+    }
 }
 
 /// The layer above `nodes` (at height `height`): `ceil(count / 2)` nodes written to `out`,

@@ -22,6 +22,12 @@
 //! (hashtree's batches), with kernels wide across blocks ([`BatchPlatform`]);
 //! [`merkle_root`] and [`merkle_layers`] build SSZ-style Merkle trees with them, a layer
 //! per batch (`merkle_root` a cache-sized subtree at a time), padding with [`zero_hash`].
+//!
+//! ## What this file holds
+//!
+//! SHA-256's public API (`Sha256`: `update`, `finalize`, `reset`, `set_platform`; `hash`;
+//! `OUT_LEN`, `BLOCK_LEN`), the constants, buffering of partial blocks and the padding with
+//! the 64-bit bit length; whole blocks go to the kernel straight from the caller's slice
 
 /// Runs `$body` with `$i` bound to 0, 1, ..., 15, written out in place (a loop the
 /// compiler might keep as a loop; and not a closure, which code without the kernel's
@@ -65,6 +71,8 @@ use crate::block_buffer::BlockBuffer;
 pub use algorithm::ALGORITHM;
 pub use batch::{hash_blocks, BatchKind, BatchPlatform, BlockBatch, SHANI_REMAINDER_MAX};
 pub use merkle::{merkle_layers, merkle_root, zero_hash, MERKLE_MAX_DEPTH};
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+pub(crate) use {batch::check_blocks, merkle::tree_depth, merkle::tree_shape};
 pub use platform::{Kind, Platform};
 
 /// Digest length in bytes.

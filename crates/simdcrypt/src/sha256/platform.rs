@@ -1,4 +1,9 @@
 //! SHA-256 backend selection and the one dispatch point into the kernels.
+//!
+//! ## What this file holds
+//!
+//! `Platform` (`portable`, `shani`, `armv8-sha2`) and the single dispatch point
+//! `compress_blocks(state, blocks)` (whole 64-byte blocks, checked)
 
 use super::{portable, BLOCK_LEN};
 

@@ -1,5 +1,9 @@
 //! Portable SHA-256 compression: plain Rust, any CPU. Every other backend is tested
 //! against it.
+//!
+//! ## What this file holds
+//!
+//! plain Rust compression: the reference the other backends are tested against
 
 use super::{BLOCK_LEN, K};
 

@@ -4,6 +4,11 @@
 //!
 //! The instructions want the state as two registers, ABEF and CDGH (A in the highest
 //! lane), rather than the natural ABCD/EFGH; it is rearranged once per call.
+//!
+//! ## What this file holds
+//!
+//! x86-64 SHA-NI (`sha256rnds2`, `sha256msg1/2`; SSSE3 byte swap, SSE4.1 blend for the
+//! ABEF/CDGH state layout), many blocks per call with the state in registers
 
 use core::arch::x86_64::*;
 

@@ -1,4 +1,9 @@
 //! Streebog's two entries in the registry and its [`StreamingHash`] implementation.
+//!
+//! ## What this file holds
+//!
+//! the algorithm's registry entry (`ALGORITHM`, or one per variant), its `StreamingHash`
+//! implementation and `from_options` (a hasher from `HashOptions`)
 
 use super::{Bits, Kind, Streebog, BLOCK_LEN};
 use crate::any::HashOptions;

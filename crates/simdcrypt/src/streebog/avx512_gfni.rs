@@ -15,6 +15,12 @@
 //! [`lps_wide`] rotates partial sums instead (four rotations instead of seven, longer
 //! latency: best for the batch's four interleaved messages). Each was measured faster
 //! where it is used (docs/tuning-history.md, "Notes moved from the code", "streebog").
+//!
+//! ## What this file holds
+//!
+//! the state in one zmm: S-box by two `vpermi2b` and a blend, L by eight `gf2p8affineqb` with
+//! 8×8 blocks of A on qword rotations of the S output, P as one `vpermb`; `lps`
+//! (latency-first, one message) and `lps_wide` (fewer rotations, the 4-lane batch)
 
 use core::arch::x86_64::*;
 

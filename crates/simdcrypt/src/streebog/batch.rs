@@ -5,6 +5,12 @@
 //! messages in lock step, one compression of each per kernel call, so that the kernel
 //! interleaves four independent chains. A message whose compressions are done hands its
 //! lane to the next message, so messages of any lengths mix.
+//!
+//! ## What this file holds
+//!
+//! `hash_many` (`Bits`): four messages in lock step, one compression each per kernel call,
+//! lanes refilled as messages finish (any lengths); the thread split shared with GOST R
+//! 34.11-94
 
 use super::{add512, digest_bytes, load_block, Platform, State, BLOCK_LEN, LANES};
 use crate::threads::{check_out_len, split_messages, Threads};

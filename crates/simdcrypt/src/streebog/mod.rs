@@ -33,6 +33,14 @@
 //! On every backend a message's first compression (h = IV, N = 0) takes its key schedule,
 //! which depends on the IV alone, from a table computed at compile time: 12 LPS instead
 //! of 25, which shows in short messages and batches.
+//!
+//! ## What this file holds
+//!
+//! Streebog's public API: `Streebog<N>` (`Streebog256`, `Streebog512`: `update`, `finalize`,
+//! `reset`, `set_platform`, which panics for a backend the CPU lacks), `hash256`/`hash512`,
+//! HMAC (`Hmac<N>`, `hmac256`/`hmac512`, RFC 7836); the state (h, N, Σ as little-endian
+//! words), buffering, the final stage (padded last block, g_0(N), g_0(Σ)) and the byte-order
+//! notes
 
 mod algorithm;
 #[cfg(target_arch = "x86_64")]

@@ -1,4 +1,9 @@
 //! Streebog backend selection and the one dispatch point into the kernels.
+//!
+//! ## What this file holds
+//!
+//! `Platform` (`avx512-gfni`, `portable`; backend algorithm `streebog`), the single dispatch
+//! points `compress_blocks`, `g`, `g_lanes` (each asserts support first)
 
 use super::{portable, State, BLOCK_LEN};
 

@@ -1,4 +1,10 @@
 //! Table-driven Streebog: LPS as 64 lookups in the generated tables, any CPU.
+//!
+//! ## What this file holds
+//!
+//! table-driven LPS and g_N: the reference the other backend is tested against; the table
+//! indices are byte loads from the state stored in memory (`black_box` keeps the optimizer
+//! from turning them into shifts spilled to the stack)
 
 use super::tables::{C, LPS};
 use super::{State, BLOCK_LEN};

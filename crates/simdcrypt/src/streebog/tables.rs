@@ -5,6 +5,15 @@
 //! first), which is the standard's a_0 (least significant) first; as eight `u64` words,
 //! word `w` is bytes `8w..8w+8` read little-endian. The standard prints the same numbers
 //! most significant byte first.
+//!
+//! ## What this file holds
+//!
+//! the standard's constants (π, the matrix A, C_1..C_12) and the 8×256 LPS tables generated
+//! from them by a `const fn` at compile time; the key schedule of a message's first
+//! compression (h = IV, N = 0 — it depends on the IV alone), also computed at compile time, so
+//! that compression costs 12 LPS instead of 25; unit tests regenerate the tables, check
+//! published entries, compare table-driven LPS with S, P and L applied step by step, and
+//! recompute the first-compression keys
 
 /// The S-box π (the standard's 5.1, the same as Kuznyechik's).
 pub(crate) const PI: [u8; 256] = [

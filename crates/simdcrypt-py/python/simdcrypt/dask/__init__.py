@@ -14,6 +14,15 @@ time, mode), so a lost worker costs time only: the scheduler reruns its tasks.
 
 Needs ``dask[distributed]`` and ``fsspec``: ``pip install 'simdcrypt[dask]'``.
 See docs/dask.md.
+
+Files
+-----
+
+`python/simdcrypt/dask/` (pure Python, the `[dask]` extra): hashing files on a Dask cluster
+(docs/dask.md): BLAKE3 parts hashed by the workers from their own reads (fsspec; local
+files memory-mapped) and merged on the client, one task per file for the other algorithms,
+checkpoints, manifests, `merkle_root`; `__main__.py` is `python -m simdcrypt.dask sum`;
+`_checkpoint.py` is the checkpoint file (identity, finished parts, written whole).
 """
 
 from __future__ import annotations

@@ -41,6 +41,18 @@
 //! [`BATCH_BYTES`] is read whole, its tree recomputed and compared with the parents it came
 //! with, and released only if all of it matches; when something does not match, the nodes
 //! are walked one by one, in the order the `bao` crate reads them, to name the first bad one.
+//!
+//! ## What this file holds
+//!
+//! Bao verified streaming (docs/bao.md): `mod.rs` (`Format`, chunk groups, `Options`, `Error`,
+//! the tree's geometry and leaf/parent CVs from the hasher's internals), `encode.rs`
+//! (pre-order encoding: subtrees of up to 128 power-of-two chunks hashed as the plain hash
+//! does, all chunks in one kernel call and each level of parents in one, then copied into
+//! place; larger ones split with `join`), `decode.rs` (in-memory decoding and the streaming
+//! `Decoder`: subtrees of up to 1 MiB read whole, recomputed with the encoder and compared, a
+//! node-by-node walk, `locate`, only to name the first bad node), `slice.rs` (the slice rule,
+//! extraction, decoding), `scrub.rs` (every damaged range, narrowed through the trusted
+//! outboard parents)
 
 mod decode;
 mod encode;
