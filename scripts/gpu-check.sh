@@ -96,8 +96,15 @@ note "== $(elapsed)s: simdcrypt installed from $(basename "$wheel")"
 timeout 60 "$python" -c '
 import json, simdcrypt
 print("simdcrypt from", simdcrypt.__file__)
-print(json.dumps(simdcrypt.backends()["cuda"], indent=1))
+cuda = simdcrypt.backends()["cuda"]
+print(json.dumps(cuda, indent=1))
+raise SystemExit(0 if cuda["available"] else 3)
 ' 2>&1 | tee -a "$summary"
+if [ "${PIPESTATUS[0]}" -ne 0 ] && [ "${GPU_CHECK_ANYWAY:-0}" != 1 ]; then
+    # Nothing below can pass without a usable GPU: keep the device time.
+    note "FAILED: the cuda backend is unavailable (reason above); GPU_CHECK_ANYWAY=1 runs the stages regardless"
+    exit 1
+fi
 
 # --- stage 2: the tests on the GPU (200 s) ---------------------------------------------------
 # test_cuda.py needs numpy and pytest only (CuPy/PyTorch when present); --noconftest keeps
