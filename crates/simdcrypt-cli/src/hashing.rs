@@ -74,12 +74,14 @@ pub struct HashArgs {
     pub derive_key: Option<String>,
 
     /// Threads: several files are hashed at once, and a large input is split among them;
-    /// a number >= 1, or auto (one per CPU)
+    /// a number >= 1, or auto (one per CPU, the default, as b3sum)
     ///
-    /// The output order does not depend on it. With more than one thread, regular files of
-    /// 16 MiB and more are memory-mapped (a 64 MiB window at a time, so memory use stays
-    /// bounded) unless --no-mmap is given.
-    #[arg(short = 'j', long, visible_alias = "num-threads", value_name = "N|auto", default_value = "1", value_parser = parse_threads)]
+    /// The output, its order included, does not depend on it. With more than one thread,
+    /// regular files of 16 MiB and more are memory-mapped (a 64 MiB window at a time, so
+    /// memory use stays bounded) unless --no-mmap is given; a file truncated while mapped is
+    /// reported as an error (Linux; elsewhere such files are read). Other files are read in
+    /// blocks sized from the CPU's L2 cache.
+    #[arg(short = 'j', long, visible_alias = "num-threads", value_name = "N|auto", default_value = "auto", value_parser = parse_threads)]
     pub threads: Threads,
 
     /// Never memory-map files; read them sequentially
@@ -249,10 +251,6 @@ fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(filled)
 }
 
-/// How much [`feed_sequential`] reads at a time: large enough for threads to share one
-/// update (the library splits inputs of 256 KiB and more).
-const READ_LEN: usize = 1 << 20;
-
 thread_local! {
     /// Each thread's read buffer, kept between files: thousands of small files would
     /// otherwise cost an allocation (and its page faults) each.
@@ -264,8 +262,12 @@ fn feed_sequential(hashers: &mut [AnyHasher], mut reader: impl Read) -> io::Resu
     // this thread may steal another file's task, which then finds the slot empty and
     // allocates its own buffer.
     let mut buf = READ_BUF.with_borrow_mut(std::mem::take);
-    if buf.len() < READ_LEN {
-        buf.resize(READ_LEN, 0);
+    // Sized from the L2 cache so that each block is still there when it is hashed: a larger
+    // one is evicted between the read's copy and the hash. Large files that threads share
+    // are mapped instead (`hash_all`), so blocks need not be large enough to split.
+    let read_len = simdcrypt::cpu::read_buffer_len();
+    if buf.len() != read_len {
+        buf.resize(read_len, 0);
     }
     let mut total = 0;
     let result = loop {

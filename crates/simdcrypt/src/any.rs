@@ -31,10 +31,6 @@ pub struct AnyHasher {
     inner: Box<dyn StreamingHash>,
 }
 
-/// How much `update_reader` reads at a time: large enough for the widest SIMD kernels and
-/// for threads to have whole subtrees to share.
-const READ_BUF_LEN: usize = 1 << 20;
-
 impl AnyHasher {
     /// A hasher for `algorithm` (a name or alias from [`crate::registry`],
     /// case-insensitive).
@@ -105,8 +101,10 @@ impl AnyHasher {
     }
 
     /// Adds everything `reader` yields until end of file; returns the number of bytes read.
+    /// Reads [`crate::cpu::read_buffer_len`] bytes at a time (sized so that each read's copy
+    /// is still in the L2 cache when it is hashed).
     pub fn update_reader(&mut self, mut reader: impl Read) -> io::Result<u64> {
-        let mut buf = vec![0u8; READ_BUF_LEN];
+        let mut buf = vec![0u8; crate::cpu::read_buffer_len()];
         let mut total = 0u64;
         loop {
             let n = match reader.read(&mut buf) {
@@ -148,7 +146,8 @@ pub fn hash_many(algorithm: &str, opts: &HashOptions, messages: &[&[u8]], out: &
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum FileAccess {
     /// Memory-map regular files of at least [`MMAP_MIN_LEN`] bytes when the hasher may use
-    /// more than one thread (threads need the whole input at hand); read otherwise.
+    /// more than one thread (threads need the whole input at hand) and a file that shrinks
+    /// while mapped can be survived (Linux: see `map_guard`); read otherwise.
     #[default]
     Auto,
     /// Always read sequentially (by request: `--no-mmap`).
@@ -181,7 +180,9 @@ pub fn hash_file_with(path: &Path, hasher: &AnyHasher, len: Option<usize>, acces
     let map = match access {
         FileAccess::Read => false,
         FileAccess::Mmap => meta.is_file(),
-        FileAccess::Auto => meta.is_file() && meta.len() >= MMAP_MIN_LEN && h.threads() != Threads::One,
+        FileAccess::Auto => {
+            MAP_IS_GUARDED && meta.is_file() && meta.len() >= MMAP_MIN_LEN && h.threads() != Threads::One
+        }
     };
     if map {
         update_mapped(&mut h, &file, meta.len())?;
@@ -191,22 +192,56 @@ pub fn hash_file_with(path: &Path, hasher: &AnyHasher, len: Option<usize>, acces
     h.finalize(len).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
 }
 
+/// Whether [`FileAccess::Auto`] may map: only where a file truncated meanwhile is an error
+/// rather than a SIGBUS that kills the process.
+const MAP_IS_GUARDED: bool = cfg!(all(feature = "mmap", target_os = "linux"));
+
 #[cfg(feature = "mmap")]
 fn update_mapped(h: &mut AnyHasher, file: &File, len: u64) -> io::Result<()> {
     let mut offset = 0;
     while offset < len {
         let window = MMAP_WINDOW_LEN.min(len - offset) as usize;
         // SAFETY: the map is read-only and lives only for this iteration. If another process
-        // truncates the file meanwhile, touching the missing pages raises SIGBUS: the risk
-        // every mmap-based hasher (b3sum, RHash) accepts. Concurrent writes can only change
-        // the digest, which reading the file would not prevent either.
+        // truncates the file meanwhile, touching the missing pages raises SIGBUS: on Linux the
+        // guard below turns that into zero pages and an error (the zeros are never used);
+        // elsewhere it is the risk every mmap-based hasher (b3sum, RHash) accepts, and only an
+        // explicit `FileAccess::Mmap` takes it. Concurrent writes can only change the digest,
+        // which reading the file would not prevent either.
         let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(window).map(file)? };
         // Only a hint: failure changes nothing.
         let _ = map.advise(memmap2::Advice::Sequential);
+        #[cfg(target_os = "linux")]
+        {
+            let Some(guard) = crate::map_guard::Guard::new(&map) else {
+                // No guard to be had (every slot busy): read the rest instead.
+                drop(map);
+                return update_from(h, file, offset);
+            };
+            h.update(&map);
+            if guard.faulted() {
+                return Err(truncated());
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
         h.update(&map);
         offset += window as u64;
     }
     Ok(())
+}
+
+/// The error for a file that shrank while it was mapped.
+#[cfg(all(feature = "mmap", target_os = "linux"))]
+fn truncated() -> io::Error {
+    io::Error::new(io::ErrorKind::UnexpectedEof, "the file was truncated while it was being read")
+}
+
+/// Reads the rest of `file` from `offset` into `h`.
+#[cfg(all(feature = "mmap", target_os = "linux"))]
+fn update_from(h: &mut AnyHasher, file: &File, offset: u64) -> io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = file;
+    file.seek(SeekFrom::Start(offset))?;
+    h.update_reader(file).map(|_| ())
 }
 
 #[cfg(not(feature = "mmap"))]
