@@ -145,9 +145,10 @@ pub fn hash_many(algorithm: &str, opts: &HashOptions, messages: &[&[u8]], out: &
 /// How [`hash_file`] gets at a file's bytes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum FileAccess {
-    /// Memory-map regular files of at least [`MMAP_MIN_LEN`] bytes when the hasher may use
-    /// more than one thread (threads need the whole input at hand) and a file that shrinks
-    /// while mapped can be survived (Linux: see `map_guard`); read otherwise.
+    /// Memory-map regular files of at least [`MMAP_MIN_LEN`] bytes where a file that shrinks
+    /// while mapped can be survived (Linux: see `map_guard`); read otherwise. Mapping saves
+    /// the copy that reading makes, whatever the thread count, and threads need the whole
+    /// input at hand to share it.
     #[default]
     Auto,
     /// Always read sequentially (by request: `--no-mmap`).
@@ -180,9 +181,7 @@ pub fn hash_file_with(path: &Path, hasher: &AnyHasher, len: Option<usize>, acces
     let map = match access {
         FileAccess::Read => false,
         FileAccess::Mmap => meta.is_file(),
-        FileAccess::Auto => {
-            MAP_IS_GUARDED && meta.is_file() && meta.len() >= MMAP_MIN_LEN && h.threads() != Threads::One
-        }
+        FileAccess::Auto => MAP_IS_GUARDED && meta.is_file() && meta.len() >= MMAP_MIN_LEN,
     };
     if map {
         update_mapped(&mut h, &file, meta.len())?;
@@ -207,9 +206,10 @@ fn update_mapped(h: &mut AnyHasher, file: &File, len: u64) -> io::Result<()> {
         // elsewhere it is the risk every mmap-based hasher (b3sum, RHash) accepts, and only an
         // explicit `FileAccess::Mmap` takes it. Concurrent writes can only change the digest,
         // which reading the file would not prevent either.
-        let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(window).map(file)? };
-        // Only a hint: failure changes nothing.
-        let _ = map.advise(memmap2::Advice::Sequential);
+        // MAP_POPULATE: the kernel maps the whole window up front, in one pass, instead of
+        // taking a page fault every few pages during the hash (faults cost most under a
+        // hypervisor); pages past a truncation are simply left unmapped.
+        let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(window).populate().map(file)? };
         #[cfg(target_os = "linux")]
         {
             let Some(guard) = crate::map_guard::Guard::new(&map) else {
