@@ -77,9 +77,9 @@ pub struct HashArgs {
     /// a number >= 1, or auto (one per CPU, the default, as b3sum)
     ///
     /// The output, its order included, does not depend on it. On Linux, regular files of
-    /// 16 MiB and more are memory-mapped (a 64 MiB window at a time, so memory use stays
-    /// bounded) unless --no-mmap is given; a file truncated while mapped is reported as an
-    /// error. Other inputs are read in blocks sized from the CPU's L2 cache.
+    /// 16 MiB and more are memory-mapped for BLAKE3 (a 64 MiB window at a time, so memory
+    /// use stays bounded) unless --no-mmap is given; a file truncated while mapped is
+    /// reported as an error. Other inputs are read in blocks sized from the CPU's L2 cache.
     #[arg(short = 'j', long, visible_alias = "num-threads", value_name = "N|auto", default_value = "auto", value_parser = parse_threads)]
     pub threads: Threads,
 
@@ -217,8 +217,8 @@ pub fn hash_all(path: &Path, hashers: &[AnyHasher], len: Option<usize>, no_mmap:
         if let [hasher] = hashers {
             if !no_mmap && meta.is_file() && meta.len() >= MMAP_MIN_LEN {
                 // One large input: the library's path, which maps it a window at a time
-                // where a truncation can be survived (no copy; threads may share it), and
-                // reads it otherwise.
+                // for BLAKE3 where a truncation can be survived (no copy; threads may share
+                // it), and reads it otherwise.
                 let digest = hash_input(path, hasher, len, no_mmap)?;
                 return Ok(Digests { digests: vec![digest], size: meta.len() });
             }

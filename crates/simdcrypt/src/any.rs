@@ -145,10 +145,13 @@ pub fn hash_many(algorithm: &str, opts: &HashOptions, messages: &[&[u8]], out: &
 /// How [`hash_file`] gets at a file's bytes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum FileAccess {
-    /// Memory-map regular files of at least [`MMAP_MIN_LEN`] bytes where a file that shrinks
-    /// while mapped can be survived (Linux: see `map_guard`); read otherwise. Mapping saves
-    /// the copy that reading makes, whatever the thread count, and threads need the whole
-    /// input at hand to share it.
+    /// Memory-map regular files of at least [`MMAP_MIN_LEN`] bytes for algorithms that split
+    /// one input across threads (BLAKE3), where a file that shrinks while mapped can be
+    /// survived (Linux: see `map_guard`); read otherwise. For those algorithms mapping
+    /// saves the copy that reading makes, which costs about as much as their hash, whatever
+    /// the thread count, and threads need the whole input at hand to share it. Sequential
+    /// algorithms (SHA-256, Streebog, ...) were measured spending more time hashing from
+    /// mapped pages than copying L2-sized blocks and hashing those.
     #[default]
     Auto,
     /// Always read sequentially (by request: `--no-mmap`).
@@ -181,7 +184,9 @@ pub fn hash_file_with(path: &Path, hasher: &AnyHasher, len: Option<usize>, acces
     let map = match access {
         FileAccess::Read => false,
         FileAccess::Mmap => meta.is_file(),
-        FileAccess::Auto => MAP_IS_GUARDED && meta.is_file() && meta.len() >= MMAP_MIN_LEN,
+        FileAccess::Auto => {
+            MAP_IS_GUARDED && h.descriptor().threads && meta.is_file() && meta.len() >= MMAP_MIN_LEN
+        }
     };
     if map {
         update_mapped(&mut h, &file, meta.len())?;
