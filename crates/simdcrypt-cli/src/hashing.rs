@@ -202,7 +202,10 @@ pub struct Digests {
 /// previous block, each hasher on its own thread, when there are several hashers.
 const PIPELINE_MIN_LEN: u64 = 8 << 20;
 
-/// How much is read at a time for several hashers.
+/// How much is read at a time for several hashers. Not sized from the L2 like
+/// [`feed_sequential`]'s blocks: here each block is read on one core and hashed on others,
+/// so it comes from the shared cache whatever its size, and large blocks keep the hand-overs
+/// (a thread spawn per hasher and block) rare.
 const BLOCK_LEN: usize = 8 << 20;
 
 /// `len` bytes of digest (the default length for `None`) under every hasher, reading the
