@@ -24,7 +24,12 @@ fn default_threads_print_what_one_thread_prints() {
                 continue;
             }
             let run_with = |threads: &[&str]| {
-                ok_bytes(run(simdcrypt(dir.path()).arg("sum").args(["-a", algos]).args(threads).args(extra).args(&names)))
+                ok_bytes(run(simdcrypt(dir.path())
+                    .arg("sum")
+                    .args(["-a", algos])
+                    .args(threads)
+                    .args(extra)
+                    .args(&names)))
             };
             let default = run_with(&[]);
             assert_eq!(default, run_with(&["-j", "1"]), "-a {algos} {extra:?}");

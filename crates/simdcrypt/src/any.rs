@@ -184,9 +184,7 @@ pub fn hash_file_with(path: &Path, hasher: &AnyHasher, len: Option<usize>, acces
     let map = match access {
         FileAccess::Read => false,
         FileAccess::Mmap => meta.is_file(),
-        FileAccess::Auto => {
-            MAP_IS_GUARDED && h.descriptor().threads && meta.is_file() && meta.len() >= MMAP_MIN_LEN
-        }
+        FileAccess::Auto => MAP_IS_GUARDED && h.descriptor().threads && meta.is_file() && meta.len() >= MMAP_MIN_LEN,
     };
     if map {
         update_mapped(&mut h, &file, meta.len())?;

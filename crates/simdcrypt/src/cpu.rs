@@ -374,7 +374,6 @@ pub fn l1d_bytes() -> Option<u32> {
     *CACHE.get_or_init(|| read_cache_bytes(1))
 }
 
-
 /// The size of this CPU's level-2 cache in bytes, per core, as CPUID reports it (Intel:
 /// leaf 4; AMD: leaf 0x8000_0006), read once and cached; `None` where CPUID does not say or
 /// the CPU is not x86-64. Only for sizing buffers ([`read_buffer_len`]), never for

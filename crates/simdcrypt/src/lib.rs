@@ -34,11 +34,11 @@ pub mod blake3;
 mod block_buffer;
 pub mod cpu;
 mod error;
-#[cfg(all(feature = "mmap", target_os = "linux"))]
-mod map_guard;
 pub mod gost94;
 pub mod highwayhash;
 pub mod mac;
+#[cfg(all(feature = "mmap", target_os = "linux"))]
+mod map_guard;
 pub mod registry;
 #[cfg(feature = "digest")]
 pub mod rustcrypto;

@@ -126,9 +126,8 @@ impl Guard {
         if window.is_empty() || !install() {
             return None;
         }
-        let slot = (0..SLOTS).find(|&i| {
-            CLAIMED[i].compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed).is_ok()
-        })?;
+        let slot = (0..SLOTS)
+            .find(|&i| CLAIMED[i].compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed).is_ok())?;
         let start = window.as_ptr() as usize;
         FAULTED[slot].store(false, Ordering::Relaxed);
         END[slot].store(start + window.len(), Ordering::Release);
