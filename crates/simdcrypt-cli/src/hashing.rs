@@ -77,7 +77,7 @@ pub struct HashArgs {
     /// a number >= 1, or auto (one per CPU, the default, as b3sum)
     ///
     /// The output, its order included, does not depend on it. On Linux, regular files of
-    /// 16 MiB and more are memory-mapped for BLAKE3 (a 64 MiB window at a time, so memory
+    /// 1 MiB and more are memory-mapped for BLAKE3 (a 64 MiB window at a time, so memory
     /// use stays bounded) unless --no-mmap is given; a file truncated while mapped is
     /// reported as an error. Other inputs are read in blocks sized from the CPU's L2 cache.
     #[arg(short = 'j', long, visible_alias = "num-threads", value_name = "N|auto", default_value = "auto", value_parser = parse_threads)]

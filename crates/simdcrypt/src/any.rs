@@ -160,9 +160,10 @@ pub enum FileAccess {
     Mmap,
 }
 
-/// Files smaller than this are read even when threads are allowed: mapping costs more
-/// than it saves.
-pub const MMAP_MIN_LEN: u64 = 16 << 20;
+/// Files smaller than this are read even where [`FileAccess::Auto`] would map them: below
+/// it the mapping's system calls cost more than the copy they save (measured for the whole
+/// `simdcrypt sum` process: docs/tuning-history.md, issue #40).
+pub const MMAP_MIN_LEN: u64 = 1 << 20;
 
 /// Files are mapped this much at a time, so resident memory stays bounded however large the
 /// file (mapping a whole file grows the process's resident set to the file's size). A power
