@@ -75,6 +75,10 @@ env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512,avx2 cargo test -p sim
     | grep -E 'exercised|test result'
 env -u SIMDCRYPT_EXPECT_BACKENDS SIMDCRYPT_DISABLE=avx512,avx2,sse4.1 cargo test -p simdcrypt --test highwayhash_kat -- --show-output 2>&1 \
     | grep -E 'exercised|test result'
+# The smallest read block (a 512 KiB L2): one-chunk encryption batches, 64 KiB file reads.
+SIMDCRYPT_ASSUME_L2=512K cargo test -p simdcrypt --test salsa20_sealed_pipeline --test salsa20_sealed_v2 2>&1 \
+    | grep -E 'test result'
+SIMDCRYPT_ASSUME_L2=512K cargo test -p simdcrypt-cli --test threads_default 2>&1 | grep -E 'test result'
 
 step "b3sum's own CLI tests against simdcrypt as b3sum"
 ./scripts/test-b3sum-suite.sh
