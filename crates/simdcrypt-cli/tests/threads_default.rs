@@ -8,7 +8,8 @@ mod common;
 use common::*;
 
 /// Sizes around the read block, the 1 MiB mapping threshold and the 64 MiB window.
-const SIZES: [usize; 9] = [0, 1, 1023, 64 << 10, (1 << 20) - 1, (1 << 20) + 1, 3 << 20, (16 << 20) + 7, (64 << 20) + 4097];
+const SIZES: [usize; 9] =
+    [0, 1, 1023, 64 << 10, (1 << 20) - 1, (1 << 20) + 1, 3 << 20, (16 << 20) + 7, (64 << 20) + 4097];
 
 fn files(dir: &TempDir) -> Vec<PathBuf> {
     SIZES.iter().enumerate().map(|(i, &len)| dir.file(format!("f{i}"), &data(len, i as u64 + 1))).collect()

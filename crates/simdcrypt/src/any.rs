@@ -204,16 +204,30 @@ fn update_mapped(h: &mut AnyHasher, file: &File, len: u64) -> io::Result<()> {
     let mut offset = 0;
     while offset < len {
         let window = MMAP_WINDOW_LEN.min(len - offset) as usize;
+        // The window's pages are mapped up front instead of taking a page fault every few
+        // pages during the hash (faults cost most under a hypervisor): by MAP_POPULATE for
+        // one thread; for several, by each thread over its share, since MAP_POPULATE would
+        // do all of it on this thread while the others wait. Pages past a truncation are
+        // simply left unmapped.
+        let threads = h.threads().pool_size(window);
         // SAFETY: the map is read-only and lives only for this iteration. If another process
         // truncates the file meanwhile, touching the missing pages raises SIGBUS: on Linux the
         // guard below turns that into zero pages and an error (the zeros are never used);
         // elsewhere it is the risk every mmap-based hasher (b3sum, RHash) accepts, and only an
         // explicit `FileAccess::Mmap` takes it. Concurrent writes can only change the digest,
         // which reading the file would not prevent either.
-        // MAP_POPULATE: the kernel maps the whole window up front, in one pass, instead of
-        // taking a page fault every few pages during the hash (faults cost most under a
-        // hypervisor); pages past a truncation are simply left unmapped.
-        let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(window).populate().map(file)? };
+        let map = unsafe {
+            let mut options = memmap2::MmapOptions::new();
+            options.offset(offset).len(window);
+            if threads == 1 {
+                options.populate();
+            }
+            options.map(file)?
+        };
+        #[cfg(target_os = "linux")]
+        if threads > 1 {
+            populate_in_parallel(&map, threads);
+        }
         #[cfg(target_os = "linux")]
         {
             let Some(guard) = crate::map_guard::Guard::new(&map) else {
@@ -231,6 +245,25 @@ fn update_mapped(h: &mut AnyHasher, file: &File, len: u64) -> io::Result<()> {
         offset += window as u64;
     }
     Ok(())
+}
+
+/// Maps every page of `map` now, split among `threads` threads, instead of one page fault
+/// every few pages during the hash; MAP_POPULATE would do it on one thread while the
+/// others wait. Failures (an old kernel, pages past a truncation) leave the pages to
+/// fault in as usual.
+#[cfg(all(feature = "mmap", target_os = "linux"))]
+fn populate_in_parallel(map: &memmap2::Mmap, threads: usize) {
+    let piece = map.len().div_ceil(threads).next_multiple_of(1 << 21);
+    fn split(map: &memmap2::Mmap, start: usize, end: usize, piece: usize) {
+        if end - start <= piece {
+            let _ = map.advise_range(memmap2::Advice::PopulateRead, start, end - start);
+            return;
+        }
+        let mid = start + (end - start) / 2 / piece * piece;
+        let mid = if mid == start { start + piece } else { mid };
+        crate::threads::join(true, || split(map, start, mid, piece), || split(map, mid, end, piece));
+    }
+    crate::threads::with_pool(threads, || split(map, 0, map.len(), piece));
 }
 
 /// The error for a file that shrank while it was mapped.
