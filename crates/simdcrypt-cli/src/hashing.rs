@@ -265,8 +265,9 @@ fn feed_sequential(hashers: &mut [AnyHasher], mut reader: impl Read) -> io::Resu
     // allocates its own buffer.
     let mut buf = READ_BUF.with_borrow_mut(std::mem::take);
     // Sized from the L2 cache so that each block is still there when it is hashed: a larger
-    // one is evicted between the read's copy and the hash. Large files that threads share
-    // are mapped instead (`hash_all`), so blocks need not be large enough to split.
+    // one is evicted between the read's copy and the hash. Large BLAKE3 files, the ones
+    // threads share, are mapped instead (`hash_all`), so blocks need not be large enough
+    // to split (under --no-mmap they are read single-threaded unless -j N splits them).
     let read_len = simdcrypt::cpu::read_buffer_len();
     if buf.len() != read_len {
         buf.resize(read_len, 0);
