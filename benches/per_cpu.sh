@@ -8,13 +8,17 @@
 # For each level (SIMDCRYPT_DISABLE unset, `avx512,gfni`, `avx512,gfni,avx2`) it prints
 # the markdown table of benches/examples/per_cpu.rs (library calls against the blake3,
 # sha2, hashtree-rs, highway, streebog, gost94 and salsa20 crates, Nettle and libsodium in
-# the same run) and the command-line rows: `simdcrypt sum` against `rhash` and
-# `sha256sum` on a cached file (256 MiB; 32 MiB with --quick), min of interleaved runs.
+# the same run) and the command-line rows on a cached file (256 MiB; 32 MiB with --quick),
+# min of interleaved runs, one thread against one thread and defaults against defaults:
+# BLAKE3 against b3sum; SHA-256 against sha256sum, `rhash --sha256` and `openssl dgst
+# -sha256`; Streebog-256/512 and GOST R 34.11-94 (both parameter sets) against rhash;
+# HighwayHash-256 alone (no command-line peer; the library rows are its yardstick).
 #
 # Needs: Rust (the workspace's toolchain); Debian packages nettle-dev (libnettle and its
 # symlink, for `peer-nettle`), libsodium23 or libsodium-dev (`peer-libsodium` links
-# libsodium.so.23 by its full name), rhash, coreutils (sha256sum), util-linux (lscpu).
-# Without rhash the command-line rows against it are skipped; the Nettle and libsodium
+# libsodium.so.23 by its full name), rhash, openssl, coreutils (sha256sum), util-linux
+# (lscpu), b3sum on PATH or in $B3SUM. Without rhash or b3sum the rows against them are
+# skipped, without openssl that peer; the Nettle and libsodium
 # features are required (the build fails without the libraries).
 #
 # What the levels mean: SIMDCRYPT_DISABLE hides CPU features from simdcrypt only
@@ -96,6 +100,16 @@ cat "$tmp/$file" >/dev/null # in the page cache before any timing
 
 have_rhash=1
 command -v rhash >/dev/null || have_rhash=0
+have_openssl=1
+command -v openssl >/dev/null || have_openssl=0
+# b3sum from $B3SUM, else PATH (`cargo install b3sum`).
+have_b3sum=1
+if [[ -n "${B3SUM:-}" ]]; then
+    ln -s "$B3SUM" "$tmp/bin/b3sum"
+else
+    command -v b3sum >/dev/null || have_b3sum=0
+fi
+head -c 32 /dev/urandom >"$tmp/hh.key"
 
 # Nanoseconds of one run of "$@", output discarded.
 time_ns() {
@@ -163,6 +177,17 @@ cli_row() {
     echo "| $label | \`${cmds[0]% *}\` $(ms "${best[0]}") ($(mbs "${best[0]}") MB/s) | \`${cmds[peer_best]% *}\` $(ms "${best[peer_best]}") ($(mbs "${best[peer_best]}") MB/s) | $(ratio "${best[peer_best]}" "${best[0]}") | $others |"
 }
 
+# A row with no peer: ours alone, fastest of $runs runs.
+cli_solo() {
+    local label="$1" best=0 r t
+    shift
+    for ((r = 0; r < runs; r++)); do
+        t=$(time_ns "$@")
+        if ((best == 0 || t < best)); then best=$t; fi
+    done
+    echo "| $label | \`simdcrypt sum -a ${4:-}\` $(ms "$best") ($(mbs "$best") MB/s) | | | |"
+}
+
 ms() { awk -v t="$1" 'BEGIN { printf "%.1f ms", t / 1e6 }'; }
 mbs() { awk -v t="$1" -v m="$file_mib" 'BEGIN { printf "%.0f", m * 1048576 / (t / 1e9) / 1e6 }'; }
 ratio() { awk -v p="$1" -v o="$2" 'BEGIN { printf "%.2f×", p / o }'; }
@@ -179,18 +204,34 @@ run_level() {
     "$binary" $quick
     cd "$tmp"
     echo
-    echo "Command line, ${file_mib} MiB cached file, one thread, min of $runs interleaved runs (wall clock); ratio = best peer / ours:"
+    echo "Command line, ${file_mib} MiB cached file, min of $runs interleaved runs (wall clock); ratio = best peer / ours;"
+    echo "\"one thread\" rows give simdcrypt -j 1 and b3sum --num-threads 1 (the other peers have one thread), \"defaults\" rows no option:"
     echo
     echo "| command-line row | simdcrypt | best peer | best peer / ours | other peers |"
     echo "| --- | --- | --- | ---: | --- |"
-    if ((have_rhash)); then
-        cli_row "Streebog-256 file" simdcrypt sum -a streebog256 -j 1 "$file" -- rhash --gost12-256 "$file"
-        cli_row "GOST R 34.11-94 CryptoPro file" simdcrypt sum -a gost94 -j 1 "$file" -- rhash --gost94-cryptopro "$file"
-        cli_row "SHA-256 file" simdcrypt sum -a sha256 -j 1 "$file" -- sha256sum "$file" -- rhash --sha256 "$file"
+    if ((have_b3sum)); then
+        cli_row "BLAKE3 file, one thread" simdcrypt sum -j 1 "$file" -- b3sum --num-threads 1 "$file"
+        cli_row "BLAKE3 file, defaults" simdcrypt sum "$file" -- b3sum "$file"
     else
-        echo "| (rhash not installed: its rows skipped) | | | | |"
-        cli_row "SHA-256 file" simdcrypt sum -a sha256 -j 1 "$file" -- sha256sum "$file"
+        echo "| (b3sum not on PATH or in \$B3SUM: its rows skipped) | | | | |"
     fi
+    local -a sha_peers=(-- sha256sum "$file")
+    if ((have_rhash)); then sha_peers+=(-- rhash --sha256 "$file"); fi
+    if ((have_openssl)); then sha_peers+=(-- openssl dgst -sha256 -r "$file"); fi
+    cli_row "SHA-256 file, one thread" simdcrypt sum -a sha256 -j 1 "$file" "${sha_peers[@]}"
+    cli_row "SHA-256 file, defaults" simdcrypt sum -a sha256 "$file" "${sha_peers[@]}"
+    if ((have_rhash)); then
+        cli_row "Streebog-256 file, one thread" simdcrypt sum -a streebog256 -j 1 "$file" -- rhash --gost12-256 "$file"
+        cli_row "Streebog-256 file, defaults" simdcrypt sum -a streebog256 "$file" -- rhash --gost12-256 "$file"
+        cli_row "Streebog-512 file, defaults" simdcrypt sum -a streebog512 "$file" -- rhash --gost12-512 "$file"
+        cli_row "GOST R 34.11-94 CryptoPro file, one thread" simdcrypt sum -a gost94 -j 1 "$file" -- rhash --gost94-cryptopro "$file"
+        cli_row "GOST R 34.11-94 test parameters file, defaults" simdcrypt sum -a gost94-test "$file" -- rhash --gost94 "$file"
+    else
+        echo "| (rhash not installed: its Streebog and GOST rows skipped) | | | | |"
+    fi
+    # HighwayHash has no command-line peer: the library rows above are its yardstick.
+    cli_solo "HighwayHash-256 file, defaults (no CLI peer: compare the library row)" \
+        simdcrypt sum -a highwayhash256 --key-file "$tmp/hh.key" "$file"
     echo
     cd "$root"
     echo "(level ${disable:-full} took $(($(date +%s) - level_start)) s)"

@@ -202,6 +202,14 @@ if ! quick_skip; then
     fallback avx512,avx2,ssse3 'exercised|test result' gost94_kat
     fallback avx512,avx2 'exercised|test result' salsa20_kat
     fallback avx512,avx2,sse4.1 'exercised|test result' highwayhash_kat
+    # The smallest read block (a 512 KiB L2): one-chunk encryption batches, 64 KiB file reads.
+    for t in crates/simdcrypt/tests/salsa20_sealed_pipeline.rs crates/simdcrypt/tests/salsa20_sealed_v2.rs \
+        crates/simdcrypt-cli/tests/threads_default.rs; do
+        exe=$(awk -v src="$t" '$1 == src { print $2 }' "$exes")
+        [ -x "$exe" ] || { echo "no test executable for $t in $exes" >&2; exit 1; }
+        echo "SIMDCRYPT_ASSUME_L2=512K $(basename "$t" .rs)"
+        (cd "${t%%/tests/*}" && SIMDCRYPT_ASSUME_L2=512K "$exe" 2>&1) | grep -E 'test result'
+    done
 fi
 
 step "CUDA kernels without a GPU: host emulation against the CPU backends, NVRTC compile check"

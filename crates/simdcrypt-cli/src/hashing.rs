@@ -74,12 +74,13 @@ pub struct HashArgs {
     pub derive_key: Option<String>,
 
     /// Threads: several files are hashed at once, and a large input is split among them;
-    /// a number >= 1, or auto (one per CPU)
+    /// a number >= 1, or auto (one per CPU, the default, as b3sum)
     ///
-    /// The output order does not depend on it. With more than one thread, regular files of
-    /// 16 MiB and more are memory-mapped (a 64 MiB window at a time, so memory use stays
-    /// bounded) unless --no-mmap is given.
-    #[arg(short = 'j', long, visible_alias = "num-threads", value_name = "N|auto", default_value = "1", value_parser = parse_threads)]
+    /// The output, its order included, does not depend on it. On Linux, regular files of
+    /// 1 MiB and more are memory-mapped for BLAKE3 (a 64 MiB window at a time, so memory
+    /// use stays bounded) unless --no-mmap is given; a file truncated while mapped is
+    /// reported as an error. Other inputs are read in blocks sized from the CPU's L2 cache.
+    #[arg(short = 'j', long, visible_alias = "num-threads", value_name = "N|auto", default_value = "auto", value_parser = parse_threads)]
     pub threads: Threads,
 
     /// Never memory-map files; read them sequentially
@@ -201,7 +202,10 @@ pub struct Digests {
 /// previous block, each hasher on its own thread, when there are several hashers.
 const PIPELINE_MIN_LEN: u64 = 8 << 20;
 
-/// How much is read at a time for several hashers.
+/// How much is read at a time for several hashers. Not sized from the L2 like
+/// [`feed_sequential`]'s blocks: here each block is read on one core and hashed on others,
+/// so it comes from the shared cache whatever its size, and large blocks keep the hand-overs
+/// (a thread spawn per hasher and block) rare.
 const BLOCK_LEN: usize = 8 << 20;
 
 /// `len` bytes of digest (the default length for `None`) under every hasher, reading the
@@ -213,11 +217,11 @@ pub fn hash_all(path: &Path, hashers: &[AnyHasher], len: Option<usize>, no_mmap:
     } else {
         let file = fs::File::open(path)?;
         let meta = file.metadata()?;
-        let threads = hashers.iter().any(|h| h.threads() != Threads::One);
         if let [hasher] = hashers {
-            if threads && !no_mmap && meta.is_file() && meta.len() >= MMAP_MIN_LEN {
-                // One large input that threads may share: the library's path, which maps
-                // it a window at a time.
+            if !no_mmap && meta.is_file() && meta.len() >= MMAP_MIN_LEN {
+                // One large input: the library's path, which maps it a window at a time
+                // for BLAKE3 where a truncation can be survived (no copy; threads may share
+                // it), and reads it otherwise.
                 let digest = hash_input(path, hasher, len, no_mmap)?;
                 return Ok(Digests { digests: vec![digest], size: meta.len() });
             }
@@ -249,10 +253,6 @@ fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(filled)
 }
 
-/// How much [`feed_sequential`] reads at a time: large enough for threads to share one
-/// update (the library splits inputs of 256 KiB and more).
-const READ_LEN: usize = 1 << 20;
-
 thread_local! {
     /// Each thread's read buffer, kept between files: thousands of small files would
     /// otherwise cost an allocation (and its page faults) each.
@@ -264,8 +264,13 @@ fn feed_sequential(hashers: &mut [AnyHasher], mut reader: impl Read) -> io::Resu
     // this thread may steal another file's task, which then finds the slot empty and
     // allocates its own buffer.
     let mut buf = READ_BUF.with_borrow_mut(std::mem::take);
-    if buf.len() < READ_LEN {
-        buf.resize(READ_LEN, 0);
+    // Sized from the L2 cache so that each block is still there when it is hashed: a larger
+    // one is evicted between the read's copy and the hash. Large BLAKE3 files, the ones
+    // threads share, are mapped instead (`hash_all`), so blocks need not be large enough
+    // to split (under --no-mmap they are read single-threaded unless -j N splits them).
+    let read_len = simdcrypt::cpu::read_buffer_len();
+    if buf.len() != read_len {
+        buf.resize(read_len, 0);
     }
     let mut total = 0;
     let result = loop {

@@ -150,9 +150,8 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
     for hasher in hashers.iter().filter(|h| !h.is_xof()) {
         hasher.finalize(len).map_err(|e| Failure::Fatal(e.to_string()))?;
     }
-    let pool = Pool::new(args.hash.threads);
     if args.tree {
-        return run_tree(args, files, &opts, &pool, out);
+        return run_tree(args, files, &opts, &Pool::new(args.hash.threads), out);
     }
     if args.raw {
         return run_raw(args, files, &hashers, len, out);
@@ -175,6 +174,9 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
         }
     }
 
+    // One input gets no pool: its threads would only be started and stopped (a large file
+    // still shares its work, through the hasher's own threads).
+    let pool = Pool::new(if jobs.len() > 1 { args.hash.threads } else { simdcrypt::threads::Threads::One });
     let mode = args.progress.mode();
     let total_bytes = if progress::wanted(mode) { total_size(&jobs) } else { 0 };
     let progress = Progress::new(jobs.len() as u64, total_bytes, mode);

@@ -4,8 +4,10 @@
 //! ## What this file holds
 //!
 //! `AnyHasher`, `HashOptions`, `hash_file`/`hash_file_with` (`FileAccess`): hashing by
-//! algorithm name for the front ends; large files are memory-mapped a 64 MiB window at a time
-//! when threads are allowed, so resident memory stays bounded, and read sequentially otherwise
+//! algorithm name for the front ends. Files of 1 MiB and more are memory-mapped a 64 MiB
+//! window at a time (guarded by `map_guard`) for algorithms that split input across threads,
+//! on Linux, so resident memory stays bounded; everything else is read in
+//! `cpu::read_buffer_len()` blocks.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -36,10 +38,6 @@ pub struct AnyHasher {
     algorithm: &'static Algorithm,
     inner: Box<dyn StreamingHash>,
 }
-
-/// How much `update_reader` reads at a time: large enough for the widest SIMD kernels and
-/// for threads to have whole subtrees to share.
-const READ_BUF_LEN: usize = 1 << 20;
 
 impl AnyHasher {
     /// A hasher for `algorithm` (a name or alias from [`crate::registry`],
@@ -111,8 +109,10 @@ impl AnyHasher {
     }
 
     /// Adds everything `reader` yields until end of file; returns the number of bytes read.
+    /// Reads [`crate::cpu::read_buffer_len`] bytes at a time (sized so that each read's copy
+    /// is still in the L2 cache when it is hashed).
     pub fn update_reader(&mut self, mut reader: impl Read) -> io::Result<u64> {
-        let mut buf = vec![0u8; READ_BUF_LEN];
+        let mut buf = vec![0u8; crate::cpu::read_buffer_len()];
         let mut total = 0u64;
         loop {
             let n = match reader.read(&mut buf) {
@@ -153,8 +153,13 @@ pub fn hash_many(algorithm: &str, opts: &HashOptions, messages: &[&[u8]], out: &
 /// How [`hash_file`] gets at a file's bytes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum FileAccess {
-    /// Memory-map regular files of at least [`MMAP_MIN_LEN`] bytes when the hasher may use
-    /// more than one thread (threads need the whole input at hand); read otherwise.
+    /// Memory-map regular files of at least [`MMAP_MIN_LEN`] bytes for algorithms that split
+    /// one input across threads (BLAKE3), where a file that shrinks while mapped can be
+    /// survived (Linux: see `map_guard`); read otherwise. For those algorithms mapping
+    /// saves the copy that reading makes, which costs about as much as their hash, whatever
+    /// the thread count, and threads need the whole input at hand to share it. Sequential
+    /// algorithms (SHA-256, Streebog, ...) were measured spending more time hashing from
+    /// mapped pages than copying L2-sized blocks and hashing those.
     #[default]
     Auto,
     /// Always read sequentially (by request: `--no-mmap`).
@@ -163,9 +168,10 @@ pub enum FileAccess {
     Mmap,
 }
 
-/// Files smaller than this are read even when threads are allowed: mapping costs more
-/// than it saves.
-pub const MMAP_MIN_LEN: u64 = 16 << 20;
+/// Files smaller than this are read even where [`FileAccess::Auto`] would map them: below
+/// it the mapping's system calls cost more than the copy they save (measured for the whole
+/// `simdcrypt sum` process: docs/tuning-history.md, issue #40).
+pub const MMAP_MIN_LEN: u64 = 1 << 20;
 
 /// Files are mapped this much at a time, so resident memory stays bounded however large the
 /// file (mapping a whole file grows the process's resident set to the file's size). A power
@@ -187,7 +193,7 @@ pub fn hash_file_with(path: &Path, hasher: &AnyHasher, len: Option<usize>, acces
     let map = match access {
         FileAccess::Read => false,
         FileAccess::Mmap => meta.is_file(),
-        FileAccess::Auto => meta.is_file() && meta.len() >= MMAP_MIN_LEN && h.threads() != Threads::One,
+        FileAccess::Auto => MAP_IS_GUARDED && h.descriptor().threads && meta.is_file() && meta.len() >= MMAP_MIN_LEN,
     };
     if map {
         update_mapped(&mut h, &file, meta.len())?;
@@ -197,22 +203,90 @@ pub fn hash_file_with(path: &Path, hasher: &AnyHasher, len: Option<usize>, acces
     h.finalize(len).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
 }
 
+/// Whether [`FileAccess::Auto`] may map: only where a file truncated meanwhile is an error
+/// rather than a SIGBUS that kills the process.
+const MAP_IS_GUARDED: bool = cfg!(all(feature = "mmap", target_os = "linux"));
+
 #[cfg(feature = "mmap")]
 fn update_mapped(h: &mut AnyHasher, file: &File, len: u64) -> io::Result<()> {
     let mut offset = 0;
     while offset < len {
         let window = MMAP_WINDOW_LEN.min(len - offset) as usize;
+        // The window's pages are mapped up front instead of taking a page fault every few
+        // pages during the hash (faults cost most under a hypervisor): by MAP_POPULATE for
+        // one thread; for several, by each thread over its share, since MAP_POPULATE would
+        // do all of it on this thread while the others wait. Pages past a truncation are
+        // simply left unmapped.
+        let threads = h.threads().pool_size(window);
         // SAFETY: the map is read-only and lives only for this iteration. If another process
-        // truncates the file meanwhile, touching the missing pages raises SIGBUS: the risk
-        // every mmap-based hasher (b3sum, RHash) accepts. Concurrent writes can only change
-        // the digest, which reading the file would not prevent either.
-        let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(window).map(file)? };
-        // Only a hint: failure changes nothing.
-        let _ = map.advise(memmap2::Advice::Sequential);
+        // truncates the file meanwhile, touching the missing pages raises SIGBUS: on Linux the
+        // guard below turns that into zero pages and an error (the zeros are never used);
+        // elsewhere it is the risk every mmap-based hasher (b3sum, RHash) accepts, and only an
+        // explicit `FileAccess::Mmap` takes it. Concurrent writes can only change the digest,
+        // which reading the file would not prevent either.
+        let map = unsafe {
+            let mut options = memmap2::MmapOptions::new();
+            options.offset(offset).len(window);
+            if threads == 1 {
+                options.populate();
+            }
+            options.map(file)?
+        };
+        #[cfg(target_os = "linux")]
+        if threads > 1 {
+            populate_in_parallel(&map, threads);
+        }
+        #[cfg(target_os = "linux")]
+        {
+            let Some(guard) = crate::map_guard::Guard::new(&map) else {
+                // No guard to be had (every slot busy): read the rest instead.
+                drop(map);
+                return update_from(h, file, offset);
+            };
+            h.update(&map);
+            if guard.faulted() {
+                return Err(truncated());
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
         h.update(&map);
         offset += window as u64;
     }
     Ok(())
+}
+
+/// Maps every page of `map` now, split among `threads` threads, instead of one page fault
+/// every few pages during the hash; MAP_POPULATE would do it on one thread while the
+/// others wait. Failures (an old kernel, pages past a truncation) leave the pages to
+/// fault in as usual.
+#[cfg(all(feature = "mmap", target_os = "linux"))]
+fn populate_in_parallel(map: &memmap2::Mmap, threads: usize) {
+    let piece = map.len().div_ceil(threads).next_multiple_of(1 << 21);
+    fn split(map: &memmap2::Mmap, start: usize, end: usize, piece: usize) {
+        if end - start <= piece {
+            let _ = map.advise_range(memmap2::Advice::PopulateRead, start, end - start);
+            return;
+        }
+        let mid = start + (end - start) / 2 / piece * piece;
+        let mid = if mid == start { start + piece } else { mid };
+        crate::threads::join(true, || split(map, start, mid, piece), || split(map, mid, end, piece));
+    }
+    crate::threads::with_pool(threads, || split(map, 0, map.len(), piece));
+}
+
+/// The error for a file that shrank while it was mapped.
+#[cfg(all(feature = "mmap", target_os = "linux"))]
+fn truncated() -> io::Error {
+    io::Error::new(io::ErrorKind::UnexpectedEof, "the file was truncated while it was being read")
+}
+
+/// Reads the rest of `file` from `offset` into `h`.
+#[cfg(all(feature = "mmap", target_os = "linux"))]
+fn update_from(h: &mut AnyHasher, file: &File, offset: u64) -> io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = file;
+    file.seek(SeekFrom::Start(offset))?;
+    h.update_reader(file).map(|_| ())
 }
 
 #[cfg(not(feature = "mmap"))]

@@ -386,11 +386,68 @@ fn read_identity() -> Identity {
 /// CPU it is the cache of the core that first asked.
 pub fn l1d_bytes() -> Option<u32> {
     static CACHE: OnceLock<Option<u32>> = OnceLock::new();
-    *CACHE.get_or_init(read_l1d_bytes)
+    *CACHE.get_or_init(|| read_cache_bytes(1))
+}
+
+/// The size of this CPU's level-2 cache in bytes, per core, as CPUID reports it (Intel:
+/// leaf 4; AMD: leaf 0x8000_0006), read once and cached; `None` where CPUID does not say or
+/// the CPU is not x86-64. Only for sizing buffers ([`read_buffer_len`]), never for
+/// correctness.
+pub fn l2_bytes() -> Option<u32> {
+    static CACHE: OnceLock<Option<u32>> = OnceLock::new();
+    *CACHE.get_or_init(|| read_cache_bytes(2))
+}
+
+/// How many bytes to read from a file at a time before hashing them: an eighth of the L2
+/// cache, rounded down to a power of two, between 64 KiB and 1 MiB (256 KiB where the L2
+/// size is unknown).
+///
+/// Why the L2: a `read` copies the file's bytes from the page cache into the buffer, and
+/// the hash then reads the buffer. If the source and the copy together do not fit in the
+/// L2, the copy is evicted before it is hashed and every byte crosses the slower caches
+/// twice. An eighth leaves room for the page-cache side of the copy, the hash's own state
+/// and whatever else the core runs; buffers of a quarter of the L2 and more were measured
+/// losing on a 512 KiB-L2 CPU (docs/tuning-history.md). Below 64 KiB the system calls
+/// start to cost more than the cache saves; above 1 MiB nothing is gained.
+///
+/// `SIMDCRYPT_ASSUME_L2` (bytes, or with a `K` or `M` suffix) replaces the detected L2
+/// size here, so that a benchmark can stand in for a CPU with another L2; read once.
+pub fn read_buffer_len() -> usize {
+    static LEN: OnceLock<usize> = OnceLock::new();
+    *LEN.get_or_init(|| {
+        let assumed = std::env::var("SIMDCRYPT_ASSUME_L2").ok().and_then(|v| parse_size(&v));
+        buffer_len_for_l2(assumed.or(l2_bytes().map(|b| b as usize)))
+    })
+}
+
+/// [`read_buffer_len`] for an L2 of `l2` bytes.
+fn buffer_len_for_l2(l2: Option<usize>) -> usize {
+    const MIN: usize = 64 << 10;
+    const MAX: usize = 1 << 20;
+    const UNKNOWN: usize = 256 << 10;
+    match l2 {
+        None | Some(0) => UNKNOWN,
+        Some(l2) => {
+            let eighth = l2 / 8;
+            let pow2 = if eighth == 0 { 0 } else { 1usize << (usize::BITS - 1 - eighth.leading_zeros()) };
+            pow2.clamp(MIN, MAX)
+        }
+    }
+}
+
+/// `"2097152"`, `"2048K"` or `"2M"` as bytes.
+fn parse_size(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let (digits, unit) = match s.as_bytes().last()? {
+        b'K' | b'k' => (&s[..s.len() - 1], 1 << 10),
+        b'M' | b'm' => (&s[..s.len() - 1], 1 << 20),
+        _ => (s, 1),
+    };
+    digits.parse::<usize>().ok()?.checked_mul(unit)
 }
 
 #[cfg(target_arch = "x86_64")]
-fn read_l1d_bytes() -> Option<u32> {
+fn read_cache_bytes(level: u32) -> Option<u32> {
     // Each leaf is read only below the maximum its vendor reports (a higher one returns
     // another leaf's data).
     match identity().vendor {
@@ -406,7 +463,7 @@ fn read_l1d_bytes() -> Option<u32> {
                 if kind == 0 {
                     break;
                 }
-                if (kind == 1 || kind == 3) && (r.eax >> 5 & 7) == 1 {
+                if (kind == 1 || kind == 3) && (r.eax >> 5 & 7) == level {
                     let ways = (r.ebx >> 22) + 1;
                     let partitions = (r.ebx >> 12 & 0x3FF) + 1;
                     let line = (r.ebx & 0xFFF) + 1;
@@ -416,11 +473,14 @@ fn read_l1d_bytes() -> Option<u32> {
             None
         }
         Vendor::Amd => {
-            if cpuid(0x8000_0000, 0).eax < 0x8000_0005 {
+            let leaf = if level == 1 { 0x8000_0005 } else { 0x8000_0006 };
+            if level > 2 || cpuid(0x8000_0000, 0).eax < leaf {
                 return None;
             }
-            // ECX[31:24]: the L1 data cache in KiB.
-            let kib = cpuid(0x8000_0005, 0).ecx >> 24;
+            // Leaf 0x8000_0005 ECX[31:24]: the L1 data cache in KiB; leaf 0x8000_0006
+            // ECX[31:16]: the L2 in KiB.
+            let ecx = cpuid(leaf, 0).ecx;
+            let kib = if level == 1 { ecx >> 24 } else { ecx >> 16 };
             (kib > 0).then_some(kib * 1024)
         }
         Vendor::Other => None,
@@ -428,7 +488,7 @@ fn read_l1d_bytes() -> Option<u32> {
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn read_l1d_bytes() -> Option<u32> {
+fn read_cache_bytes(_level: u32) -> Option<u32> {
     None
 }
 
@@ -481,24 +541,63 @@ mod tests {
         println!("identity: {id:?}");
     }
 
+    /// The size of the cache at `level` (the data or unified one) in sysfs, in bytes.
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    fn sysfs_cache_bytes(level: u32) -> Option<u32> {
+        let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
+        let read = |index: &str, name: &str| std::fs::read_to_string(dir.join(index).join(name)).ok();
+        let size = (0..8).map(|i| format!("index{i}")).find_map(|index| {
+            let l = read(&index, "level")?;
+            let kind = read(&index, "type")?;
+            let kind = kind.trim();
+            (l.trim() == level.to_string() && (kind == "Data" || kind == "Unified"))
+                .then(|| read(&index, "size"))
+                .flatten()
+        })?;
+        let kib: u32 = size.trim().trim_end_matches('K').parse().expect("sysfs sizes are in K");
+        Some(kib * 1024)
+    }
+
     /// The L1 data cache size against Linux's cache description (the same CPUID leaves,
     /// read by the kernel), where sysfs has it.
     #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
     #[test]
     fn l1d_agrees_with_sysfs() {
-        let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
-        let read = |index: &str, name: &str| std::fs::read_to_string(dir.join(index).join(name)).ok();
-        let Some(size) = (0..8).map(|i| format!("index{i}")).find_map(|index| {
-            let level = read(&index, "level")?;
-            let kind = read(&index, "type")?;
-            (level.trim() == "1" && kind.trim() == "Data").then(|| read(&index, "size")).flatten()
-        }) else {
+        let Some(bytes) = sysfs_cache_bytes(1) else {
             println!("l1d_agrees_with_sysfs: no L1 data cache in sysfs, not compared");
             return;
         };
-        let kib: u32 = size.trim().trim_end_matches('K').parse().expect("sysfs sizes are in K");
-        assert_eq!(l1d_bytes(), Some(kib * 1024));
-        println!("l1d_agrees_with_sysfs: {kib} KiB");
+        assert_eq!(l1d_bytes(), Some(bytes));
+        println!("l1d_agrees_with_sysfs: {} KiB", bytes / 1024);
+    }
+
+    /// The L2 size likewise.
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    #[test]
+    fn l2_agrees_with_sysfs() {
+        let Some(bytes) = sysfs_cache_bytes(2) else {
+            println!("l2_agrees_with_sysfs: no L2 cache in sysfs, not compared");
+            return;
+        };
+        assert_eq!(l2_bytes(), Some(bytes));
+        println!("l2_agrees_with_sysfs: {} KiB", bytes / 1024);
+    }
+
+    #[test]
+    fn read_buffer_follows_the_l2() {
+        assert_eq!(buffer_len_for_l2(None), 256 << 10);
+        assert_eq!(buffer_len_for_l2(Some(512 << 10)), 64 << 10);
+        assert_eq!(buffer_len_for_l2(Some(1 << 20)), 128 << 10);
+        assert_eq!(buffer_len_for_l2(Some(1280 << 10)), 128 << 10);
+        assert_eq!(buffer_len_for_l2(Some(2 << 20)), 256 << 10);
+        assert_eq!(buffer_len_for_l2(Some(256 << 10)), 64 << 10);
+        assert_eq!(buffer_len_for_l2(Some(32 << 20)), 1 << 20);
+        assert_eq!(parse_size("2M"), Some(2 << 20));
+        assert_eq!(parse_size("512K"), Some(512 << 10));
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("x"), None);
+        let len = read_buffer_len();
+        assert!(len.is_power_of_two() && (64 << 10..=1 << 20).contains(&len));
     }
 
     #[test]

@@ -46,6 +46,8 @@ mod error;
 pub mod gost94;
 pub mod highwayhash;
 pub mod mac;
+#[cfg(all(feature = "mmap", target_os = "linux"))]
+mod map_guard;
 pub mod registry;
 #[cfg(feature = "digest")]
 pub mod rustcrypto;

@@ -33,12 +33,16 @@ use super::sealed_format::{
 use super::secretbox::TAG_LEN;
 use crate::threads::Threads;
 
-/// Chunks per batch: 1 MiB of plaintext, enough work that handing a batch over costs
-/// little, small enough that a batch stays in a core's cache while it is worked on.
-const CHUNKS_PER_BATCH: usize = 16;
+/// Chunks per batch: the file-reading block of [`crate::cpu::read_buffer_len`] (at least
+/// one chunk, at most 16): a batch is read into its buffer and then sealed or opened in
+/// place, so it must still be in the core's L2 cache when the cipher reaches it; even one
+/// chunk is enough work that handing a batch to a helper costs little.
+fn chunks_per_batch() -> usize {
+    (crate::cpu::read_buffer_len() / CHUNK_LEN).clamp(1, 16)
+}
 
 /// Batches in flight per thread (read, being worked on, or waiting to be written): a few,
-/// so that no thread waits for the next batch; memory stays at this many MiB a thread.
+/// so that no thread waits for the next batch; memory stays at this many batches a thread.
 const WINDOW_PER_THREAD: usize = 3;
 
 /// The most bytes handed to one `write` call. Linux (6.x, ext4 with large folios) was
@@ -271,13 +275,14 @@ pub fn seal_chunks(key: &FileKey, mut input: impl Read, mut output: impl Write, 
     let mut carry: Option<u8> = None;
     let mut next_index = 0u64;
     let mut total = 0u64;
-    // Reads the plaintext of up to CHUNKS_PER_BATCH chunks straight into their slots.
+    // Reads the plaintext of up to chunks_per_batch() chunks straight into their slots.
     let fill = |b: &mut Batch| -> io::Result<()> {
-        b.buf.resize(CHUNKS_PER_BATCH * SEALED_CHUNK_LEN, 0);
+        let per_batch = chunks_per_batch();
+        b.buf.resize(per_batch * SEALED_CHUNK_LEN, 0);
         b.first = next_index;
         b.is_final = true;
         b.chunks = 0;
-        for i in 0..CHUNKS_PER_BATCH {
+        for i in 0..per_batch {
             let slot = &mut b.buf[i * SEALED_CHUNK_LEN + TAG_LEN..(i + 1) * SEALED_CHUNK_LEN];
             let mut have = 0;
             if let Some(c) = carry.take() {
@@ -293,7 +298,7 @@ pub fn seal_chunks(key: &FileKey, mut input: impl Read, mut output: impl Write, 
             if have < CHUNK_LEN {
                 break;
             }
-            if i + 1 == CHUNKS_PER_BATCH {
+            if i + 1 == per_batch {
                 b.is_final = !look_ahead(&mut input, &mut carry)?;
             }
         }
@@ -325,7 +330,7 @@ pub fn open_chunks(
     mut output: impl Write,
     threads: Threads,
 ) -> Result<u64, DecryptError> {
-    let cap = CHUNKS_PER_BATCH * SEALED_CHUNK_LEN;
+    let cap = chunks_per_batch() * SEALED_CHUNK_LEN;
     let mut carry: Option<u8> = None;
     let mut next_index = 0u64;
     let mut total = 0u64;
