@@ -2,7 +2,7 @@
 //! only once it is verified.
 
 use super::encode::encode_node;
-use super::{read_header, split_combined, Error, Hash, Node, Options, Tree, HEADER_LEN, PARENT_LEN};
+use super::{read_full, read_header, split_combined, Error, Hash, Node, Options, Tree, HEADER_LEN, PARENT_LEN};
 use crate::blake3::{with_pool, CvBytes, OUT_LEN};
 use std::io::{self, Read};
 
@@ -105,20 +105,6 @@ pub(super) fn locate(
     let (left_data, right_data) = data.split_at(left.len as usize);
     locate(tree, left, left_data, parents, parent[..OUT_LEN].try_into().expect("32 bytes"))?;
     locate(tree, right, right_data, parents, parent[OUT_LEN..].try_into().expect("32 bytes"))
-}
-
-/// Reads until `buf` is full or the input ends; returns how many bytes were read.
-fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match input.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
 }
 
 /// One input of a decoder, and how far into it it has read.

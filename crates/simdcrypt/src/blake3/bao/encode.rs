@@ -1,11 +1,12 @@
 //! The encoder: the combined and outboard encodings of content in memory.
 
-use super::{left_len, Hash, Options, Tree, HEADER_LEN, PARENT_LEN};
+use super::{left_len, read_full, read_windows, subtree_offset, Error, Hash, Node, Options, Tree, HEADER_LEN, PARENT_LEN};
 use crate::blake3::{
     chunks_job, compress_chunks_parallel, compress_parents_parallel, fill_prefix, join, with_pool, CacheLines, CvBytes,
     LaneLevels, CHUNK_LEN, IV, OUT_LEN, PARENT,
 };
 use core::mem::MaybeUninit;
+use std::io::{Read, Seek, SeekFrom, Write};
 
 /// Subtrees of a power-of-two number of chunks up to this many are hashed in one go: every
 /// chunk in one kernel call, then each level of parents in one call (the way the plain hash
@@ -65,8 +66,134 @@ impl Options {
     }
 }
 
+impl Options {
+    /// Streams the combined (`combined`) or outboard encoding of the content read from
+    /// `input` into `output`, and returns (root hash, content length). Memory stays bounded
+    /// whatever the input's size: the content is read a window at a time
+    /// ([`Options::stream_window`]), each window (a subtree) encoded with the wide kernels
+    /// and threads and written where it belongs, and the few parents above the windows
+    /// written at the end. The output is byte for byte what [`Options::encode`] gives.
+    ///
+    /// `len`: the content's length, if known up front (a file's size); the input must then
+    /// have exactly that length ([`Error::LengthChanged`] otherwise), and every window goes
+    /// straight to its place. Without it (a pipe) the windows are written one after another
+    /// and moved to their places once the length is known, from the last one back (each
+    /// moves towards the end, so none overwrites one not yet moved): an extra read and
+    /// write of the output. `output` must be empty or ready to be overwritten from its
+    /// start; write errors are [`Error::Output`], read errors [`Error::Io`].
+    pub fn encode_stream<R, W>(&self, input: R, len: Option<u64>, mut output: W, combined: bool) -> Result<(Hash, u64), Error>
+    where
+        R: Read + Send + 'static,
+        W: Read + Write + Seek,
+    {
+        let window = self.window_len();
+        let pool_size = self.threads.pool_size(usize::try_from(len.unwrap_or(u64::MAX)).unwrap_or(usize::MAX));
+        let tree = self.tree(pool_size);
+        let window_out = node_out_len(&tree, window, combined);
+        let mut out = vec![0u8; window_out];
+        let mut cvs: Vec<CvBytes> = Vec::new();
+        let mut first_top = [0u8; PARENT_LEN];
+        let mut single_root = None;
+        let write_at = |output: &mut W, at: u64, bytes: &[u8]| -> Result<(), Error> {
+            output.seek(SeekFrom::Start(at)).map_err(Error::Output)?;
+            output.write_all(bytes).map_err(Error::Output)
+        };
+        let total = read_windows(input, window as usize, |index, data| {
+            let start = index * window;
+            let n = data.len() as u64;
+            if let Some(expected) = len {
+                if start + n > expected || (n < window && start + n != expected) {
+                    return Err(Error::LengthChanged { expected, got: start + n });
+                }
+            }
+            if index > 0 && n == 0 {
+                return Ok(());
+            }
+            let node = Node { start, len: n, root: index == 0 && n < window };
+            let out = &mut out[..node_out_len(&tree, n, combined)];
+            let cv = with_pool(pool_size, || encode_node(&tree, data, start, node.root, combined, out));
+            if node.root {
+                single_root = Some(cv);
+            } else {
+                if index == 0 {
+                    first_top.copy_from_slice(&out[..PARENT_LEN]);
+                }
+                cvs.push(cv);
+            }
+            let at = match len {
+                Some(len) if !node.root => subtree_offset(&tree, len, node, combined),
+                _ => index * window_out as u64,
+            };
+            write_at(&mut output, HEADER_LEN as u64 + at, out)
+        })?;
+        write_at(&mut output, 0, &total.to_le_bytes())?;
+        if let Some(root) = single_root {
+            return Ok((root, total));
+        }
+        if cvs.len() == 1 {
+            // One whole window: its top parent is the root's.
+            return Ok((tree.parent_cv(&first_top, true), total));
+        }
+        if len.is_none() {
+            for index in (0..cvs.len() as u64).rev() {
+                let start = index * window;
+                let node = Node { start, len: window.min(total - start), root: false };
+                let from = HEADER_LEN as u64 + index * window_out as u64;
+                let to = HEADER_LEN as u64 + subtree_offset(&tree, total, node, combined);
+                if from == to {
+                    continue;
+                }
+                let piece = &mut out[..node_out_len(&tree, node.len, combined)];
+                output.seek(SeekFrom::Start(from)).map_err(Error::Output)?;
+                let got = read_full(&mut output, piece).map_err(Error::Output)?;
+                if got < piece.len() {
+                    return Err(Error::Output(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        "the output is shorter than what was written to it",
+                    )));
+                }
+                write_at(&mut output, to, piece)?;
+            }
+        }
+        let mut parents = Vec::new();
+        let root = upper_tree(&tree, Node { start: 0, len: total, root: true }, window, &cvs, 0, combined, &mut parents);
+        for (at, parent) in &parents {
+            write_at(&mut output, HEADER_LEN as u64 + at, parent)?;
+        }
+        output.flush().map_err(Error::Output)?;
+        Ok((root, total))
+    }
+}
+
+/// The parents above the windows of a streamed encoding: computes the chaining value of
+/// `node` from the windows' (`cvs`, window `i` at content offset `i * window`) and pushes
+/// each parent with its offset in the encoding (header excluded; `at` is `node`'s).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn upper_tree(
+    tree: &Tree,
+    node: Node,
+    window: u64,
+    cvs: &[CvBytes],
+    at: u64,
+    combined: bool,
+    parents: &mut Vec<(u64, [u8; PARENT_LEN])>,
+) -> CvBytes {
+    if !node.root && node.len <= window {
+        return cvs[(node.start / window) as usize];
+    }
+    let (left, right) = node.children();
+    let right_at = at + PARENT_LEN as u64 + node_out_len(tree, left.len, combined) as u64;
+    let left_cv = upper_tree(tree, left, window, cvs, at + PARENT_LEN as u64, combined, parents);
+    let right_cv = upper_tree(tree, right, window, cvs, right_at, combined, parents);
+    let mut parent = [0u8; PARENT_LEN];
+    parent[..OUT_LEN].copy_from_slice(&left_cv);
+    parent[OUT_LEN..].copy_from_slice(&right_cv);
+    parents.push((at, parent));
+    tree.parent_cv(&parent, node.root)
+}
+
 /// The length of a subtree's combined encoding, or of its parents alone.
-fn node_out_len(tree: &Tree, len: u64, combined: bool) -> usize {
+pub(super) fn node_out_len(tree: &Tree, len: u64, combined: bool) -> usize {
     (tree.parents_len(len) + if combined { len } else { 0 }) as usize
 }
 
