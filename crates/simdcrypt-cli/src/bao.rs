@@ -5,6 +5,12 @@
 //! Output files appear whole or not at all (a temporary file in the same folder, synced
 //! and renamed on success, removed on failure); decoding to standard output writes each
 //! piece only once it is verified, and stops with exit status 1 at the first bad one.
+//!
+//! Memory does not grow with the input (docs/memory.md): encoding streams a window at a
+//! time into the output file (from a file or a pipe), slicing reads only the slice's nodes
+//! of a file, scrubbing reads the file once a window at a time, decoding streams. The one
+//! exception is encoding to standard output, which needs the whole encoding before its
+//! first byte (the parents above the data come first): that is done in memory.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -101,6 +107,23 @@ fn read_all(path: Option<&Path>) -> Result<Vec<u8>, Failure> {
     }
 }
 
+/// Opens INPUT for the streaming functions: a file, with its length where it is a regular
+/// file (a FIFO or a device has none to trust), or standard input.
+fn open_stream(path: &Path) -> Result<(Box<dyn Read + Send>, Option<u64>), Failure> {
+    if is_dash(path) {
+        return Ok((Box::new(io::stdin()), None));
+    }
+    let file = File::open(path).map_err(|e| fatal("cannot read", path, &e))?;
+    let meta = file.metadata().map_err(|e| fatal("cannot read", path, &e))?;
+    let len = meta.is_file().then_some(meta.len());
+    Ok((Box::new(file), len))
+}
+
+/// Opens a file that the slicer or the scrubber reads at offsets.
+fn open_file(path: &Path) -> Result<File, Failure> {
+    File::open(path).map_err(|e| fatal("cannot read", path, &e))
+}
+
 fn open(path: Option<&Path>) -> Result<Box<dyn Read>, Failure> {
     Ok(match stdin_or(path) {
         Some(p) => Box::new(BufReader::with_capacity(1 << 20, File::open(p).map_err(|e| fatal("cannot read", p, &e))?)),
@@ -118,6 +141,15 @@ fn parse_hash(text: &str) -> Result<bao::Hash, Failure> {
         *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
     }
     Ok(hash)
+}
+
+/// A streaming function's error: reading and verification as `bao_failure` names them,
+/// writing as a failure to write OUTPUT.
+fn stream_failure(what: &str, output: Option<&Path>, e: bao::Error) -> Failure {
+    match e {
+        bao::Error::Output(e) => write_failure(output, e),
+        e => bao_failure(what, e),
+    }
 }
 
 fn bao_failure(what: &str, e: bao::Error) -> Failure {
@@ -177,9 +209,21 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
                 (None, None) => return Err(Failure::Usage("give OUTPUT (combined) or --outboard FILE".to_string())),
                 (Some(o), None) | (None, Some(o)) => o,
             };
-            let data = read_all(Some(input))?;
-            let (_, encoded) = if outboard.is_some() { options.encode_outboard(&data) } else { options.encode(&data) };
-            write_bytes(Some(target), &encoded)?;
+            let combined = outboard.is_none();
+            let Some(path) = stdin_or(Some(target)) else {
+                // Standard output cannot be written out of order: the encoding is made in
+                // memory (the module docs).
+                let data = read_all(Some(input))?;
+                let (_, encoded) = if combined { options.encode(&data) } else { options.encode_outboard(&data) };
+                write_bytes(None, &encoded)?;
+                return Ok(true);
+            };
+            let (reader, len) = open_stream(input)?;
+            let mut file = atomic_file::create(path).map_err(|e| fatal("cannot create", path, &e))?;
+            options
+                .encode_stream(reader, len, file.file(), combined)
+                .map_err(|e| stream_failure(&format!("cannot encode {}", input.display()), Some(path), e))?;
+            file.commit(true).map_err(|e| fatal("cannot write", path, &e))?;
             Ok(true)
         }
         BaoCommand::Decode { hash, input, output, outboard, start, count } => {
@@ -187,10 +231,19 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
             let name = input.as_deref().map_or("-".into(), |p| p.display().to_string());
             if start.is_some() || count.is_some() {
                 let (start, count) = (start.unwrap_or(0), count.unwrap_or(u64::MAX));
-                let data = read_all(input.as_deref())?;
-                let slice = match outboard {
-                    Some(ob) => options.slice_outboard(&data, &read_all(Some(ob))?, start, count),
-                    None => options.slice(&data, start, count),
+                // The slice alone is read (and held: it is verified whole before any of it
+                // is written), not the whole input.
+                let mut slice = Vec::new();
+                match (stdin_or(input.as_deref()), outboard) {
+                    (Some(path), Some(ob)) => {
+                        options.slice_outboard_stream(open_file(path)?, open_file(ob)?, start, count, &mut slice)
+                    }
+                    (Some(path), None) => options.slice_stream(open_file(path)?, start, count, &mut slice),
+                    (None, Some(ob)) => {
+                        let data = read_all(None)?;
+                        options.slice_outboard_stream(io::Cursor::new(data), open_file(ob)?, start, count, &mut slice)
+                    }
+                    (None, None) => options.slice_stream(io::Cursor::new(read_all(None)?), start, count, &mut slice),
                 }
                 .map_err(|e| bao_failure(&format!("cannot decode {name}"), e))?;
                 let bytes = options
@@ -220,14 +273,24 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
             Ok(true)
         }
         BaoCommand::Slice { start, count, input, output, outboard } => {
-            let data = read_all(input.as_deref())?;
             let name = input.as_deref().map_or("-".into(), |p| p.display().to_string());
-            let slice = match outboard {
-                Some(ob) => options.slice_outboard(&data, &read_all(Some(ob))?, *start, *count),
-                None => options.slice(&data, *start, *count),
-            }
-            .map_err(|e| bao_failure(&format!("cannot slice {name}"), e))?;
-            write_bytes(output.as_deref(), &slice)?;
+            let what = format!("cannot slice {name}");
+            let output = output.as_deref();
+            // A file is read at the slice's nodes only; standard input cannot seek, and is
+            // read whole.
+            let (encoded, ob) = match stdin_or(input.as_deref()) {
+                Some(path) => (Box::new(open_file(path)?) as Box<dyn ReadSeek>, outboard),
+                None => (Box::new(io::Cursor::new(read_all(None)?)) as Box<dyn ReadSeek>, outboard),
+            };
+            let ob = ob.as_deref().map(open_file).transpose()?;
+            write_output(output, |w| {
+                match ob {
+                    Some(ob) => options.slice_outboard_stream(encoded, ob, *start, *count, w),
+                    None => options.slice_stream(encoded, *start, *count, w),
+                }
+                .map(drop)
+                .map_err(|e| stream_failure(&what, output, e))
+            })?;
             Ok(true)
         }
         BaoCommand::DecodeSlice { hash, start, count, input, output } => {
@@ -245,10 +308,8 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
         }
         BaoCommand::Scrub { hash, input, outboard } => {
             let root = parse_hash(hash)?;
-            let data = read_all(Some(input))?;
-            let ob = read_all(Some(outboard))?;
             let report = options
-                .scrub(&root, &data, &ob)
+                .scrub_stream(&root, open_file(input)?, open_file(outboard)?)
                 .map_err(|e| bao_failure(&format!("cannot scrub {}", input.display()), e))?;
             let name = input.display();
             if report.len != report.data_len {
@@ -271,28 +332,44 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
     }
 }
 
+/// The windows `bao hash` reads: large enough for the hasher's threads to split (memory
+/// stays this, whatever the input).
+const HASH_WINDOW: usize = 32 << 20;
+
+/// Hashes all of `input` a window at a time.
+fn feed(hasher: &mut blake3::Hasher, mut input: impl Read, path: &Path) -> Result<(), Failure> {
+    let mut buf = vec![0u8; HASH_WINDOW];
+    loop {
+        let mut got = 0;
+        while got < buf.len() {
+            match input.read(&mut buf[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(fatal("cannot read", path, &e)),
+            }
+        }
+        hasher.update(&buf[..got]);
+        if got < buf.len() {
+            return Ok(());
+        }
+    }
+}
+
+/// What the slicer reads from: a file, or standard input held in memory.
+trait ReadSeek: Read + io::Seek {}
+impl<T: Read + io::Seek> ReadSeek for T {}
+
 fn hash(inputs: &[PathBuf], threads: Threads, out: &mut Out) -> Result<bool, Failure> {
     let hash_one = |path: Option<&Path>| -> Result<bao::Hash, Failure> {
         let mut hasher = blake3::Hasher::new();
         hasher.set_max_threads(threads);
         match stdin_or(path) {
             Some(p) => {
-                let data = std::fs::read(p).map_err(|e| fatal("cannot read", p, &e))?;
-                hasher.update(&data);
+                let file = File::open(p).map_err(|e| fatal("cannot read", p, &e))?;
+                feed(&mut hasher, file, p)?;
             }
-            None => {
-                let mut buf = vec![0u8; 1 << 20];
-                let mut stdin = io::stdin().lock();
-                loop {
-                    let n = match stdin.read(&mut buf) {
-                        Ok(0) => break,
-                        Ok(n) => n,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                        Err(e) => return Err(fatal("cannot read", Path::new("-"), &e)),
-                    };
-                    hasher.update(&buf[..n]);
-                }
-            }
+            None => feed(&mut hasher, io::stdin().lock(), Path::new("-"))?,
         }
         Ok(hasher.finalize())
     };
