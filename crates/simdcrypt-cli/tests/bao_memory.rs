@@ -2,7 +2,9 @@
 //! docs/memory.md): encode (to a file, from a file and from a pipe), slice and scrub run on
 //! a 256 MiB file and must each peak far below it. The peak is the children's maximum
 //! resident set (getrusage RUSAGE_CHILDREN), so this file holds one test and runs its
-//! commands one at a time: no other child of this process can raise the figure.
+//! commands one at a time: no other child of this process can raise the figure. (A child
+//! started with vfork also counts the parent's peak before its exec, so the figure can only
+//! be too high, never too low.)
 #![cfg(target_os = "linux")]
 
 mod common;
