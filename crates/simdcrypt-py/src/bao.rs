@@ -81,6 +81,46 @@ fn with_seekable<R: Send>(
     buffer::with_bytes(obj, |b| py.detach(|| f(&mut io::Cursor::new(b))))?.map_err(|e| to_py(py, e, None))
 }
 
+/// The content length of a combined encoding in a file, if its header agrees with the
+/// file's size (otherwise the decoder names what is wrong).
+fn combined_content_len(file: &File, format: Format) -> Option<u64> {
+    use std::io::{Seek, SeekFrom};
+    let size = file.metadata().ok().filter(|m| m.is_file())?.len();
+    let mut header = [0u8; 8];
+    // Read through the shared file position, which is then put back to the start for
+    // the decoder (it has read nothing yet).
+    let mut f = file;
+    let read = f.read_exact(&mut header);
+    f.seek(SeekFrom::Start(0)).ok()?;
+    read.ok()?;
+    let len = u64::from_le_bytes(header);
+    (format.encoded_len(len) == Some(size)).then_some(len)
+}
+
+/// Decodes into a new `bytes` object: of `len` bytes, written in place, when the length
+/// is known and can be allocated (the content is the result, so it is held once);
+/// otherwise gathered in a `Vec` first.
+fn decode_to_bytes<'py, R: Read + Send, O: Read + Send>(
+    py: Python<'py>,
+    mut decoder: Decoder<R, O>,
+    len: Option<u64>,
+    fspath: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let known = len.filter(|&n| n <= args::max_output_bytes()).and_then(|n| usize::try_from(n).ok());
+    if let Some(n) = known {
+        return buffer::new_bytes(py, n, |out| {
+            py.detach(|| decoder.copy_to(&mut io::Cursor::new(out))).map(drop).map_err(|e| to_py(py, e, Some(fspath)))
+        });
+    }
+    let out = py
+        .detach(|| {
+            let mut out = Vec::new();
+            decoder.copy_to(&mut out).map(|_| out)
+        })
+        .map_err(|e| to_py(py, e, Some(fspath)))?;
+    Ok(PyBytes::new(py, &out))
+}
+
 /// What [`with_seekable`] hands out.
 trait SeekRead: Read + io::Seek + Send {}
 impl<T: Read + io::Seek + Send> SeekRead for T {}
@@ -161,6 +201,20 @@ pub(crate) fn bao_encode<'py>(
         let (path, fspath) = crate::fs_path(data)?;
         let input = File::open(&path).map_err(|e| args::io_error(py, e, &fspath))?;
         let len = input.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+        let format = options.get_format();
+        let out_len = len.and_then(|n| if outboard { Some(format.outboard_len(n)) } else { format.encoded_len(n) });
+        if let Some(out_len) = out_len.and_then(|n| usize::try_from(n).ok()) {
+            // The length is known: the encoding is written straight into the result.
+            let mut root = [0u8; 32];
+            let encoded = buffer::new_bytes(py, out_len, |out| {
+                let (r, _) = py
+                    .detach(|| options.encode_stream(input, len, io::Cursor::new(out), !outboard))
+                    .map_err(|e| encode_error(py, e, &fspath, &fspath))?;
+                root = r;
+                Ok(())
+            })?;
+            return Ok((PyBytes::new(py, &root), Some(encoded)));
+        }
         let mut out = io::Cursor::new(Vec::new());
         let (root, _) = py
             .detach(|| options.encode_stream(input, len, &mut out, !outboard))
@@ -206,13 +260,9 @@ pub(crate) fn bao_decode<'py>(
     match outboard {
         None if is_path(encoded) => {
             let (reader, fspath) = open_path(encoded)?;
-            let out = py
-                .detach(|| {
-                    let mut out = Vec::new();
-                    Decoder::new(reader, root).with_options(options).copy_to(&mut out).map(|_| out)
-                })
-                .map_err(|e| to_py(py, e, Some(&fspath)))?;
-            Ok(PyBytes::new(py, &out))
+            // The content's length, where the header agrees with the file's size.
+            let len = combined_content_len(reader.get_ref(), options.get_format());
+            decode_to_bytes(py, Decoder::new(reader, root).with_options(options), len, &fspath)
         }
         None => {
             let out = with_data(encoded, |b| options.decode(&root, b))?;
@@ -221,17 +271,10 @@ pub(crate) fn bao_decode<'py>(
         Some(ob) => {
             if is_path(encoded) {
                 let (reader, fspath) = open_path(encoded)?;
+                let len = reader.get_ref().metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
                 let ob_reader = reader_of(ob)?;
-                let out = py
-                    .detach(|| {
-                        let mut out = Vec::new();
-                        Decoder::new_outboard(reader, ob_reader, root)
-                            .with_options(options)
-                            .copy_to(&mut out)
-                            .map(|_| out)
-                    })
-                    .map_err(|e| to_py(py, e, Some(&fspath)))?;
-                return Ok(PyBytes::new(py, &out));
+                let decoder = Decoder::new_outboard(Box::new(reader) as Reader, ob_reader, root).with_options(options);
+                return decode_to_bytes(py, decoder, len, &fspath);
             }
             let ob_bytes = with_data(ob, |b| Ok(b.to_vec()))?;
             buffer::with_bytes(encoded, |data| {
