@@ -107,18 +107,6 @@ fn read_all(path: Option<&Path>) -> Result<Vec<u8>, Failure> {
     }
 }
 
-/// Opens INPUT for the streaming functions: a file, with its length where it is a regular
-/// file (a FIFO or a device has none to trust), or standard input.
-fn open_stream(path: &Path) -> Result<(Box<dyn Read + Send>, Option<u64>), Failure> {
-    if is_dash(path) {
-        return Ok((Box::new(io::stdin()), None));
-    }
-    let file = File::open(path).map_err(|e| fatal("cannot read", path, &e))?;
-    let meta = file.metadata().map_err(|e| fatal("cannot read", path, &e))?;
-    let len = meta.is_file().then_some(meta.len());
-    Ok((Box::new(file), len))
-}
-
 /// Opens a file that the slicer or the scrubber reads at offsets.
 fn open_file(path: &Path) -> Result<File, Failure> {
     File::open(path).map_err(|e| fatal("cannot read", path, &e))
@@ -218,11 +206,17 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
                 write_bytes(None, &encoded)?;
                 return Ok(true);
             };
-            let (reader, len) = open_stream(input)?;
+            let source = if is_dash(input) {
+                None
+            } else {
+                Some(File::open(input).map_err(|e| fatal("cannot read", input, &e))?)
+            };
             let mut file = atomic_file::create(path).map_err(|e| fatal("cannot create", path, &e))?;
-            options
-                .encode_stream(reader, len, file.file(), combined)
-                .map_err(|e| stream_failure(&format!("cannot encode {}", input.display()), Some(path), e))?;
+            match source {
+                Some(source) => options.encode_file(source, file.file(), combined),
+                None => options.encode_stream(io::stdin(), None, file.file(), combined),
+            }
+            .map_err(|e| stream_failure(&format!("cannot encode {}", input.display()), Some(path), e))?;
             file.commit(true).map_err(|e| fatal("cannot write", path, &e))?;
             Ok(true)
         }

@@ -168,8 +168,7 @@ pub(crate) fn bao_encode<'py>(
         let result = if is_path(data) {
             let (path, fspath) = crate::fs_path(data)?;
             let input = File::open(&path).map_err(|e| args::io_error(py, e, &fspath))?;
-            let len = input.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
-            py.detach(|| options.encode_stream(input, len, file.file(), !outboard))
+            py.detach(|| options.encode_file(input, file.file(), !outboard))
                 .map_err(|e| encode_error(py, e, &fspath, &out_name))?
         } else {
             buffer::with_bytes(data, |bytes| {
@@ -208,7 +207,7 @@ pub(crate) fn bao_encode<'py>(
             let mut root = [0u8; 32];
             let encoded = buffer::new_bytes(py, out_len, |out| {
                 let (r, _) = py
-                    .detach(|| options.encode_stream(input, len, io::Cursor::new(out), !outboard))
+                    .detach(|| options.encode_file(input, io::Cursor::new(out), !outboard))
                     .map_err(|e| encode_error(py, e, &fspath, &fspath))?;
                 root = r;
                 Ok(())

@@ -547,3 +547,25 @@ fn streamed_scrubs_report_what_the_in_memory_scrub_reports() {
     let err = Options::new().scrub_stream(&[0; 32], Cursor::new(vec![]), Cursor::new(vec![1u8; 5])).unwrap_err();
     assert!(matches!(err, Error::Truncated { what: "outboard", offset: 5 }), "{err}");
 }
+
+#[test]
+fn encoding_a_file_maps_or_reads_it_to_the_same_bytes() {
+    let dir = std::env::temp_dir().join(format!("simdcrypt-bao-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for len in [0usize, 1, 8192, 8193, 3 * 8192 + 77, 300_001] {
+        let data = common::random_bytes(len as u64 + 3, len);
+        let path = dir.join("in");
+        std::fs::write(&path, &data).unwrap();
+        for threads in [Threads::One, Threads::Max(2)] {
+            let options = Options::new().stream_window(8192).threads(threads);
+            for combined in [true, false] {
+                let want = if combined { options.encode(&data) } else { options.encode_outboard(&data) };
+                let mut out = Cursor::new(Vec::new());
+                let file = std::fs::File::open(&path).unwrap();
+                let (root, n) = options.encode_file(file, &mut out, combined).unwrap();
+                assert!((root, out.into_inner()) == want && n == len as u64, "len {len} {threads:?} {combined}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

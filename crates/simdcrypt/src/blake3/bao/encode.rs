@@ -81,11 +81,72 @@ impl Options {
     /// moves towards the end, so none overwrites one not yet moved): an extra read and
     /// write of the output. `output` must be empty or ready to be overwritten from its
     /// start; write errors are [`Error::Output`], read errors [`Error::Io`].
-    pub fn encode_stream<R, W>(&self, input: R, len: Option<u64>, mut output: W, combined: bool) -> Result<(Hash, u64), Error>
+    pub fn encode_stream<R, W>(&self, input: R, len: Option<u64>, output: W, combined: bool) -> Result<(Hash, u64), Error>
     where
         R: Read + Send + 'static,
         W: Read + Write + Seek,
     {
+        let window = self.window_len() as usize;
+        self.encode_windows(len, output, combined, |each| read_windows(input, window, each))
+    }
+
+    /// [`Options::encode_stream`] of a regular file: with threads (and the `mmap` feature)
+    /// each window is memory-mapped in turn instead of read, as `any::hash_file` does for
+    /// large files: the kernel's copy into a read buffer cost more than hashing the window
+    /// on two threads, and the threads fault their pages in in parallel. Only one window is
+    /// mapped at a time, so the resident set stays bounded. Otherwise the file is read as
+    /// [`Options::encode_stream`] reads. The file must keep its length meanwhile: if it is
+    /// truncated while mapped, touching the lost pages raises SIGBUS (the risk every
+    /// mmap-based hasher takes); a file found longer or shorter than at the start fails
+    /// with [`Error::LengthChanged`].
+    pub fn encode_file<W>(&self, file: std::fs::File, output: W, combined: bool) -> Result<(Hash, u64), Error>
+    where
+        W: Read + Write + Seek,
+    {
+        let meta = file.metadata()?;
+        let len = meta.is_file().then_some(meta.len());
+        #[cfg(feature = "mmap")]
+        if let Some(len) = len {
+            if self.threads.pool_size(usize::try_from(len).unwrap_or(usize::MAX)) > 1 {
+                let window = self.window_len();
+                return self.encode_windows(Some(len), output, combined, |each| {
+                    let mut index = 0;
+                    loop {
+                        let start = index * window;
+                        let n = window.min(len - start) as usize;
+                        if n == 0 {
+                            each(index, &[])?;
+                            return Ok(len);
+                        }
+                        // SAFETY: the map is read-only and lives only for this iteration. A
+                        // concurrent truncation makes touching the lost pages raise SIGBUS
+                        // (the method's docs); concurrent writes can only change the output,
+                        // which reading would not prevent either.
+                        let map = unsafe { memmap2::MmapOptions::new().offset(start).len(n).map(&file)? };
+                        // Only a hint: failure changes nothing.
+                        let _ = map.advise(memmap2::Advice::Sequential);
+                        each(index, &map)?;
+                        if (n as u64) < window {
+                            return Ok(len);
+                        }
+                        index += 1;
+                    }
+                });
+            }
+        }
+        self.encode_stream(file, len, output, combined)
+    }
+
+    /// The encoder behind [`Options::encode_stream`] and [`Options::encode_file`]: `drive`
+    /// calls its argument with every window (index, bytes; the last one short, maybe
+    /// empty) and returns the content's length.
+    fn encode_windows<W: Read + Write + Seek>(
+        &self,
+        len: Option<u64>,
+        mut output: W,
+        combined: bool,
+        drive: impl FnOnce(&mut dyn FnMut(u64, &[u8]) -> Result<(), Error>) -> Result<u64, Error>,
+    ) -> Result<(Hash, u64), Error> {
         let window = self.window_len();
         let pool_size = self.threads.pool_size(usize::try_from(len.unwrap_or(u64::MAX)).unwrap_or(usize::MAX));
         let tree = self.tree(pool_size);
@@ -98,7 +159,7 @@ impl Options {
             output.seek(SeekFrom::Start(at)).map_err(Error::Output)?;
             output.write_all(bytes).map_err(Error::Output)
         };
-        let total = read_windows(input, window as usize, |index, data| {
+        let total = drive(&mut |index, data| {
             let start = index * window;
             let n = data.len() as u64;
             if let Some(expected) = len {
