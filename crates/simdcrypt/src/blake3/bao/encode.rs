@@ -17,6 +17,10 @@ const BATCH_CHUNKS: usize = 128;
 /// each piece offered is at least one batch).
 const PAR_GRAIN: u64 = 256 * 1024;
 
+/// How much of a file [`Options::encode_file`] maps at a time (as `any::MMAP_WINDOW_LEN`).
+#[cfg(feature = "mmap")]
+const MAP_SPAN: u64 = 64 << 20;
+
 /// The `bao` crate's combined encoding of `data` on one thread: (root hash, encoding).
 pub fn encode(data: &[u8]) -> (Hash, Vec<u8>) {
     Options::default().encode(data)
@@ -109,13 +113,17 @@ impl Options {
         if let Some(len) = len {
             if self.threads.pool_size(usize::try_from(len).unwrap_or(usize::MAX)) > 1 {
                 let window = self.window_len();
+                // Mapped in spans of several windows: each unmap of a span that the pool's
+                // threads touched interrupts them all (TLB shootdown), so fewer and larger
+                // ones. The span's pages count in the resident set while it is mapped.
+                let span = window.max(MAP_SPAN);
                 return self.encode_windows(Some(len), output, combined, |each| {
-                    let mut index = 0;
+                    let mut start = 0;
                     loop {
-                        let start = index * window;
-                        let n = window.min(len - start) as usize;
+                        let n = span.min(len - start) as usize;
                         if n == 0 {
-                            each(index, &[])?;
+                            // The content ends on a window's end (or is empty).
+                            each(start / window, &[])?;
                             return Ok(len);
                         }
                         // SAFETY: the map is read-only and lives only for this iteration. A
@@ -125,11 +133,13 @@ impl Options {
                         let map = unsafe { memmap2::MmapOptions::new().offset(start).len(n).map(&file)? };
                         // Only a hint: failure changes nothing.
                         let _ = map.advise(memmap2::Advice::Sequential);
-                        each(index, &map)?;
-                        if (n as u64) < window {
-                            return Ok(len);
+                        for (i, piece) in map.chunks(window as usize).enumerate() {
+                            each(start / window + i as u64, piece)?;
+                            if (piece.len() as u64) < window {
+                                return Ok(len);
+                            }
                         }
-                        index += 1;
+                        start += n as u64;
                     }
                 });
             }
