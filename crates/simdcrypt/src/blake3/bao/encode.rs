@@ -17,9 +17,11 @@ const BATCH_CHUNKS: usize = 128;
 /// each piece offered is at least one batch).
 const PAR_GRAIN: u64 = 256 * 1024;
 
-/// How much of a file [`Options::encode_file`] maps at a time (as `any::MMAP_WINDOW_LEN`).
+/// How much of a file [`Options::encode_file`] maps at a time: its pages count in the
+/// resident set while mapped, so half of `any::MMAP_WINDOW_LEN`, which keeps a combined
+/// encode (the span, plus the window's encoding) well under 64 MiB.
 #[cfg(feature = "mmap")]
-const MAP_SPAN: u64 = 64 << 20;
+const MAP_SPAN: u64 = 32 << 20;
 
 /// The `bao` crate's combined encoding of `data` on one thread: (root hash, encoding).
 pub fn encode(data: &[u8]) -> (Hash, Vec<u8>) {
