@@ -271,6 +271,18 @@ impl<R: Read, O: Read> Decoder<R, O> {
         self.options.tree(1)
     }
 
+    /// The largest subtree read and checked whole: [`super::BATCH_BYTES`] on one thread;
+    /// with threads a streaming window, so that each check gives the pool a large piece
+    /// (at 1 MiB the threads' start and the serial reading and copying around each check
+    /// made decoding markedly slower than encoding).
+    fn batch_bytes(&self) -> u64 {
+        if self.options.threads.pool_size(usize::MAX) > 1 {
+            self.options.window_len().max(super::BATCH_BYTES)
+        } else {
+            super::BATCH_BYTES
+        }
+    }
+
     fn header(&mut self) -> Result<(), Error> {
         let mut header = [0u8; HEADER_LEN];
         match &mut self.outboard {
@@ -330,7 +342,7 @@ impl<R: Read, O: Read> Decoder<R, O> {
             self.release(node);
             return Ok(());
         }
-        if inside && node.len <= super::BATCH_BYTES {
+        if inside && node.len <= self.batch_bytes() {
             self.buf.clear();
             self.parents.clear();
             let parents_len = tree.parents_len(node.len);

@@ -7,6 +7,7 @@ use crate::blake3::{
 };
 use core::mem::MaybeUninit;
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::sync::mpsc::sync_channel;
 
 /// Subtrees of a power-of-two number of chunks up to this many are hashed in one go: every
 /// chunk in one kernel call, then each level of parents in one call (the way the plain hash
@@ -90,7 +91,7 @@ impl Options {
     pub fn encode_stream<R, W>(&self, input: R, len: Option<u64>, output: W, combined: bool) -> Result<(Hash, u64), Error>
     where
         R: Read + Send + 'static,
-        W: Read + Write + Seek,
+        W: Read + Write + Seek + Send,
     {
         let window = self.window_len() as usize;
         self.encode_windows(len, output, combined, |each| read_windows(input, window, each))
@@ -107,7 +108,7 @@ impl Options {
     /// with [`Error::LengthChanged`].
     pub fn encode_file<W>(&self, file: std::fs::File, output: W, combined: bool) -> Result<(Hash, u64), Error>
     where
-        W: Read + Write + Seek,
+        W: Read + Write + Seek + Send,
     {
         let meta = file.metadata()?;
         let len = meta.is_file().then_some(meta.len());
@@ -152,7 +153,7 @@ impl Options {
     /// The encoder behind [`Options::encode_stream`] and [`Options::encode_file`]: `drive`
     /// calls its argument with every window (index, bytes; the last one short, maybe
     /// empty) and returns the content's length.
-    fn encode_windows<W: Read + Write + Seek>(
+    fn encode_windows<W: Read + Write + Seek + Send>(
         &self,
         len: Option<u64>,
         mut output: W,
@@ -163,7 +164,6 @@ impl Options {
         let pool_size = self.threads.pool_size(usize::try_from(len.unwrap_or(u64::MAX)).unwrap_or(usize::MAX));
         let tree = self.tree(pool_size);
         let window_out = node_out_len(&tree, window, combined);
-        let mut out = vec![0u8; window_out];
         let mut cvs: Vec<CvBytes> = Vec::new();
         let mut first_top = [0u8; PARENT_LEN];
         let mut single_root = None;
@@ -171,34 +171,61 @@ impl Options {
             output.seek(SeekFrom::Start(at)).map_err(Error::Output)?;
             output.write_all(bytes).map_err(Error::Output)
         };
-        let total = drive(&mut |index, data| {
-            let start = index * window;
-            let n = data.len() as u64;
-            if let Some(expected) = len {
-                if start + n > expected || (n < window && start + n != expected) {
-                    return Err(Error::LengthChanged { expected, got: start + n });
+        // A window's encoding is written on a thread of its own while the next one is
+        // hashed (two buffers take turns): for the combined encoding the write is a copy as
+        // large as the hashing's input, and it was serial.
+        let total = std::thread::scope(|scope| -> Result<u64, Error> {
+            let (full_tx, full_rx) = sync_channel::<(u64, Vec<u8>, usize)>(1);
+            let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(2);
+            for _ in 0..2 {
+                empty_tx.send(vec![0u8; window_out]).expect("the receiver is here");
+            }
+            let out = &mut output;
+            let writer = scope.spawn(move || -> Result<(), Error> {
+                for (at, buf, n) in full_rx {
+                    write_at(out, at, &buf[..n])?;
+                    // Nobody wants the buffer back after the last window.
+                    let _ = empty_tx.send(buf);
                 }
-            }
-            if index > 0 && n == 0 {
-                return Ok(());
-            }
-            let node = Node { start, len: n, root: index == 0 && n < window };
-            let out = &mut out[..node_out_len(&tree, n, combined)];
-            let cv = with_pool(pool_size, || encode_node(&tree, data, start, node.root, combined, out));
-            if node.root {
-                single_root = Some(cv);
-            } else {
-                if index == 0 {
-                    first_top.copy_from_slice(&out[..PARENT_LEN]);
+                Ok(())
+            });
+            let writer_gone = || Error::Output(std::io::Error::other("the bao writer thread stopped"));
+            let read = drive(&mut |index, data| {
+                let start = index * window;
+                let n = data.len() as u64;
+                if let Some(expected) = len {
+                    if start + n > expected || (n < window && start + n != expected) {
+                        return Err(Error::LengthChanged { expected, got: start + n });
+                    }
                 }
-                cvs.push(cv);
-            }
-            let at = match len {
-                Some(len) if !node.root => subtree_offset(&tree, len, node, combined),
-                _ => index * window_out as u64,
-            };
-            write_at(&mut output, HEADER_LEN as u64 + at, out)
+                if index > 0 && n == 0 {
+                    return Ok(());
+                }
+                let node = Node { start, len: n, root: index == 0 && n < window };
+                let mut buf = empty_rx.recv().map_err(|_| writer_gone())?;
+                let used = node_out_len(&tree, n, combined);
+                let out = &mut buf[..used];
+                let cv = with_pool(pool_size, || encode_node(&tree, data, start, node.root, combined, out));
+                if node.root {
+                    single_root = Some(cv);
+                } else {
+                    if index == 0 {
+                        first_top.copy_from_slice(&out[..PARENT_LEN]);
+                    }
+                    cvs.push(cv);
+                }
+                let at = match len {
+                    Some(len) if !node.root => subtree_offset(&tree, len, node, combined),
+                    _ => index * window_out as u64,
+                };
+                full_tx.send((HEADER_LEN as u64 + at, buf, used)).map_err(|_| writer_gone())
+            });
+            drop(full_tx);
+            // The writer's own error says more than "it stopped".
+            writer.join().expect("the bao writer thread does not panic")?;
+            read
         })?;
+        let mut out = vec![0u8; if len.is_none() { window_out } else { 0 }];
         write_at(&mut output, 0, &total.to_le_bytes())?;
         if let Some(root) = single_root {
             return Ok((root, total));
