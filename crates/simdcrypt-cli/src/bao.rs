@@ -119,6 +119,83 @@ fn open(path: Option<&Path>) -> Result<Box<dyn Read>, Failure> {
     })
 }
 
+/// The pieces a [`ReadAhead`] reads (two may wait while one is consumed).
+const READ_AHEAD: usize = 4 << 20;
+
+/// A reader that reads its input ahead on a thread of its own, a piece at a time.
+struct ReadAhead {
+    pieces: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    spare: std::sync::mpsc::SyncSender<Vec<u8>>,
+    current: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+impl ReadAhead {
+    fn new(mut input: impl Read + Send + 'static) -> Self {
+        let (tx, pieces) = std::sync::mpsc::sync_channel::<io::Result<Vec<u8>>>(2);
+        let (spare, spares) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+        // Not joined: it ends at the input's end, on an error, or when the reader is
+        // dropped (its next send fails).
+        std::thread::spawn(move || loop {
+            let mut buf = spares.try_recv().unwrap_or_default();
+            buf.resize(READ_AHEAD, 0);
+            let mut got = 0;
+            let result = loop {
+                match input.read(&mut buf[got..]) {
+                    Ok(0) => break Ok(()),
+                    Ok(n) => {
+                        got += n;
+                        if got == buf.len() {
+                            break Ok(());
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => break Err(e),
+                }
+            };
+            buf.truncate(got);
+            let end = got == 0;
+            match result {
+                Ok(()) if tx.send(Ok(buf)).is_ok() && !end => {}
+                Ok(()) => return,
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            }
+        });
+        ReadAhead { pieces, spare, current: Vec::new(), at: 0, done: false }
+    }
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.current.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.pieces.recv() {
+                Ok(Ok(piece)) => {
+                    self.done = piece.is_empty();
+                    let used = std::mem::replace(&mut self.current, piece);
+                    let _ = self.spare.try_send(used);
+                    self.at = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => self.done = true,
+            }
+        }
+        let n = out.len().min(self.current.len() - self.at);
+        out[..n].copy_from_slice(&self.current[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
 fn parse_hash(text: &str) -> Result<bao::Hash, Failure> {
     let bad = || Failure::Fatal(format!("HASH must be 64 hexadecimal digits (a BLAKE3 hash), got {text:?}"));
     if text.len() != 64 || !text.is_ascii() {
@@ -246,7 +323,12 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
                 write_bytes(output.as_deref(), &bytes)?;
                 return Ok(true);
             }
-            let input_reader = open(input.as_deref())?;
+            // Read ahead on a thread of its own, so that the kernel's copy of the next piece
+            // overlaps checking this one.
+            let input_reader: Box<dyn Read> = match stdin_or(input.as_deref()) {
+                Some(p) => Box::new(ReadAhead::new(File::open(p).map_err(|e| fatal("cannot read", p, &e))?)),
+                None => Box::new(ReadAhead::new(io::stdin())),
+            };
             write_output(output.as_deref(), |w| {
                 let result = match outboard {
                     Some(ob) => {
