@@ -62,8 +62,10 @@ fn bao_commands_stay_within_a_fixed_memory_bound() {
     check("bao slice");
     assert!(fs::read(dir.path().join("s1")).unwrap() == fs::read(dir.path().join("s2")).unwrap());
     ok(run(simdcrypt(dir.path()).args(["bao", "decode-slice", hash, "200000000", "1000000", "s1", "-"])));
-    assert_eq!(ok(run(simdcrypt(dir.path()).args(["bao", "scrub", hash, "big", "--outboard", "big.ob"]))),
-        format!("big: OK ({LEN} bytes)\n"));
+    assert_eq!(
+        ok(run(simdcrypt(dir.path()).args(["bao", "scrub", hash, "big", "--outboard", "big.ob"]))),
+        format!("big: OK ({LEN} bytes)\n")
+    );
     check("bao scrub");
     let status = simdcrypt(dir.path()).args(["bao", "decode", hash, "big.bao"]).stdout(Stdio::null()).status().unwrap();
     assert!(status.success());

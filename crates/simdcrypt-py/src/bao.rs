@@ -321,7 +321,9 @@ pub(crate) fn bao_slice<'py>(
                     let ob_bytes = with_data(ob, |b| Ok(b.to_vec()))?;
                     with_seekable(encoded, |data| {
                         let mut out = Vec::new();
-                        options.slice_outboard_stream(data, io::Cursor::new(&ob_bytes), start, count, &mut out).map(|_| out)
+                        options
+                            .slice_outboard_stream(data, io::Cursor::new(&ob_bytes), start, count, &mut out)
+                            .map(|_| out)
                     })?
                 }
             }

@@ -1,6 +1,8 @@
 //! The encoder: the combined and outboard encodings of content in memory.
 
-use super::{left_len, read_full, read_windows, subtree_offset, Error, Hash, Node, Options, Tree, HEADER_LEN, PARENT_LEN};
+use super::{
+    left_len, read_full, read_windows, subtree_offset, Error, Hash, Node, Options, Tree, HEADER_LEN, PARENT_LEN,
+};
 use crate::blake3::{
     chunks_job, compress_chunks_parallel, compress_parents_parallel, fill_prefix, join, with_pool, CacheLines, CvBytes,
     LaneLevels, CHUNK_LEN, IV, OUT_LEN, PARENT,
@@ -88,7 +90,13 @@ impl Options {
     /// moves towards the end, so none overwrites one not yet moved): an extra read and
     /// write of the output. `output` must be empty or ready to be overwritten from its
     /// start; write errors are [`Error::Output`], read errors [`Error::Io`].
-    pub fn encode_stream<R, W>(&self, input: R, len: Option<u64>, output: W, combined: bool) -> Result<(Hash, u64), Error>
+    pub fn encode_stream<R, W>(
+        &self,
+        input: R,
+        len: Option<u64>,
+        output: W,
+        combined: bool,
+    ) -> Result<(Hash, u64), Error>
     where
         R: Read + Send + 'static,
         W: Read + Write + Seek + Send,
@@ -256,7 +264,8 @@ impl Options {
             }
         }
         let mut parents = Vec::new();
-        let root = upper_tree(&tree, Node { start: 0, len: total, root: true }, window, &cvs, 0, combined, &mut parents);
+        let root =
+            upper_tree(&tree, Node { start: 0, len: total, root: true }, window, &cvs, 0, combined, &mut parents);
         for (at, parent) in &parents {
             write_at(&mut output, HEADER_LEN as u64 + at, parent)?;
         }

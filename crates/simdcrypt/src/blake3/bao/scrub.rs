@@ -437,7 +437,8 @@ impl Options {
                 if self.tree.parent_cv(&upper(at), node.root) == *expected {
                     return self.clean(node, at, upper);
                 }
-                let trusted = (self.read)(self.outboard, at)?.filter(|p| self.tree.parent_cv(p, node.root) == *expected);
+                let trusted =
+                    (self.read)(self.outboard, at)?.filter(|p| self.tree.parent_cv(p, node.root) == *expected);
                 let Some(parent) = trusted else {
                     let from = HEADER_LEN as u64 + at;
                     push(&mut self.report.outboard_damaged, from..from + PARENT_LEN as u64);

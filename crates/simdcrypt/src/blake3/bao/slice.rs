@@ -219,7 +219,6 @@ impl Options {
     }
 }
 
-
 impl Options {
     /// [`slice()`] in this format.
     pub fn slice(&self, encoded: &[u8], start: u64, count: u64) -> Result<Vec<u8>, Error> {
