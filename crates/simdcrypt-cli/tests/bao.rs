@@ -144,3 +144,23 @@ fn scrub_lists_every_damaged_range() {
     );
     assert_eq!(fs::metadata(dir.path().join("g.ob")).unwrap().len(), 8 + 12 * 64);
 }
+
+#[test]
+fn a_failed_streaming_encode_leaves_no_output() {
+    let dir = TempDir::new("bao-encode-fail");
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    // A folder opens but cannot be read: the error names it, and no output appears.
+    for args in [["bao", "encode", "sub", "enc"], ["bao", "encode", "sub", "--outboard=ob"]] {
+        let out = run(simdcrypt(dir.path()).args(args));
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+        assert!(stderr(&out).contains("sub"), "{}", stderr(&out));
+    }
+    let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["sub"]);
+    // A missing input, an output folder that does not exist.
+    dir.file("in", &data(5000, 1));
+    assert_eq!(code(&run(simdcrypt(dir.path()).args(["bao", "encode", "missing", "enc"]))), 1);
+    let out = run(simdcrypt(dir.path()).args(["bao", "encode", "in", "no/such/enc"]));
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("cannot create"), "{}", stderr(&out));
+}
