@@ -8,9 +8,10 @@
 //!
 //! Memory does not grow with the input (docs/memory.md): encoding streams a window at a
 //! time into the output file (from a file or a pipe), slicing reads only the slice's nodes
-//! of a file, scrubbing reads the file once a window at a time, decoding streams. The one
-//! exception is encoding to standard output, which needs the whole encoding before its
-//! first byte (the parents above the data come first): that is done in memory.
+//! of a file, scrubbing reads the file once a window at a time, decoding streams. Encoding
+//! to standard output needs the root's parent, which depends on all the content, before
+//! anything else: a file is then read twice (hashed, then encoded front to back), and only
+//! standard input to standard output is encoded in memory.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -276,8 +277,17 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
             };
             let combined = outboard.is_none();
             let Some(path) = stdin_or(Some(target)) else {
-                // Standard output cannot be written out of order: the encoding is made in
-                // memory (the module docs).
+                // Standard output cannot be written out of order: a file is read twice
+                // (hashed, then encoded front to back); standard input, which cannot be
+                // read twice, is encoded in memory (the module docs).
+                if !is_dash(input) {
+                    let file = File::open(input).map_err(|e| fatal("cannot read", input, &e))?;
+                    let mut w = BufWriter::with_capacity(1 << 20, io::stdout());
+                    options
+                        .encode_file_to_writer(&file, &mut w, combined)
+                        .map_err(|e| stream_failure(&format!("cannot encode {}", input.display()), None, e))?;
+                    return Ok(true);
+                }
                 let data = read_all(Some(input))?;
                 let (_, encoded) = if combined { options.encode(&data) } else { options.encode_outboard(&data) };
                 write_bytes(None, &encoded)?;

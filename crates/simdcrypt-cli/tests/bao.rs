@@ -164,3 +164,21 @@ fn a_failed_streaming_encode_leaves_no_output() {
     assert_eq!(code(&out), 1);
     assert!(stderr(&out).contains("cannot create"), "{}", stderr(&out));
 }
+
+#[test]
+fn encode_to_stdout_matches_the_bao_crate() {
+    let dir = TempDir::new("bao-stdout");
+    // More than one 8 MiB window, so that the file is read twice and written front to back.
+    let input = data((8 << 20) * 2 + 12_345, 7);
+    dir.file("in", &input);
+    let (crate_encoded, _) = bao::encode::encode(&input);
+    let (crate_ob, _) = bao::encode::outboard(&input);
+    assert!(ok_bytes(run(simdcrypt(dir.path()).args(["bao", "encode", "in", "-"]))) == crate_encoded);
+    assert!(
+        ok_bytes(run(simdcrypt(dir.path()).args(["bao", "-j", "2", "encode", "in", "--outboard", "-"]))) == crate_ob
+    );
+    // From standard input (in memory).
+    let small = data(70_000, 8);
+    let (crate_small, _) = bao::encode::encode(&small);
+    assert!(ok_bytes(run_with_stdin(simdcrypt(dir.path()).args(["bao", "encode", "-", "-"]), &small)) == crate_small);
+}

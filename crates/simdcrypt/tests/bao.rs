@@ -569,3 +569,24 @@ fn encoding_a_file_maps_or_reads_it_to_the_same_bytes() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn encoding_a_file_front_to_back_gives_the_same_bytes() {
+    let dir = std::env::temp_dir().join(format!("simdcrypt-bao-seq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for len in [0usize, 1, 8192, 8193, 16384, 3 * 8192 + 77, 300_001] {
+        let data = common::random_bytes(len as u64 + 5, len);
+        let path = dir.join("in");
+        std::fs::write(&path, &data).unwrap();
+        for options in stream_options() {
+            for combined in [true, false] {
+                let want = if combined { options.encode(&data) } else { options.encode_outboard(&data) };
+                let mut out = Vec::new();
+                let file = std::fs::File::open(&path).unwrap();
+                let (root, n) = options.encode_file_to_writer(&file, &mut out, combined).unwrap();
+                assert!((root, out) == want && n == len as u64, "len {len} {options:?} {combined}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

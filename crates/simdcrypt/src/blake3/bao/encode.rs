@@ -158,6 +158,92 @@ impl Options {
         self.encode_stream(file, len, output, combined)
     }
 
+    /// The encoding of a file written front to back to `out`, which need not seek (a pipe,
+    /// standard output). The root's parent comes first and depends on all of the content,
+    /// so the file is read twice: once to hash its windows (their chaining values, 32 bytes
+    /// each, and the parents above them are kept), once to encode each window again and
+    /// write it with the parents that precede it. Memory as [`Options::encode_stream`]'s; a
+    /// file that changes between the passes fails ([`Error::LengthChanged`], or
+    /// [`Error::InvalidArgument`] if only its content changed) after part of the encoding
+    /// was written.
+    pub fn encode_file_to_writer(
+        &self,
+        file: &std::fs::File,
+        out: &mut (impl Write + ?Sized),
+        combined: bool,
+    ) -> Result<(Hash, u64), Error> {
+        let len = file.metadata()?.len();
+        let window = self.window_len();
+        let reopen = || -> Result<std::fs::File, Error> {
+            let mut f = file.try_clone()?;
+            f.seek(SeekFrom::Start(0))?;
+            Ok(f)
+        };
+        if len <= window {
+            // One window: the whole content is at most a window, held as it is anyway.
+            let mut data = Vec::new();
+            reopen()?.take(window + 1).read_to_end(&mut data)?;
+            if data.len() as u64 != len {
+                return Err(Error::LengthChanged { expected: len, got: data.len() as u64 });
+            }
+            let (root, encoded) = if combined { self.encode(&data) } else { self.encode_outboard(&data) };
+            out.write_all(&encoded).map_err(Error::Output)?;
+            return Ok((root, len));
+        }
+        let pool_size = self.threads.pool_size(usize::try_from(len).unwrap_or(usize::MAX));
+        let tree = self.tree(pool_size);
+        let check_len = |start: u64, n: u64| -> Result<(), Error> {
+            if start + n > len || (n < window && start + n != len) {
+                return Err(Error::LengthChanged { expected: len, got: start + n });
+            }
+            Ok(())
+        };
+        // Pass 1: the windows' chaining values.
+        let mut scratch = vec![0u8; node_out_len(&tree, window, false)];
+        let mut cvs: Vec<CvBytes> = Vec::new();
+        read_windows(reopen()?, window as usize, |index, data| {
+            let (start, n) = (index * window, data.len() as u64);
+            check_len(start, n)?;
+            if n > 0 {
+                let parents = &mut scratch[..node_out_len(&tree, n, false)];
+                cvs.push(with_pool(pool_size, || encode_node(&tree, data, start, false, false, parents)));
+            }
+            Ok(())
+        })?;
+        let mut parents = Vec::new();
+        let root = upper_tree(&tree, Node { start: 0, len, root: true }, window, &cvs, 0, combined, &mut parents);
+        parents.sort_by_key(|(at, _)| *at);
+        // Pass 2: front to back, each window preceded by the parents above it.
+        out.write_all(&len.to_le_bytes()).map_err(Error::Output)?;
+        let mut buf = vec![0u8; node_out_len(&tree, window, combined)];
+        let mut next_parent = parents.iter().peekable();
+        read_windows(reopen()?, window as usize, |index, data| {
+            let (start, n) = (index * window, data.len() as u64);
+            check_len(start, n)?;
+            if n == 0 {
+                return Ok(());
+            }
+            let node = Node { start, len: n, root: false };
+            let at = subtree_offset(&tree, len, node, combined);
+            while let Some((_, parent)) = next_parent.next_if(|(p, _)| *p < at) {
+                out.write_all(parent).map_err(Error::Output)?;
+            }
+            let used = node_out_len(&tree, n, combined);
+            let encoded = &mut buf[..used];
+            let cv = with_pool(pool_size, || encode_node(&tree, data, start, false, combined, encoded));
+            if cv != cvs[index as usize] {
+                return Err(Error::InvalidArgument(format!(
+                    "the input changed while it was read: bytes {start}..{} differ between the two passes",
+                    start + n
+                )));
+            }
+            out.write_all(encoded).map_err(Error::Output)
+        })?;
+        debug_assert!(next_parent.next().is_none(), "every parent precedes a window");
+        out.flush().map_err(Error::Output)?;
+        Ok((root, len))
+    }
+
     /// The encoder behind [`Options::encode_stream`] and [`Options::encode_file`]: `drive`
     /// calls its argument with every window (index, bytes; the last one short, maybe
     /// empty) and returns the content's length.
