@@ -5,6 +5,13 @@
 //! Output files appear whole or not at all (a temporary file in the same folder, synced
 //! and renamed on success, removed on failure); decoding to standard output writes each
 //! piece only once it is verified, and stops with exit status 1 at the first bad one.
+//!
+//! Memory does not grow with the input (docs/memory.md): encoding streams a window at a
+//! time into the output file (from a file or a pipe), slicing reads only the slice's nodes
+//! of a file, scrubbing reads the file once a window at a time, decoding streams. Encoding
+//! to standard output needs the root's parent, which depends on all the content, before
+//! anything else: a file is then read twice (hashed, then encoded front to back), and only
+//! standard input to standard output is encoded in memory.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -101,11 +108,93 @@ fn read_all(path: Option<&Path>) -> Result<Vec<u8>, Failure> {
     }
 }
 
+/// Opens a file that the slicer or the scrubber reads at offsets.
+fn open_file(path: &Path) -> Result<File, Failure> {
+    File::open(path).map_err(|e| fatal("cannot read", path, &e))
+}
+
 fn open(path: Option<&Path>) -> Result<Box<dyn Read>, Failure> {
     Ok(match stdin_or(path) {
         Some(p) => Box::new(BufReader::with_capacity(1 << 20, File::open(p).map_err(|e| fatal("cannot read", p, &e))?)),
         None => Box::new(BufReader::with_capacity(1 << 20, io::stdin().lock())),
     })
+}
+
+/// The pieces a [`ReadAhead`] reads (two may wait while one is consumed).
+const READ_AHEAD: usize = 4 << 20;
+
+/// A reader that reads its input ahead on a thread of its own, a piece at a time.
+struct ReadAhead {
+    pieces: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    spare: std::sync::mpsc::SyncSender<Vec<u8>>,
+    current: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+impl ReadAhead {
+    fn new(mut input: impl Read + Send + 'static) -> Self {
+        let (tx, pieces) = std::sync::mpsc::sync_channel::<io::Result<Vec<u8>>>(2);
+        let (spare, spares) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+        // Not joined: it ends at the input's end, on an error, or when the reader is
+        // dropped (its next send fails).
+        std::thread::spawn(move || loop {
+            let mut buf = spares.try_recv().unwrap_or_default();
+            buf.resize(READ_AHEAD, 0);
+            let mut got = 0;
+            let result = loop {
+                match input.read(&mut buf[got..]) {
+                    Ok(0) => break Ok(()),
+                    Ok(n) => {
+                        got += n;
+                        if got == buf.len() {
+                            break Ok(());
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => break Err(e),
+                }
+            };
+            buf.truncate(got);
+            let end = got == 0;
+            match result {
+                Ok(()) if tx.send(Ok(buf)).is_ok() && !end => {}
+                Ok(()) => return,
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            }
+        });
+        ReadAhead { pieces, spare, current: Vec::new(), at: 0, done: false }
+    }
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.current.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.pieces.recv() {
+                Ok(Ok(piece)) => {
+                    self.done = piece.is_empty();
+                    let used = std::mem::replace(&mut self.current, piece);
+                    let _ = self.spare.try_send(used);
+                    self.at = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => self.done = true,
+            }
+        }
+        let n = out.len().min(self.current.len() - self.at);
+        out[..n].copy_from_slice(&self.current[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
 }
 
 fn parse_hash(text: &str) -> Result<bao::Hash, Failure> {
@@ -118,6 +207,15 @@ fn parse_hash(text: &str) -> Result<bao::Hash, Failure> {
         *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
     }
     Ok(hash)
+}
+
+/// A streaming function's error: reading and verification as `bao_failure` names them,
+/// writing as a failure to write OUTPUT.
+fn stream_failure(what: &str, output: Option<&Path>, e: bao::Error) -> Failure {
+    match e {
+        bao::Error::Output(e) => write_failure(output, e),
+        e => bao_failure(what, e),
+    }
 }
 
 fn bao_failure(what: &str, e: bao::Error) -> Failure {
@@ -177,9 +275,36 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
                 (None, None) => return Err(Failure::Usage("give OUTPUT (combined) or --outboard FILE".to_string())),
                 (Some(o), None) | (None, Some(o)) => o,
             };
-            let data = read_all(Some(input))?;
-            let (_, encoded) = if outboard.is_some() { options.encode_outboard(&data) } else { options.encode(&data) };
-            write_bytes(Some(target), &encoded)?;
+            let combined = outboard.is_none();
+            let Some(path) = stdin_or(Some(target)) else {
+                // Standard output cannot be written out of order: a file is read twice
+                // (hashed, then encoded front to back); standard input, which cannot be
+                // read twice, is encoded in memory (the module docs).
+                if !is_dash(input) {
+                    let file = File::open(input).map_err(|e| fatal("cannot read", input, &e))?;
+                    let mut w = BufWriter::with_capacity(1 << 20, io::stdout());
+                    options
+                        .encode_file_to_writer(&file, &mut w, combined)
+                        .map_err(|e| stream_failure(&format!("cannot encode {}", input.display()), None, e))?;
+                    return Ok(true);
+                }
+                let data = read_all(Some(input))?;
+                let (_, encoded) = if combined { options.encode(&data) } else { options.encode_outboard(&data) };
+                write_bytes(None, &encoded)?;
+                return Ok(true);
+            };
+            let source = if is_dash(input) {
+                None
+            } else {
+                Some(File::open(input).map_err(|e| fatal("cannot read", input, &e))?)
+            };
+            let mut file = atomic_file::create(path).map_err(|e| fatal("cannot create", path, &e))?;
+            match source {
+                Some(source) => options.encode_file(source, file.file(), combined),
+                None => options.encode_stream(io::stdin(), None, file.file(), combined),
+            }
+            .map_err(|e| stream_failure(&format!("cannot encode {}", input.display()), Some(path), e))?;
+            file.commit(true).map_err(|e| fatal("cannot write", path, &e))?;
             Ok(true)
         }
         BaoCommand::Decode { hash, input, output, outboard, start, count } => {
@@ -187,10 +312,19 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
             let name = input.as_deref().map_or("-".into(), |p| p.display().to_string());
             if start.is_some() || count.is_some() {
                 let (start, count) = (start.unwrap_or(0), count.unwrap_or(u64::MAX));
-                let data = read_all(input.as_deref())?;
-                let slice = match outboard {
-                    Some(ob) => options.slice_outboard(&data, &read_all(Some(ob))?, start, count),
-                    None => options.slice(&data, start, count),
+                // The slice alone is read (and held: it is verified whole before any of it
+                // is written), not the whole input.
+                let mut slice = Vec::new();
+                match (stdin_or(input.as_deref()), outboard) {
+                    (Some(path), Some(ob)) => {
+                        options.slice_outboard_stream(open_file(path)?, open_file(ob)?, start, count, &mut slice)
+                    }
+                    (Some(path), None) => options.slice_stream(open_file(path)?, start, count, &mut slice),
+                    (None, Some(ob)) => {
+                        let data = read_all(None)?;
+                        options.slice_outboard_stream(io::Cursor::new(data), open_file(ob)?, start, count, &mut slice)
+                    }
+                    (None, None) => options.slice_stream(io::Cursor::new(read_all(None)?), start, count, &mut slice),
                 }
                 .map_err(|e| bao_failure(&format!("cannot decode {name}"), e))?;
                 let bytes = options
@@ -199,7 +333,12 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
                 write_bytes(output.as_deref(), &bytes)?;
                 return Ok(true);
             }
-            let input_reader = open(input.as_deref())?;
+            // Read ahead on a thread of its own, so that the kernel's copy of the next piece
+            // overlaps checking this one.
+            let input_reader: Box<dyn Read> = match stdin_or(input.as_deref()) {
+                Some(p) => Box::new(ReadAhead::new(File::open(p).map_err(|e| fatal("cannot read", p, &e))?)),
+                None => Box::new(ReadAhead::new(io::stdin())),
+            };
             write_output(output.as_deref(), |w| {
                 let result = match outboard {
                     Some(ob) => {
@@ -220,14 +359,24 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
             Ok(true)
         }
         BaoCommand::Slice { start, count, input, output, outboard } => {
-            let data = read_all(input.as_deref())?;
             let name = input.as_deref().map_or("-".into(), |p| p.display().to_string());
-            let slice = match outboard {
-                Some(ob) => options.slice_outboard(&data, &read_all(Some(ob))?, *start, *count),
-                None => options.slice(&data, *start, *count),
-            }
-            .map_err(|e| bao_failure(&format!("cannot slice {name}"), e))?;
-            write_bytes(output.as_deref(), &slice)?;
+            let what = format!("cannot slice {name}");
+            let output = output.as_deref();
+            // A file is read at the slice's nodes only; standard input cannot seek, and is
+            // read whole.
+            let (encoded, ob) = match stdin_or(input.as_deref()) {
+                Some(path) => (Box::new(open_file(path)?) as Box<dyn ReadSeek>, outboard),
+                None => (Box::new(io::Cursor::new(read_all(None)?)) as Box<dyn ReadSeek>, outboard),
+            };
+            let ob = ob.as_deref().map(open_file).transpose()?;
+            write_output(output, |w| {
+                match ob {
+                    Some(ob) => options.slice_outboard_stream(encoded, ob, *start, *count, w),
+                    None => options.slice_stream(encoded, *start, *count, w),
+                }
+                .map(drop)
+                .map_err(|e| stream_failure(&what, output, e))
+            })?;
             Ok(true)
         }
         BaoCommand::DecodeSlice { hash, start, count, input, output } => {
@@ -245,10 +394,8 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
         }
         BaoCommand::Scrub { hash, input, outboard } => {
             let root = parse_hash(hash)?;
-            let data = read_all(Some(input))?;
-            let ob = read_all(Some(outboard))?;
             let report = options
-                .scrub(&root, &data, &ob)
+                .scrub_stream(&root, open_file(input)?, open_file(outboard)?)
                 .map_err(|e| bao_failure(&format!("cannot scrub {}", input.display()), e))?;
             let name = input.display();
             if report.len != report.data_len {
@@ -271,28 +418,44 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
     }
 }
 
+/// The windows `bao hash` reads: large enough for the hasher's threads to split (memory
+/// stays this, whatever the input).
+const HASH_WINDOW: usize = 32 << 20;
+
+/// Hashes all of `input` a window at a time.
+fn feed(hasher: &mut blake3::Hasher, mut input: impl Read, path: &Path) -> Result<(), Failure> {
+    let mut buf = vec![0u8; HASH_WINDOW];
+    loop {
+        let mut got = 0;
+        while got < buf.len() {
+            match input.read(&mut buf[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(fatal("cannot read", path, &e)),
+            }
+        }
+        hasher.update(&buf[..got]);
+        if got < buf.len() {
+            return Ok(());
+        }
+    }
+}
+
+/// What the slicer reads from: a file, or standard input held in memory.
+trait ReadSeek: Read + io::Seek {}
+impl<T: Read + io::Seek> ReadSeek for T {}
+
 fn hash(inputs: &[PathBuf], threads: Threads, out: &mut Out) -> Result<bool, Failure> {
     let hash_one = |path: Option<&Path>| -> Result<bao::Hash, Failure> {
         let mut hasher = blake3::Hasher::new();
         hasher.set_max_threads(threads);
         match stdin_or(path) {
             Some(p) => {
-                let data = std::fs::read(p).map_err(|e| fatal("cannot read", p, &e))?;
-                hasher.update(&data);
+                let file = File::open(p).map_err(|e| fatal("cannot read", p, &e))?;
+                feed(&mut hasher, file, p)?;
             }
-            None => {
-                let mut buf = vec![0u8; 1 << 20];
-                let mut stdin = io::stdin().lock();
-                loop {
-                    let n = match stdin.read(&mut buf) {
-                        Ok(0) => break,
-                        Ok(n) => n,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                        Err(e) => return Err(fatal("cannot read", Path::new("-"), &e)),
-                    };
-                    hasher.update(&buf[..n]);
-                }
-            }
+            None => feed(&mut hasher, io::stdin().lock(), Path::new("-"))?,
         }
         Ok(hasher.finalize())
     };

@@ -144,3 +144,41 @@ fn scrub_lists_every_damaged_range() {
     );
     assert_eq!(fs::metadata(dir.path().join("g.ob")).unwrap().len(), 8 + 12 * 64);
 }
+
+#[test]
+fn a_failed_streaming_encode_leaves_no_output() {
+    let dir = TempDir::new("bao-encode-fail");
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    // A folder opens but cannot be read: the error names it, and no output appears.
+    for args in [["bao", "encode", "sub", "enc"], ["bao", "encode", "sub", "--outboard=ob"]] {
+        let out = run(simdcrypt(dir.path()).args(args));
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+        assert!(stderr(&out).contains("sub"), "{}", stderr(&out));
+    }
+    let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["sub"]);
+    // A missing input, an output folder that does not exist.
+    dir.file("in", &data(5000, 1));
+    assert_eq!(code(&run(simdcrypt(dir.path()).args(["bao", "encode", "missing", "enc"]))), 1);
+    let out = run(simdcrypt(dir.path()).args(["bao", "encode", "in", "no/such/enc"]));
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("cannot create"), "{}", stderr(&out));
+}
+
+#[test]
+fn encode_to_stdout_matches_the_bao_crate() {
+    let dir = TempDir::new("bao-stdout");
+    // More than one 8 MiB window, so that the file is read twice and written front to back.
+    let input = data((8 << 20) * 2 + 12_345, 7);
+    dir.file("in", &input);
+    let (crate_encoded, _) = bao::encode::encode(&input);
+    let (crate_ob, _) = bao::encode::outboard(&input);
+    assert!(ok_bytes(run(simdcrypt(dir.path()).args(["bao", "encode", "in", "-"]))) == crate_encoded);
+    assert!(
+        ok_bytes(run(simdcrypt(dir.path()).args(["bao", "-j", "2", "encode", "in", "--outboard", "-"]))) == crate_ob
+    );
+    // From standard input (in memory).
+    let small = data(70_000, 8);
+    let (crate_small, _) = bao::encode::encode(&small);
+    assert!(ok_bytes(run_with_stdin(simdcrypt(dir.path()).args(["bao", "encode", "-", "-"]), &small)) == crate_small);
+}

@@ -129,6 +129,21 @@ impl<'py> FromPyObject<'_, 'py> for BigIndex {
     }
 }
 
+/// The largest output buffer worth trying to allocate: the machine's physical memory (where
+/// it can be read), and never more than a Python object can be.
+pub(crate) fn max_output_bytes() -> u64 {
+    let object_max = isize::MAX as u64;
+    #[cfg(unix)]
+    {
+        // SAFETY: sysconf only reads system configuration; it takes no pointers.
+        let (pages, page) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+        if pages > 0 && page > 0 {
+            return (pages as u64).saturating_mul(page as u64).min(object_max);
+        }
+    }
+    object_max
+}
+
 /// Checks a request for `length` output bytes starting at byte `seek` of a 2**64-byte
 /// output stream; returns them as a buffer length and a stream position.
 pub(crate) fn output_range(length: BigIndex, seek: BigIndex) -> PyResult<(usize, u64)> {
@@ -143,10 +158,15 @@ pub(crate) fn output_range(length: BigIndex, seek: BigIndex) -> PyResult<(usize,
     if length > XOF_STREAM_LEN || seek > XOF_STREAM_LEN - length {
         return Err(PyValueError::new_err("seek + length must not exceed 2**64, the length of the output stream"));
     }
-    let len = usize::try_from(length)
-        .ok()
-        .filter(|&n| n <= isize::MAX as usize)
-        .ok_or_else(|| PyMemoryError::new_err(format!("cannot allocate a digest of {length} bytes")))?;
+    // Refused up front with the numbers: CPython's own failure for an allocation this
+    // large is a MemoryError with no message at all.
+    let limit = max_output_bytes();
+    let len = usize::try_from(length).ok().filter(|&n| n as u64 <= limit).ok_or_else(|| {
+        PyMemoryError::new_err(format!(
+            "cannot make a digest of {length} bytes: one output must fit in this machine's memory, \
+             at most {limit} bytes; read a long output in pieces with seek="
+        ))
+    })?;
     // With length 0, seek may be 2**64 itself; nothing is read then.
     let position = if len == 0 { 0 } else { seek as u64 };
     Ok((len, position))

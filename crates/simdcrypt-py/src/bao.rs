@@ -3,6 +3,10 @@
 //! encodings are buffers, or file paths (str / os.PathLike) where they may be large; the
 //! work runs without the GIL. A failed verification (a corrupt node, truncation, trailing
 //! bytes) raises `AuthenticationError` (the secretbox one) naming the content offset.
+//!
+//! Paths are streamed (docs/memory.md): encoding reads a window at a time (the result is
+//! still the whole encoding as bytes, unless `output=` names a file to write it to),
+//! slicing reads only the slice's nodes, scrubbing reads the data once a window at a time.
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -12,6 +16,7 @@ use std::sync::{Mutex, MutexGuard, TryLockError};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
+use simdcrypt::atomic_file::AtomicFile;
 use simdcrypt::blake3::bao::{self, Decoder, Format, Options};
 
 use crate::args;
@@ -29,6 +34,7 @@ fn to_py(py: Python<'_>, err: bao::Error, filename: Option<&Bound<'_, PyAny>>) -
             Some(f) => args::io_error(py, e, f),
             None => PyErr::from(e),
         },
+        bao::Error::Output(e) => PyErr::from(e),
         bao::Error::InvalidArgument(msg) => PyValueError::new_err(msg),
         other => AuthenticationError::new_err(other.to_string()),
     }
@@ -60,6 +66,70 @@ fn with_data<R: Send>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> Result<R,
     buffer::with_bytes(obj, |b| py.detach(|| f(b)))?.map_err(|e| to_py(py, e, None))
 }
 
+/// Calls `f` (without the GIL) with a seekable view of `obj`: a path's file, or a
+/// buffer's bytes in place.
+fn with_seekable<R: Send>(
+    obj: &Bound<'_, PyAny>,
+    f: impl FnOnce(&mut dyn SeekRead) -> Result<R, bao::Error> + Send,
+) -> PyResult<R> {
+    let py = obj.py();
+    if is_path(obj) {
+        let (reader, fspath) = open_path(obj)?;
+        let mut file = reader.into_inner();
+        return py.detach(|| f(&mut file)).map_err(|e| to_py(py, e, Some(&fspath)));
+    }
+    buffer::with_bytes(obj, |b| py.detach(|| f(&mut io::Cursor::new(b))))?.map_err(|e| to_py(py, e, None))
+}
+
+/// The content length of a combined encoding in a file, if its header agrees with the
+/// file's size (otherwise the decoder names what is wrong).
+fn combined_content_len(file: &File, format: Format) -> Option<u64> {
+    use std::io::{Seek, SeekFrom};
+    let size = file.metadata().ok().filter(|m| m.is_file())?.len();
+    let mut header = [0u8; 8];
+    // Read through the shared file position, which is then put back to the start for
+    // the decoder (it has read nothing yet).
+    let mut f = file;
+    let read = f.read_exact(&mut header);
+    f.seek(SeekFrom::Start(0)).ok()?;
+    read.ok()?;
+    let len = u64::from_le_bytes(header);
+    (format.encoded_len(len) == Some(size)).then_some(len)
+}
+
+/// Decodes into a new `bytes` object: of `len` bytes, written in place, when the length
+/// is known and can be allocated (the content is the result, so it is held once);
+/// otherwise gathered in a `Vec` first.
+fn decode_to_bytes<'py, R: Read + Send, O: Read + Send>(
+    py: Python<'py>,
+    mut decoder: Decoder<R, O>,
+    len: Option<u64>,
+    fspath: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let known = len.filter(|&n| n <= args::max_output_bytes()).and_then(|n| usize::try_from(n).ok());
+    if let Some(n) = known {
+        return buffer::new_bytes(py, n, |out| {
+            py.detach(|| decoder.copy_to(&mut io::Cursor::new(out))).map(drop).map_err(|e| to_py(py, e, Some(fspath)))
+        });
+    }
+    let out = py
+        .detach(|| {
+            let mut out = Vec::new();
+            decoder.copy_to(&mut out).map(|_| out)
+        })
+        .map_err(|e| to_py(py, e, Some(fspath)))?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// What [`with_seekable`] hands out.
+trait SeekRead: Read + io::Seek + Send {}
+impl<T: Read + io::Seek + Send> SeekRead for T {}
+
+/// A reader of a path, a file object or a buffer (as [`reader`]).
+fn reader_of(obj: &Bound<'_, PyAny>) -> PyResult<Reader> {
+    reader(obj)
+}
+
 /// Opens a path argument for streaming.
 fn open_path<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(BufReader<File>, Bound<'py, PyAny>)> {
     let py = obj.py();
@@ -68,16 +138,20 @@ fn open_path<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(BufReader<File>, Bound<'
     Ok((BufReader::with_capacity(1 << 20, file), fspath))
 }
 
-/// bao_encode(data, *, outboard=False, chunk_group_log=0, max_threads=1) -> (root, encoding)
+/// bao_encode(data, *, outboard=False, chunk_group_log=0, max_threads=1, output=None)
+/// -> (root, encoding)
 ///
 /// The `bao` crate's combined encoding (8-byte little-endian length, then the tree's
 /// nodes in pre-order, chunks in place), or with outboard=True the tree alone. root is
-/// the BLAKE3 hash of data. data: a buffer or a file path. chunk_group_log=k makes the
-/// leaves 2**k chunks (a separate format, docs/bao.md).
+/// the BLAKE3 hash of data. data: a buffer or a file path (read a window at a time).
+/// chunk_group_log=k makes the leaves 2**k chunks (a separate format, docs/bao.md).
+/// output: a file path to write the encoding to instead (it appears whole or not at all,
+/// replacing an existing file); then (root, None) is returned, and memory does not grow
+/// with the data.
 #[pyfunction]
 #[pyo3(
-    signature = (data, /, *, outboard=false, chunk_group_log=0, max_threads=1),
-    text_signature = "(data, /, *, outboard=False, chunk_group_log=0, max_threads=1)"
+    signature = (data, /, *, outboard=false, chunk_group_log=0, max_threads=1, output=None),
+    text_signature = "(data, /, *, outboard=False, chunk_group_log=0, max_threads=1, output=None)"
 )]
 pub(crate) fn bao_encode<'py>(
     py: Python<'py>,
@@ -85,8 +159,27 @@ pub(crate) fn bao_encode<'py>(
     outboard: bool,
     chunk_group_log: u8,
     max_threads: isize,
-) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    output: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyBytes>, Option<Bound<'py, PyBytes>>)> {
     let options = options(chunk_group_log, max_threads)?;
+    if let Some(output) = output {
+        let (out_path, out_name) = crate::fs_path(output)?;
+        let mut file = AtomicFile::create(&out_path).map_err(|e| args::io_error(py, e, &out_name))?;
+        let result = if is_path(data) {
+            let (path, fspath) = crate::fs_path(data)?;
+            let input = File::open(&path).map_err(|e| args::io_error(py, e, &fspath))?;
+            py.detach(|| options.encode_file(input, file.file(), !outboard))
+                .map_err(|e| encode_error(py, e, &fspath, &out_name))?
+        } else {
+            buffer::with_bytes(data, |bytes| {
+                let (len, input) = (bytes.len() as u64, io::Cursor::new(bytes.to_vec()));
+                py.detach(|| options.encode_stream(input, Some(len), file.file(), !outboard))
+            })?
+            .map_err(|e| encode_error(py, e, &out_name, &out_name))?
+        };
+        py.detach(|| file.commit(true)).map_err(|e| args::io_error(py, e, &out_name))?;
+        return Ok((PyBytes::new(py, &result.0), None));
+    }
     let encode = |bytes: &[u8]| -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let len = bytes.len() as u64;
         let out_len =
@@ -102,11 +195,43 @@ pub(crate) fn bao_encode<'py>(
         Ok((PyBytes::new(py, &root), encoded))
     };
     if is_path(data) {
+        // Streamed from the file; the encoding is the result, so it is held (once: the
+        // Vec's bytes are copied into the bytes object and freed).
         let (path, fspath) = crate::fs_path(data)?;
-        let bytes = py.detach(|| std::fs::read(&path)).map_err(|e| args::io_error(py, e, &fspath))?;
-        return encode(&bytes);
+        let input = File::open(&path).map_err(|e| args::io_error(py, e, &fspath))?;
+        let len = input.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+        let format = options.get_format();
+        let out_len = len.and_then(|n| if outboard { Some(format.outboard_len(n)) } else { format.encoded_len(n) });
+        if let Some(out_len) = out_len.and_then(|n| usize::try_from(n).ok()) {
+            // The length is known: the encoding is written straight into the result.
+            let mut root = [0u8; 32];
+            let encoded = buffer::new_bytes(py, out_len, |out| {
+                let (r, _) = py
+                    .detach(|| options.encode_file(input, io::Cursor::new(out), !outboard))
+                    .map_err(|e| encode_error(py, e, &fspath, &fspath))?;
+                root = r;
+                Ok(())
+            })?;
+            return Ok((PyBytes::new(py, &root), Some(encoded)));
+        }
+        let mut out = io::Cursor::new(Vec::new());
+        let (root, _) = py
+            .detach(|| options.encode_stream(input, len, &mut out, !outboard))
+            .map_err(|e| encode_error(py, e, &fspath, &fspath))?;
+        return Ok((PyBytes::new(py, &root), Some(PyBytes::new(py, out.get_ref()))));
     }
-    buffer::with_bytes(data, encode)?
+    let (root, encoded) = buffer::with_bytes(data, encode)??;
+    Ok((root, Some(encoded)))
+}
+
+/// An error of a streamed encoding: reading names the input, writing the output.
+fn encode_error(py: Python<'_>, e: bao::Error, input: &Bound<'_, PyAny>, output: &Bound<'_, PyAny>) -> PyErr {
+    match e {
+        bao::Error::Io(e) => args::io_error(py, e, input),
+        bao::Error::Output(e) => args::io_error(py, e, output),
+        bao::Error::LengthChanged { .. } => PyValueError::new_err(e.to_string()),
+        other => to_py(py, other, Some(input)),
+    }
 }
 
 /// bao_decode(root, encoded, *, outboard=None, chunk_group_log=0, max_threads=1) -> bytes
@@ -134,33 +259,23 @@ pub(crate) fn bao_decode<'py>(
     match outboard {
         None if is_path(encoded) => {
             let (reader, fspath) = open_path(encoded)?;
-            let out = py
-                .detach(|| {
-                    let mut out = Vec::new();
-                    Decoder::new(reader, root).with_options(options).copy_to(&mut out).map(|_| out)
-                })
-                .map_err(|e| to_py(py, e, Some(&fspath)))?;
-            Ok(PyBytes::new(py, &out))
+            // The content's length, where the header agrees with the file's size.
+            let len = combined_content_len(reader.get_ref(), options.get_format());
+            decode_to_bytes(py, Decoder::new(reader, root).with_options(options), len, &fspath)
         }
         None => {
             let out = with_data(encoded, |b| options.decode(&root, b))?;
             Ok(PyBytes::new(py, &out))
         }
         Some(ob) => {
-            let ob_bytes = with_data(ob, |b| Ok(b.to_vec()))?;
             if is_path(encoded) {
                 let (reader, fspath) = open_path(encoded)?;
-                let out = py
-                    .detach(|| {
-                        let mut out = Vec::new();
-                        Decoder::new_outboard(reader, &ob_bytes[..], root)
-                            .with_options(options)
-                            .copy_to(&mut out)
-                            .map(|_| out)
-                    })
-                    .map_err(|e| to_py(py, e, Some(&fspath)))?;
-                return Ok(PyBytes::new(py, &out));
+                let len = reader.get_ref().metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+                let ob_reader = reader_of(ob)?;
+                let decoder = Decoder::new_outboard(Box::new(reader) as Reader, ob_reader, root).with_options(options);
+                return decode_to_bytes(py, decoder, len, &fspath);
             }
+            let ob_bytes = with_data(ob, |b| Ok(b.to_vec()))?;
             buffer::with_bytes(encoded, |data| {
                 py.detach(|| options.decode_outboard(&root, data, &ob_bytes)).map_err(|e| to_py(py, e, None))?;
                 Ok(PyBytes::new(py, data))
@@ -189,11 +304,29 @@ pub(crate) fn bao_slice<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let (start, count) = (u64_arg("start", start)?, u64_arg("count", count)?);
     let options = options(chunk_group_log, 1)?;
+    // Paths are read at the slice's nodes only; buffers are sliced in place.
     let slice = match outboard {
-        None => with_data(encoded, |b| options.slice(b, start, count))?,
+        None => with_seekable(encoded, |e| {
+            let mut out = Vec::new();
+            options.slice_stream(e, start, count, &mut out).map(|_| out)
+        })?,
         Some(ob) => {
-            let ob_bytes = with_data(ob, |b| Ok(b.to_vec()))?;
-            with_data(encoded, |data| options.slice_outboard(data, &ob_bytes, start, count))?
+            let file = if is_path(ob) { Some(open_path(ob)?) } else { None };
+            match file {
+                Some((ob_file, _)) => with_seekable(encoded, |data| {
+                    let mut out = Vec::new();
+                    options.slice_outboard_stream(data, ob_file.into_inner(), start, count, &mut out).map(|_| out)
+                })?,
+                None => {
+                    let ob_bytes = with_data(ob, |b| Ok(b.to_vec()))?;
+                    with_seekable(encoded, |data| {
+                        let mut out = Vec::new();
+                        options
+                            .slice_outboard_stream(data, io::Cursor::new(&ob_bytes), start, count, &mut out)
+                            .map(|_| out)
+                    })?
+                }
+            }
         }
     };
     Ok(PyBytes::new(py, &slice))
@@ -277,8 +410,26 @@ pub(crate) fn bao_scrub(
 ) -> PyResult<BaoScrubReport> {
     let root = root_hash(root)?;
     let options = options(chunk_group_log, max_threads)?;
-    let ob_bytes = with_data(outboard, |b| Ok(b.to_vec()))?;
-    let report = with_data(data, |d| options.scrub(&root, d, &ob_bytes))?;
+    let py = data.py();
+    let report = if is_path(data) {
+        // The data is read once, a window at a time; the outboard at the parents needed.
+        let (path, fspath) = crate::fs_path(data)?;
+        let file = File::open(&path).map_err(|e| args::io_error(py, e, &fspath))?;
+        if is_path(outboard) {
+            let (ob, ob_name) = open_path(outboard)?;
+            py.detach(|| options.scrub_stream(&root, file, ob.into_inner())).map_err(|e| match e {
+                bao::Error::Io(e) => args::io_error(py, e, &fspath),
+                e => to_py(py, e, Some(&ob_name)),
+            })?
+        } else {
+            let ob_bytes = with_data(outboard, |b| Ok(b.to_vec()))?;
+            py.detach(|| options.scrub_stream(&root, file, io::Cursor::new(&ob_bytes)))
+                .map_err(|e| to_py(py, e, Some(&fspath)))?
+        }
+    } else {
+        let ob_bytes = with_data(outboard, |b| Ok(b.to_vec()))?;
+        with_data(data, |d| options.scrub(&root, d, &ob_bytes))?
+    };
     let ranges = |v: &[std::ops::Range<u64>]| v.iter().map(|r| (r.start, r.end)).collect();
     Ok(BaoScrubReport {
         length: report.len,

@@ -421,3 +421,172 @@ proptest! {
         }
     }
 }
+
+/// The streaming functions with small windows (so that a few KiB make many windows and a
+/// tree above them), against the in-memory ones: the same bytes, the same reports.
+fn stream_options() -> Vec<Options> {
+    let mut all = Vec::new();
+    for window in [2048u64, 8192, 65536] {
+        for threads in [Threads::One, Threads::Max(2)] {
+            all.push(Options::new().stream_window(window).threads(threads));
+        }
+    }
+    all.push(Options::new().format(Format::chunk_groups(2).unwrap()).stream_window(2048));
+    all.push(Options::new().format(Format::chunk_groups(1).unwrap()).stream_window(16384));
+    all
+}
+
+fn stream_encode(options: &Options, data: &[u8], known: bool, combined: bool) -> ([u8; 32], Vec<u8>) {
+    let len = known.then_some(data.len() as u64);
+    let mut out = Cursor::new(Vec::new());
+    let (root, n) = options.encode_stream(Cursor::new(data.to_vec()), len, &mut out, combined).unwrap();
+    assert_eq!(n, data.len() as u64);
+    (root, out.into_inner())
+}
+
+#[test]
+fn streamed_encodings_are_the_in_memory_ones() {
+    let mut lens: Vec<usize> = vec![0, 1, 1024, 2047, 2048, 2049, 4096, 8191, 8192, 8193, 65536, 65537];
+    lens.extend([3 * 8192 + 5, 7 * 2048, 9 * 2048 + 1000, 200_000, 300_001]);
+    for options in stream_options() {
+        for &len in &lens {
+            let data = common::random_bytes(len as u64, len);
+            let (root, encoded) = options.encode(&data);
+            let (_, outboard) = options.encode_outboard(&data);
+            for known in [true, false] {
+                let got = stream_encode(&options, &data, known, true);
+                assert!(got == (root, encoded.clone()), "combined, len {len}, known {known}, {options:?}");
+                let got = stream_encode(&options, &data, known, false);
+                assert!(got == (root, outboard.clone()), "outboard, len {len}, known {known}, {options:?}");
+            }
+        }
+    }
+    // The bao crate's bytes, with the default window too.
+    let data = common::random_bytes(77, 5 * 8192 + 333);
+    let (crate_encoded, hash) = crate_encode(&data);
+    assert!(stream_encode(&Options::new().stream_window(8192), &data, false, true) == (hash, crate_encoded));
+    assert!(stream_encode(&Options::new(), &data, true, false).1 == crate_outboard(&data));
+}
+
+#[test]
+fn a_streamed_input_of_another_length_than_announced_fails() {
+    let options = Options::new().stream_window(2048);
+    let data = common::random_bytes(3, 10_000);
+    for announced in [9_999u64, 10_001, 20_000, 0] {
+        let mut out = Cursor::new(Vec::new());
+        let err = options.encode_stream(Cursor::new(data.clone()), Some(announced), &mut out, true).unwrap_err();
+        assert!(matches!(err, Error::LengthChanged { expected, .. } if expected == announced), "{err}");
+        assert!(err.to_string().contains("changed while it was read"), "{err}");
+    }
+}
+
+#[test]
+fn streamed_slices_are_the_in_memory_ones() {
+    for options in [Options::new(), Options::new().format(Format::chunk_groups(2).unwrap())] {
+        for len in [0usize, 1, 1025, 8192, 70_000, 300_001] {
+            let data = common::random_bytes(len as u64 + 9, len);
+            let (_, encoded) = options.encode(&data);
+            let (_, ob) = options.encode_outboard(&data);
+            for (start, count) in [(0u64, 0u64), (0, 1), (len as u64 / 3, 5000), (len as u64, 10), (len as u64 + 5, 1)]
+            {
+                let want = options.slice(&encoded, start, count).unwrap();
+                let mut got = Vec::new();
+                let n = options.slice_stream(Cursor::new(&encoded), start, count, &mut got).unwrap();
+                assert!(got == want && n == want.len() as u64, "len {len} {start}+{count}");
+                let mut got = Vec::new();
+                options.slice_outboard_stream(Cursor::new(&data), Cursor::new(&ob), start, count, &mut got).unwrap();
+                assert!(got == want, "outboard, len {len} {start}+{count}");
+            }
+            // Truncated, extended: named as the in-memory slicer names them.
+            for bad in [&encoded[..encoded.len().saturating_sub(1)], &[encoded.clone(), vec![0]].concat()[..]] {
+                let want = options.slice(bad, 0, 10).unwrap_err().to_string();
+                let got = options.slice_stream(Cursor::new(bad), 0, 10, &mut Vec::new()).unwrap_err().to_string();
+                assert_eq!(got, want);
+            }
+        }
+    }
+}
+
+#[test]
+fn streamed_scrubs_report_what_the_in_memory_scrub_reports() {
+    let len = 200_000usize;
+    let data = common::random_bytes(11, len);
+    for options in stream_options() {
+        let (root, ob) = options.encode_outboard(&data);
+        let leaf = options.get_format().leaf_len() as usize;
+        let mut cases: Vec<(Vec<u8>, Vec<u8>)> = vec![(data.clone(), ob.clone())];
+        let mut bad = data.clone();
+        for offset in [0, 5000, 6100, 70_000, 131_072, len - 1] {
+            bad[offset] ^= 0x40;
+        }
+        cases.push((bad.clone(), ob.clone()));
+        // Every parent damaged in turn, with and without data damage under it.
+        for p in (0..(ob.len() - 8) / 64).step_by(7) {
+            let mut bad_ob = ob.clone();
+            bad_ob[8 + p * 64 + 5] ^= 1;
+            cases.push((data.clone(), bad_ob.clone()));
+            cases.push((bad.clone(), bad_ob));
+        }
+        cases.push((data[..len - 3000].to_vec(), ob.clone()));
+        cases.push((data[..len - 70_000].to_vec(), ob.clone()));
+        cases.push(([data.clone(), vec![1; 100]].concat(), ob.clone()));
+        cases.push((data.clone(), ob[..ob.len() - 100].to_vec()));
+        cases.push((data.clone(), ob[..ob.len() / 2].to_vec()));
+        cases.push((data.clone(), [ob.clone(), vec![0; 10]].concat()));
+        cases.push((data[..leaf + 1].to_vec(), ob.clone()));
+        for (d, o) in cases {
+            let want = options.scrub(&root, &d, &o);
+            let got = options.scrub_stream(&root, Cursor::new(d.clone()), Cursor::new(&o));
+            match (want, got) {
+                (Ok(want), Ok(got)) => assert_eq!(got, want, "{options:?} data {} ob {}", d.len(), o.len()),
+                (Err(want), Err(got)) => assert_eq!(got.to_string(), want.to_string()),
+                (want, got) => panic!("{want:?} vs {got:?}"),
+            }
+        }
+    }
+    let err = Options::new().scrub_stream(&[0; 32], Cursor::new(vec![]), Cursor::new(vec![1u8; 5])).unwrap_err();
+    assert!(matches!(err, Error::Truncated { what: "outboard", offset: 5 }), "{err}");
+}
+
+#[test]
+fn encoding_a_file_maps_or_reads_it_to_the_same_bytes() {
+    let dir = std::env::temp_dir().join(format!("simdcrypt-bao-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for len in [0usize, 1, 8192, 8193, 3 * 8192 + 77, 300_001] {
+        let data = common::random_bytes(len as u64 + 3, len);
+        let path = dir.join("in");
+        std::fs::write(&path, &data).unwrap();
+        for threads in [Threads::One, Threads::Max(2)] {
+            let options = Options::new().stream_window(8192).threads(threads);
+            for combined in [true, false] {
+                let want = if combined { options.encode(&data) } else { options.encode_outboard(&data) };
+                let mut out = Cursor::new(Vec::new());
+                let file = std::fs::File::open(&path).unwrap();
+                let (root, n) = options.encode_file(file, &mut out, combined).unwrap();
+                assert!((root, out.into_inner()) == want && n == len as u64, "len {len} {threads:?} {combined}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn encoding_a_file_front_to_back_gives_the_same_bytes() {
+    let dir = std::env::temp_dir().join(format!("simdcrypt-bao-seq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for len in [0usize, 1, 8192, 8193, 16384, 3 * 8192 + 77, 300_001] {
+        let data = common::random_bytes(len as u64 + 5, len);
+        let path = dir.join("in");
+        std::fs::write(&path, &data).unwrap();
+        for options in stream_options() {
+            for combined in [true, false] {
+                let want = if combined { options.encode(&data) } else { options.encode_outboard(&data) };
+                let mut out = Vec::new();
+                let file = std::fs::File::open(&path).unwrap();
+                let (root, n) = options.encode_file_to_writer(&file, &mut out, combined).unwrap();
+                assert!((root, out) == want && n == len as u64, "len {len} {options:?} {combined}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -146,8 +146,14 @@ class blake3(_HashObject):
         backend: str | None = None,
     ) -> Self: ...
     def update(self, data: Buffer, /) -> Self: ...
-    def digest(self, length: int = 32, *, seek: int = 0) -> bytes: ...
-    def hexdigest(self, length: int = 32, *, seek: int = 0) -> str: ...
+    def digest(self, length: int = 32, *, seek: int = 0) -> bytes:
+        """`length` bytes of the extendable output from byte `seek`. A length past this
+        machine's memory raises MemoryError naming the length and the limit (read a long
+        output in pieces with seek=)."""
+
+    def hexdigest(self, length: int = 32, *, seek: int = 0) -> str:
+        """digest() as hexadecimal digits; the same limit on `length`."""
+
     def reset(self) -> None: ...
 
 @final
@@ -430,9 +436,30 @@ _BaoInput = Buffer | str | PathLike[str]
 class _BinaryReadable(Protocol):
     def read(self, n: int, /) -> bytes: ...
 
+@overload
 def bao_encode(
-    data: _BaoInput, /, *, outboard: bool = False, chunk_group_log: int = 0, max_threads: int = 1
-) -> tuple[bytes, bytes]: ...
+    data: _BaoInput,
+    /,
+    *,
+    outboard: bool = False,
+    chunk_group_log: int = 0,
+    max_threads: int = 1,
+    output: None = None,
+) -> tuple[bytes, bytes]:
+    """(root, encoding); a path is read a window at a time, the encoding is returned."""
+
+@overload
+def bao_encode(
+    data: _BaoInput,
+    /,
+    *,
+    outboard: bool = False,
+    chunk_group_log: int = 0,
+    max_threads: int = 1,
+    output: str | PathLike[str],
+) -> tuple[bytes, None]:
+    """(root, None): the encoding is written to `output` (whole or not at all), and memory
+    does not grow with the data."""
 def bao_decode(
     root: Buffer,
     encoded: _BaoInput,

@@ -81,7 +81,7 @@ MAX_DEFAULT_PART_SIZE = 256 << 20
 _DEFAULT_PARTS = 16
 #: How much a task reads at a time for hashes that cannot be split.
 _READ_LEN = 8 << 20
-#: How much of a part a task holds in memory at once when it reads (not memory-maps) it:
+#: How much of a part a task holds in memory (reads or maps) at once:
 #: a power of two of chunks, no larger than the smallest default part.
 _WINDOW_LEN = 64 << 20
 _FINGERPRINT_CONTEXT = "simdcrypt.dask checkpoint key fingerprint v1"
@@ -161,18 +161,25 @@ def _windows(
     url: str, offset: int, length: int, size: int, version: str, storage_options: Mapping[str, Any]
 ) -> Iterator[tuple[int, Any]]:
     """The bytes ``offset .. offset + length`` as (offset, buffer) pairs, each buffer valid
-    until the next is asked for. A local file is one memory map of the whole range (no copy,
-    no memory held: the pages are the page cache's); other file systems are read in
-    windows of ``_WINDOW_LEN`` bytes, so that a large part never sits in a worker's memory
-    whole. A window is a power of two of chunks, aligned like the part: a whole subtree."""
+    until the next is asked for, in windows of ``_WINDOW_LEN`` bytes, so that a large part
+    never sits in a worker's memory whole. A local file is memory-mapped a window at a time
+    (no copy: the pages are the page cache's, but a mapped page counts in the worker's
+    resident set, so a part mapped whole made the worker's peak follow the part size, which
+    grows with the file: docs/memory.md); other file systems are read. A window is a power
+    of two of chunks, aligned like the part: a whole subtree."""
     fs, path = fsspec.core.url_to_fs(url, **storage_options)
     if _file_identity(fs, path) != (size, version):
         raise RuntimeError(f"{url}: the file changed while it was being hashed (size or modification time)")
-    if length and isinstance(fs, LocalFileSystem) and offset % mmap.ALLOCATIONGRANULARITY == 0:
-        with open(path, "rb") as f, mmap.mmap(f.fileno(), length, offset=offset, access=mmap.ACCESS_READ) as m:
-            yield offset, m
-        return
     end = offset + length
+    if length and isinstance(fs, LocalFileSystem) and offset % mmap.ALLOCATIONGRANULARITY == 0:
+        with open(path, "rb") as f:
+            at = offset
+            while at < end:
+                n = min(_WINDOW_LEN, end - at)
+                with mmap.mmap(f.fileno(), n, offset=at, access=mmap.ACCESS_READ) as m:
+                    yield at, m
+                at += n
+        return
     at = offset
     while True:
         n = min(_WINDOW_LEN, end - at)

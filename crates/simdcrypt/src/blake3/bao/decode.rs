@@ -2,7 +2,7 @@
 //! only once it is verified.
 
 use super::encode::encode_node;
-use super::{read_header, split_combined, Error, Hash, Node, Options, Tree, HEADER_LEN, PARENT_LEN};
+use super::{read_full, read_header, split_combined, Error, Hash, Node, Options, Tree, HEADER_LEN, PARENT_LEN};
 use crate::blake3::{with_pool, CvBytes, OUT_LEN};
 use std::io::{self, Read};
 
@@ -105,20 +105,6 @@ pub(super) fn locate(
     let (left_data, right_data) = data.split_at(left.len as usize);
     locate(tree, left, left_data, parents, parent[..OUT_LEN].try_into().expect("32 bytes"))?;
     locate(tree, right, right_data, parents, parent[OUT_LEN..].try_into().expect("32 bytes"))
-}
-
-/// Reads until `buf` is full or the input ends; returns how many bytes were read.
-fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match input.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
 }
 
 /// One input of a decoder, and how far into it it has read.
@@ -285,6 +271,18 @@ impl<R: Read, O: Read> Decoder<R, O> {
         self.options.tree(1)
     }
 
+    /// The largest subtree read and checked whole: [`super::BATCH_BYTES`] on one thread;
+    /// with threads a streaming window, so that each check gives the pool a large piece
+    /// (at 1 MiB the threads' start and the serial reading and copying around each check
+    /// made decoding markedly slower than encoding).
+    fn batch_bytes(&self) -> u64 {
+        if self.options.threads.pool_size(usize::MAX) > 1 {
+            self.options.window_len().max(super::BATCH_BYTES)
+        } else {
+            super::BATCH_BYTES
+        }
+    }
+
     fn header(&mut self) -> Result<(), Error> {
         let mut header = [0u8; HEADER_LEN];
         match &mut self.outboard {
@@ -344,7 +342,7 @@ impl<R: Read, O: Read> Decoder<R, O> {
             self.release(node);
             return Ok(());
         }
-        if inside && node.len <= super::BATCH_BYTES {
+        if inside && node.len <= self.batch_bytes() {
             self.buf.clear();
             self.parents.clear();
             let parents_len = tree.parents_len(node.len);

@@ -51,8 +51,12 @@
 //! place; larger ones split with `join`), `decode.rs` (in-memory decoding and the streaming
 //! `Decoder`: subtrees of up to 1 MiB read whole, recomputed with the encoder and compared, a
 //! node-by-node walk, `locate`, only to name the first bad node), `slice.rs` (the slice rule,
-//! extraction, decoding), `scrub.rs` (every damaged range, narrowed through the trusted
-//! outboard parents)
+//! extraction, decoding; `slice_stream` reads only the slice's nodes of a seekable input),
+//! `scrub.rs` (every damaged range, narrowed through the trusted outboard parents;
+//! `scrub_stream` a window at a time). Streaming (docs/bao.md, "Memory"): `mod.rs` reads
+//! windows on a reader thread (`read_windows`) and places subtrees (`subtree_offset`);
+//! `encode.rs`'s `encode_stream` writes each window's encoding at its place and the parents
+//! above the windows last
 
 mod decode;
 mod encode;
@@ -79,6 +83,13 @@ pub type Hash = [u8; OUT_LEN];
 /// Decoders read and check subtrees of up to this many bytes of content at once, with the
 /// wide kernels; larger ones parent by parent.
 pub const BATCH_BYTES: u64 = 1 << 20;
+
+/// The content the streaming functions ([`Options::encode_stream`], [`Options::slice_stream`],
+/// [`Options::scrub_stream`]) hold at once by default: a subtree of this many bytes is read,
+/// hashed with the wide kernels (and threads) and written as one piece, so memory stays
+/// bounded whatever the input's size. Two windows are in flight (one being read while the
+/// other is hashed), with the window's encoding.
+pub const STREAM_WINDOW: u64 = 8 << 20;
 
 /// The largest chunk-group exponent [`Format::chunk_groups`] accepts (groups of 1 GiB).
 pub const MAX_GROUP_LOG: u8 = 20;
@@ -182,6 +193,16 @@ pub enum Error {
     InvalidArgument(String),
     /// Reading failed.
     Io(io::Error),
+    /// Writing the output of a streaming function failed.
+    Output(io::Error),
+    /// A streaming input's length was given up front and the input had another length
+    /// (e.g. a file that changed while it was read).
+    LengthChanged {
+        /// The length announced.
+        expected: u64,
+        /// The length read (so far, where it went past the announced one).
+        got: u64,
+    },
 }
 
 impl Error {
@@ -216,6 +237,12 @@ impl fmt::Display for Error {
             }
             Error::InvalidArgument(msg) => f.write_str(msg),
             Error::Io(e) => write!(f, "{e}"),
+            Error::Output(e) => write!(f, "cannot write the output: {e}"),
+            Error::LengthChanged { expected, got } => write!(
+                f,
+                "the input changed while it was read: it was {expected} bytes long when reading began, then {got} \
+                 bytes were read"
+            ),
         }
     }
 }
@@ -223,7 +250,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Io(e) => Some(e),
+            Error::Io(e) | Error::Output(e) => Some(e),
             _ => None,
         }
     }
@@ -240,7 +267,7 @@ impl From<Error> for io::Error {
     /// [`Error`] is the payload (`io::Error::get_ref`).
     fn from(e: Error) -> Self {
         match e {
-            Error::Io(e) => e,
+            Error::Io(e) | Error::Output(e) => e,
             Error::Truncated { .. } => io::Error::new(io::ErrorKind::UnexpectedEof, e),
             Error::InvalidArgument(_) => io::Error::new(io::ErrorKind::InvalidInput, e),
             _ => io::Error::new(io::ErrorKind::InvalidData, e),
@@ -254,11 +281,12 @@ pub struct Options {
     format: Format,
     threads: Threads,
     platform: Platform,
+    window: u64,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { format: Format::BAO, threads: Threads::One, platform: Platform::detect() }
+        Options { format: Format::BAO, threads: Threads::One, platform: Platform::detect(), window: STREAM_WINDOW }
     }
 }
 
@@ -286,9 +314,25 @@ impl Options {
         self
     }
 
+    /// The content the streaming functions hold at once (default [`STREAM_WINDOW`]),
+    /// rounded up to a power-of-two number of chunks; at least two leaves, whatever is
+    /// asked. The output never depends on it.
+    pub fn stream_window(mut self, bytes: u64) -> Self {
+        self.window = bytes.max(2 * CHUNK_LEN as u64).checked_next_power_of_two().unwrap_or(1 << 62);
+        self
+    }
+
     /// The format in use.
     pub fn get_format(&self) -> Format {
         self.format
+    }
+
+    /// The window in bytes: a power-of-two number of chunks, and at least two leaves so that
+    /// a whole window always has a top parent. Every window but the last is a subtree of
+    /// the content's tree whatever its length (an aligned power-of-two run of chunks), and
+    /// the last one is the rest.
+    fn window_len(&self) -> u64 {
+        self.window.max(2 * self.format.leaf_len())
     }
 
     fn tree(&self, pool_size: usize) -> Tree {
@@ -377,6 +421,94 @@ impl Options {
         }
         Ok(len)
     }
+}
+
+/// Reads until `buf` is full or the input ends; returns how many bytes were read.
+fn read_full(input: &mut (impl io::Read + ?Sized), buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match input.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// Reads `input` in windows of `window` bytes on a thread of its own (so that reading
+/// overlaps hashing: two buffers take turns) and calls `each` with every window's index
+/// and bytes, the last one short (empty when the input ends on a window's end). Returns
+/// the input's length. The reader thread is not joined on failure: it may be blocked on a
+/// pipe, and it ends once it finds its channel closed.
+fn read_windows<R: io::Read + Send + 'static>(
+    input: R,
+    window: usize,
+    mut each: impl FnMut(u64, &[u8]) -> Result<(), Error>,
+) -> Result<u64, Error> {
+    use std::sync::mpsc::sync_channel;
+    let (full_tx, full_rx) = sync_channel::<io::Result<(Vec<u8>, usize)>>(1);
+    let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(2);
+    let reader = std::thread::Builder::new().name("bao-read".into()).spawn(move || {
+        let mut input = input;
+        while let Ok(mut buf) = empty_rx.recv() {
+            buf.resize(window, 0);
+            match read_full(&mut input, &mut buf) {
+                Ok(n) => {
+                    if full_tx.send(Ok((buf, n))).is_err() || n < window {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    let _ = full_tx.send(Err(e));
+                    return;
+                }
+            }
+        }
+    })?;
+    for _ in 0..2 {
+        // A reader that has already sent a short (last) window has no use for more.
+        let _ = empty_tx.send(Vec::new());
+    }
+    let mut total = 0u64;
+    for index in 0.. {
+        let (buf, n) = match full_rx.recv() {
+            Ok(Ok(piece)) => piece,
+            Ok(Err(e)) => return Err(Error::Io(e)),
+            Err(_) => return Err(Error::Io(io::Error::other("the bao reader thread stopped"))),
+        };
+        each(index, &buf[..n])?;
+        total += n as u64;
+        if n < window {
+            break;
+        }
+        // The reader may already have ended (a short read is its last): then nobody needs
+        // the buffer back.
+        let _ = empty_tx.send(buf);
+    }
+    let _ = reader.join();
+    Ok(total)
+}
+
+/// Where the encoding of the subtree `target` starts in the encoding of `len` bytes of
+/// content (header excluded): down from the root, a parent's 64 bytes, then on the left
+/// or past the whole left subtree. `target` must be a node of that tree.
+fn subtree_offset(tree: &Tree, len: u64, target: Node, combined: bool) -> u64 {
+    let mut node = Node { start: 0, len, root: true };
+    let mut at = 0;
+    while node.len > target.len {
+        at += PARENT_LEN as u64;
+        let (left, right) = node.children();
+        if target.start < right.start {
+            node = left;
+        } else {
+            at += tree.parents_len(left.len) + if combined { left.len } else { 0 };
+            node = right;
+        }
+    }
+    debug_assert!(node.start == target.start && node.len == target.len, "{node:?} is not {target:?}");
+    at
 }
 
 /// Parses the length header.
