@@ -91,11 +91,13 @@ if [ "$quick" = 0 ] && ! command -v rhash >/dev/null; then
 fi
 if command -v rhash >/dev/null; then export SIMDCRYPT_REQUIRE_RHASH=1; fi
 
-step "Setup in the background: apt packages, the aarch64 Rust target, the wheel tools"
-# Downloads and installs overlap the builds below. Each step that needs one of these
-# waits for this job first (wait_setup), and still checks and installs what it needs, so
-# a failure here only costs time; its log is $setup_log.
-setup_log=/tmp/simdcrypt-setup.log setup_pid=""
+step "Setup: apt packages, the aarch64 Rust target, the wheel tools"
+# Each step that needs one of these still checks and installs what it needs, so a failure
+# here only costs time; its log is $setup_log. Not overlapped with the builds: an
+# `apt-get update` running beside cargo once fed a line of apt's AppStream hook to the
+# rustc that cargo probes through standard input, failing the build (and cargo caches that
+# failure in target/.rustc_info.json).
+setup_log=/tmp/simdcrypt-setup.log
 if ! quick_skip; then
     (
         sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo -n"
@@ -109,16 +111,8 @@ if ! quick_skip; then
         rustup target list --installed | grep -qx aarch64-unknown-linux-gnu \
             || rustup target add aarch64-unknown-linux-gnu
         ./scripts/build-wheels.sh --tools-only
-    ) >"$setup_log" 2>&1 &
-    setup_pid=$!
-    echo "started (log: $setup_log)"
+    ) >"$setup_log" 2>&1 </dev/null || echo "(the setup failed, see $setup_log; the steps install what they need)"
 fi
-wait_setup() {
-    if [ -n "$setup_pid" ]; then
-        wait "$setup_pid" || echo "(the background setup failed, see $setup_log; the steps install what they need)"
-        setup_pid=""
-    fi
-}
 
 step "Backends this machine must exercise"
 # Read from /proc/cpuinfo, independently of the library's own detection: every test that
@@ -239,7 +233,6 @@ fi
 
 step "C ABI and its C, Nim and Go bindings"
 if ! quick_skip; then
-    wait_setup
     capi_dir=$(awk '$1 == "capi-dir" { print $2 }' "$exes")
     [ -f "$capi_dir/libsimdcrypt_capi.a" ] || { echo "the workspace build made no libsimdcrypt_capi.a" >&2; exit 1; }
     SIMDCRYPT_CAPI_DIR=$capi_dir ./scripts/test-bindings.sh
