@@ -27,6 +27,9 @@
 # leaves it out of --quick.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# Nothing here reads the terminal: every tool gets an empty standard input (an inherited
+# one that another process reuses once fed a stray line to the rustc that cargo probes).
+exec </dev/null
 root=$PWD
 
 quick=0
