@@ -96,10 +96,10 @@ if command -v rhash >/dev/null; then export SIMDCRYPT_REQUIRE_RHASH=1; fi
 
 step "Setup: apt packages, the aarch64 Rust target, the wheel tools"
 # Each step that needs one of these still checks and installs what it needs, so a failure
-# here only costs time; its log is $setup_log. Not overlapped with the builds: an
-# `apt-get update` running beside cargo once fed a line of apt's AppStream hook to the
-# rustc that cargo probes through standard input, failing the build (and cargo caches that
-# failure in target/.rustc_info.json).
+# here only costs time; its log is $setup_log. It runs before the builds, not beside them:
+# a fresh-clone run that overlapped them failed cargo's first rustc probe (stray bytes on
+# the probe's standard input, cached in target/.rustc_info.json) and the cause was not
+# pinned down; the overlap saved about a minute and a half of downloads.
 setup_log=/tmp/simdcrypt-setup.log
 if ! quick_skip; then
     (
