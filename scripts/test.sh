@@ -155,8 +155,9 @@ else
     # One line per test executable: its source file (relative to the root), its path; and
     # the folder of the C ABI libraries this build made (cargo leaves a library that only
     # tests depend on in deps/, not uplifted into debug/).
-    cargo test --workspace --exclude simdcrypt-py --all-targets --no-run --message-format=json-render-diagnostics \
-        | python -c '
+    list_test_executables() {
+        cargo test --workspace --exclude simdcrypt-py --all-targets --no-run --message-format=json-render-diagnostics \
+            | python -c '
 import json, os, sys
 capi = ""
 for line in sys.stdin:
@@ -170,6 +171,17 @@ for line in sys.stdin:
             capi = os.path.dirname(f)
 print("capi-dir", capi or "-")
 ' >"$exes"
+    }
+    # On fresh clones cargo's first probe of rustc (`rustc - --print=cfg ...`) failed twice
+    # here right after the b3sum step, on stray bytes read as the probe's standard input
+    # (cause not pinned down); cargo caches the failure in target/.rustc_info.json, so drop
+    # that cache and try once more before giving up.
+    if ! list_test_executables; then
+        grep -q '"success":false' "$target_dir/.rustc_info.json" 2>/dev/null || exit 1
+        echo "cargo's rustc probe failed (see above); retrying once with a fresh probe"
+        rm -f "$target_dir/.rustc_info.json"
+        list_test_executables
+    fi
 fi
 
 step "Rust tests (library, CLI, C ABI)"
