@@ -322,17 +322,22 @@ fn many_on<'py, D: Gpu>(
         return result;
     }
     let digests = crate::batch::hash_batch(py, messages, digest_len, |m, o| batch.host(dev, m, o))?;
-    match out {
-        None => Ok(digests.into_any()),
-        Some(out) => {
-            // Host messages, digests kept on the GPU: hashed into host memory, then copied.
-            let array = out_array(out, digests.as_bytes().len(), dev)?;
-            // SAFETY: out_array found `array` to be writable device memory of that size.
-            unsafe { dev.copy_to_device(array.ptr, digests.as_bytes()) }.map_err(args::value_error)?;
-            drop(array);
-            Ok(out.clone())
-        }
-    }
+    host_digests_to(out, digests, dev)
+}
+
+/// Returns digests hashed from host input: as they are, or copied into the device array
+/// `out` (which is returned) when the caller wants them kept on the GPU.
+fn host_digests_to<'py, D: Gpu>(
+    out: Option<&Bound<'py, PyAny>>,
+    digests: Bound<'py, PyBytes>,
+    dev: &'static D,
+) -> PyResult<Bound<'py, PyAny>> {
+    let Some(out) = out else { return Ok(digests.into_any()) };
+    let array = out_array(out, digests.as_bytes().len(), dev)?;
+    // SAFETY: out_array found `array` to be writable device memory of that size.
+    unsafe { dev.copy_to_device(array.ptr, digests.as_bytes()) }.map_err(args::value_error)?;
+    drop(array);
+    Ok(out.clone())
 }
 
 /// `sha256_many(blocks, backend="cuda")`: blocks on the device (any C-contiguous array of
@@ -385,16 +390,7 @@ fn sha256_many_on<'py, D: Gpu>(
             args::detach_if_long(py, data.len(), || gpu::sha256_blocks(dev, data, o)).map_err(args::value_error)
         })
     })??;
-    match out {
-        None => Ok(digests.into_any()),
-        Some(out) => {
-            let array = out_array(out, digests.as_bytes().len(), dev)?;
-            // SAFETY: out_array found `array` to be writable device memory of that size.
-            unsafe { dev.copy_to_device(array.ptr, digests.as_bytes()) }.map_err(args::value_error)?;
-            drop(array);
-            Ok(out.clone())
-        }
-    }
+    host_digests_to(out, digests, dev)
 }
 
 /// `merkle_root(leaves, backend="cuda")`: leaves on the device (n × 32 bytes, any

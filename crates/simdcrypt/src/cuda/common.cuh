@@ -65,22 +65,12 @@ __device__ __forceinline__ void sc_store_le64(sc_u8* p, sc_u64 v) {
     sc_store_le32(p + 4, (sc_u32)(v >> 32));
 }
 
-// Copies a read-only table of `words` 64-bit words into shared memory for the whole block.
-// On the GPU the block's threads copy it together and wait for each other; in the host
-// emulation each thread runs to completion alone, so it copies the table itself (the same
-// bytes every time) and no barrier is needed. Every thread of the block must call it.
-__device__ __forceinline__ void sc_stage_shared(sc_u64* dst, const sc_u64* src, sc_u32 words) {
-#ifdef SC_HOST_EMULATION
-    for (sc_u32 i = 0; i < words; i++) dst[i] = src[i];
-#else
-    for (sc_u32 i = threadIdx.x; i < words; i += blockDim.x) dst[i] = src[i];
-    __syncthreads();
-#endif
-}
-
-// sc_stage_shared for tables of 32-bit words (a separate function rather than a cast, so that
-// the host compiler sees no access through a pointer of another type).
-__device__ __forceinline__ void sc_stage_shared_u32(sc_u32* dst, const sc_u32* src, sc_u32 words) {
+// Copies a read-only table of `words` words into shared memory for the whole block. On the
+// GPU the block's threads copy it together and wait for each other; in the host emulation
+// each thread runs to completion alone, so it copies the table itself (the same bytes every
+// time) and no barrier is needed. Every thread of the block must call it.
+template <typename T>
+__device__ __forceinline__ void sc_stage_shared(T* dst, const T* src, sc_u32 words) {
 #ifdef SC_HOST_EMULATION
     for (sc_u32 i = 0; i < words; i++) dst[i] = src[i];
 #else

@@ -419,7 +419,7 @@ static __device__ __forceinline__ void sc_gost94_batch(const sc_u32* tables, con
                                                        sc_u64 count, sc_u8* out) {
     __shared__ sc_u32 t[4 * 256];
     // Every thread takes part in the staging, including those past the batch's end.
-    sc_stage_shared_u32(t, tables, 4 * 256);
+    sc_stage_shared(t, tables, 4 * 256);
     const sc_u64 i = sc_thread_index();
     if (i >= count) return;
     const sc_u64 begin = offsets[i];
