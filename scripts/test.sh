@@ -15,9 +15,13 @@
 #
 # Builds are shared between steps, since compiling is most of the run's time:
 #   - one `cargo test --all-targets --no-run` of the workspace builds the tests, the CLI,
-#     the C ABI libraries, the benches and the examples; the steps after it run what it
-#     built (the fallback reruns run its test executables directly: a `cargo test -p ...`
-#     resolves features differently and would build the library again);
+#     the C ABI libraries, the benches and the examples, with the test-only CUDA host
+#     emulation in (full run); the steps after it run what it built (the fallback reruns
+#     and the CLI's emulated GPU path run its test executables directly: a `cargo test -p
+#     ...` resolves features differently and would build the library again);
+#   - code that only runs while compiling (proc macros, build helpers, the header
+#     generator) or that the run only compiles (the benches) is built at opt-level 0
+#     (Cargo.toml's profile.dev overrides);
 #   - the official b3sum is the binary built with b3sum's own test suite (debug profile;
 #     the same source and lock file as a `cargo install`);
 #   - the wheel built by scripts/build-wheels.sh for this machine is the extension the Python tests
@@ -147,8 +151,13 @@ fi
 # --quick compares with b3sum too when an earlier full run built it.
 if [ "$quick" = 1 ] && [ -x "$b3sum_official" ]; then export B3SUM="$b3sum_official"; fi
 
-step "Rust build: the workspace's tests, CLI and C ABI (full run: benches and examples too)"
+step "Rust build: the workspace's tests, CLI and C ABI (full run: benches, examples, CUDA emulation)"
 exes=$target_dir/simdcrypt-test-executables.txt
+# The full run builds the library and the CLI once, with the test-only CUDA host emulation
+# in (it only runs where a test asks for it): the CUDA kernel tests are then part of the
+# workspace's tests instead of a second build of both crates.
+ws_features=()
+if [ "$quick" = 0 ]; then ws_features=(--features simdcrypt/cuda-emulation,simdcrypt-cli/cuda-emulation); fi
 if [ "$quick" = 1 ]; then
     cargo test --quiet --workspace --exclude simdcrypt-py --no-run
 else
@@ -156,7 +165,8 @@ else
     # the folder of the C ABI libraries this build made (cargo leaves a library that only
     # tests depend on in deps/, not uplifted into debug/).
     list_test_executables() {
-        cargo test --workspace --exclude simdcrypt-py --all-targets --no-run --message-format=json-render-diagnostics \
+        cargo test --workspace --exclude simdcrypt-py "${ws_features[@]}" --all-targets --no-run \
+            --message-format=json-render-diagnostics \
             | python -c '
 import json, os, sys
 capi = ""
@@ -184,8 +194,24 @@ print("capi-dir", capi or "-")
     fi
 fi
 
-step "Rust tests (library, CLI, C ABI)"
-cargo test --workspace --exclude simdcrypt-py --no-fail-fast -- --show-output 2>&1 \
+step "NVRTC and ptxas of CUDA 13 from PyPI, for the CUDA compile check"
+cuda_env=()
+if ! quick_skip; then
+    # requirements-cuda.txt (about 500 MB) into .venv when the file changed since it was last
+    # installed. cudarc opens libnvrtc.so.13 by name, so its folder goes on LD_LIBRARY_PATH
+    # (of the Rust tests only). With the two REQUIRE variables a missing emulation build,
+    # NVRTC or ptxas fails the CUDA tests instead of skipping them.
+    if ! cmp -s requirements-cuda.txt .venv/requirements-cuda.installed; then
+        python -m pip install --quiet --disable-pip-version-check -r requirements-cuda.txt
+        cp requirements-cuda.txt .venv/requirements-cuda.installed
+    fi
+    cu13="$(python -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13"))')"
+    cuda_env=(LD_LIBRARY_PATH="$cu13/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" SIMDCRYPT_PTXAS="$cu13/bin/ptxas"
+        SIMDCRYPT_REQUIRE_NVRTC=1 SIMDCRYPT_REQUIRE_CUDA_EMULATION=1)
+fi
+
+step "Rust tests (library, CLI, C ABI; full run: CUDA kernels on the host emulation, NVRTC compile check)"
+env "${cuda_env[@]}" cargo test --workspace --exclude simdcrypt-py "${ws_features[@]}" --no-fail-fast -- --show-output 2>&1 \
     | grep -v '^---- .* stdout ----$' | grep -v '^successes:$'
 
 step "Rust: dispatch falls back when the wide instruction sets are hidden"
@@ -221,24 +247,13 @@ if ! quick_skip; then
     done
 fi
 
-step "CUDA kernels without a GPU: host emulation against the CPU backends, NVRTC compile check"
+step "simdcrypt sum --backend cuda on the kernels' host emulation"
 if ! quick_skip; then
-    # NVRTC and ptxas of CUDA 13 from PyPI (requirements-cuda.txt, about 500 MB) into .venv,
-    # when the file changed since they were last installed; cudarc opens libnvrtc.so.13 by
-    # name, so its folder goes on LD_LIBRARY_PATH. Both checks are required: a missing
-    # emulation build, NVRTC or ptxas fails instead of skipping.
-    if ! cmp -s requirements-cuda.txt .venv/requirements-cuda.installed; then
-        python -m pip install --quiet --disable-pip-version-check -r requirements-cuda.txt
-        cp requirements-cuda.txt .venv/requirements-cuda.installed
-    fi
-    cu13="$(python -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13"))')"
-    LD_LIBRARY_PATH="$cu13/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" SIMDCRYPT_PTXAS="$cu13/bin/ptxas" \
-        SIMDCRYPT_REQUIRE_NVRTC=1 SIMDCRYPT_REQUIRE_CUDA_EMULATION=1 \
-        cargo test -p simdcrypt --features cuda,cuda-emulation --test 'cuda_*' -- --show-output 2>&1 \
-        | grep -v '^---- .* stdout ----$' | grep -v '^successes:$'
-    # `simdcrypt sum --backend cuda` on the emulation: the same lines as the CPU, batch edges included.
-    SIMDCRYPT_CUDA_EMULATION=1 cargo test -p simdcrypt-cli --features cuda-emulation --test cuda 2>&1 \
-        | grep -E '^test |test result'
+    # The CLI's cuda tests again, now with the GPU path on the emulation: the same lines as
+    # the CPU, batch edges included (the Rust tests step ran them on the unavailable path).
+    exe=$(awk '$1 == "crates/simdcrypt-cli/tests/cuda.rs" { print $2 }' "$exes")
+    [ -x "$exe" ] || { echo "no test executable for crates/simdcrypt-cli/tests/cuda.rs in $exes" >&2; exit 1; }
+    (cd crates/simdcrypt-cli && SIMDCRYPT_CUDA_EMULATION=1 "$exe" 2>&1) | grep -E '^test |test result'
 fi
 
 step "b3sum's own CLI tests against simdcrypt as b3sum"
