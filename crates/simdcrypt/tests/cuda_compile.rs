@@ -52,7 +52,8 @@ fn ptxas() -> Option<PathBuf> {
 
 /// `ptxas -v` of `ptx` for `arch`: its report (registers, spills, shared memory per kernel).
 fn ptxas_report(ptxas: &PathBuf, name: &str, (major, minor): (u32, u32), ptx: &[u8]) -> String {
-    let dir = std::env::temp_dir().join(format!("simdcrypt-cuda-compile-{}", std::process::id()));
+    // One folder per call: the arches of a file are checked on threads at the same time.
+    let dir = std::env::temp_dir().join(format!("simdcrypt-cuda-compile-{}-{name}-sm_{major}{minor}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let ptx_path = dir.join(format!("{name}.sm_{major}{minor}.ptx"));
     std::fs::write(&ptx_path, ptx).unwrap();
@@ -68,33 +69,51 @@ fn ptxas_report(ptxas: &PathBuf, name: &str, (major, minor): (u32, u32), ptx: &[
     report
 }
 
-/// Compiles one source for every arch as the runtime does (CUBIN, with `compile`) and as
-/// PTX, asserting clean logs; prints ptxas's counts.
+/// Compiles one source for `arch` as the runtime does (CUBIN, with `compile`) and as PTX,
+/// asserting clean logs; returns what to print: sizes, time, and ptxas's counts.
+fn check_arch(
+    name: &str,
+    compile: &(impl Fn((u32, u32), Target) -> Result<nvrtc::Compiled, Error> + Sync),
+    arch: (u32, u32),
+    ptxas: Option<&PathBuf>,
+) -> String {
+    let (major, minor) = arch;
+    let start = std::time::Instant::now();
+    let cubin = compile(arch, Target::Cubin).unwrap_or_else(|e| panic!("{name} for sm_{major}{minor}: {e}"));
+    let cubin_time = start.elapsed();
+    assert!(cubin.log.is_empty(), "{name} for sm_{major}{minor}: NVRTC warned:\n{}", cubin.log);
+    assert_eq!(&cubin.image[..4], b"\x7fELF", "{name}: the CUBIN is an ELF image");
+    let ptx = compile(arch, Target::Ptx).unwrap_or_else(|e| panic!("{name} PTX for compute_{major}{minor}: {e}"));
+    assert!(ptx.log.is_empty(), "{name} PTX for compute_{major}{minor}: NVRTC warned:\n{}", ptx.log);
+    let mut report = format!(
+        "{name} sm_{major}{minor}: CUBIN {} bytes in {:.1} s, PTX {} bytes\n",
+        cubin.image.len(),
+        cubin_time.as_secs_f64(),
+        ptx.image.len()
+    );
+    if let Some(ptxas) = ptxas {
+        for line in ptxas_report(ptxas, name, arch, &ptx.image).lines() {
+            report += &format!("  {line}\n");
+        }
+    }
+    report
+}
+
+/// `check_arch` for every arch, each on its own thread (NVRTC compiles separate programs
+/// concurrently; the largest file takes most of this test's time on one core), printed in
+/// order.
 fn check_source(
     name: &str,
-    compile: impl Fn((u32, u32), Target) -> Result<nvrtc::Compiled, Error>,
+    compile: impl Fn((u32, u32), Target) -> Result<nvrtc::Compiled, Error> + Sync,
     ptxas: Option<&PathBuf>,
 ) {
-    for arch in ARCHS {
-        let (major, minor) = arch;
-        let start = std::time::Instant::now();
-        let cubin = compile(arch, Target::Cubin).unwrap_or_else(|e| panic!("{name} for sm_{major}{minor}: {e}"));
-        let cubin_time = start.elapsed();
-        assert!(cubin.log.is_empty(), "{name} for sm_{major}{minor}: NVRTC warned:\n{}", cubin.log);
-        assert_eq!(&cubin.image[..4], b"\x7fELF", "{name}: the CUBIN is an ELF image");
-        let ptx = compile(arch, Target::Ptx).unwrap_or_else(|e| panic!("{name} PTX for compute_{major}{minor}: {e}"));
-        assert!(ptx.log.is_empty(), "{name} PTX for compute_{major}{minor}: NVRTC warned:\n{}", ptx.log);
-        println!(
-            "{name} sm_{major}{minor}: CUBIN {} bytes in {:.1} s, PTX {} bytes",
-            cubin.image.len(),
-            cubin_time.as_secs_f64(),
-            ptx.image.len()
-        );
-        if let Some(ptxas) = ptxas {
-            for line in ptxas_report(ptxas, name, arch, &ptx.image).lines() {
-                println!("  {line}");
-            }
-        }
+    let reports: Vec<String> = std::thread::scope(|s| {
+        let compile = &compile;
+        let handles: Vec<_> = ARCHS.map(|arch| s.spawn(move || check_arch(name, compile, arch, ptxas))).into();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    for report in reports {
+        print!("{report}");
     }
 }
 
