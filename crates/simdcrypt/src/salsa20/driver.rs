@@ -1,4 +1,4 @@
-//! The one keystream driver of the wide kernels (`sse2_x4`, `avx2_x8`, `avx512_x16`,
+//! The one keystream driver of the wide kernels (`sse2_x4`, `avx2_x16`, `avx512_x16`,
 //! `neon_x4`): whole steps of `LANES` blocks XORed straight from the input to the output,
 //! then a last partial step computed whole and truncated. Each kernel supplies only its
 //! step (`keystream`) and its vector loads and stores, through [`WideKernel`].
@@ -64,7 +64,7 @@ pub(crate) unsafe fn xor_keystream<K: WideKernel, const DR: u32>(state: &[u32; 1
     let step = K::LANES * BLOCK_LEN;
     let vector = step / 16;
     debug_assert!(step <= MAX_STEP);
-    let mut counter = u64::from(state[8]) | (u64::from(state[9]) << 32);
+    let mut counter = counter_of(state);
     let whole = io.len() / step * step;
     let (body, mut tail) = io.split_at(whole);
     let (inp, out) = body.into_raw();
@@ -94,4 +94,19 @@ pub(crate) unsafe fn xor_keystream<K: WideKernel, const DR: u32>(state: &[u32; 1
         let n = tail.len();
         tail.xor_in2out(&buf[..n]);
     }
+}
+
+/// The block counter in words 8 and 9 of `state`.
+#[inline(always)]
+pub(crate) fn counter_of(state: &[u32; 16]) -> u64 {
+    u64::from(state[8]) | (u64::from(state[9]) << 32)
+}
+
+/// `state` with `counter` in words 8 and 9, where the wide kernels read it.
+#[inline(always)]
+pub(crate) fn with_counter(state: &[u32; 16], counter: u64) -> [u32; 16] {
+    let mut state = *state;
+    state[8] = counter as u32;
+    state[9] = (counter >> 32) as u32;
+    state
 }

@@ -56,7 +56,7 @@ macro_rules! with_round_count {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx2_x8;
+mod avx2_x16;
 #[cfg(target_arch = "x86_64")]
 mod avx512_rows;
 #[cfg(target_arch = "x86_64")]

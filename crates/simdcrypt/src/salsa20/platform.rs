@@ -10,13 +10,14 @@
 //! (`scalar_short::rows_win`: not on AMD family 1Ah, measured) or through `scalar_short.rs` (a
 //! 64-byte message never pays for wide setup)
 
+use super::driver::with_counter;
 use super::{portable, scalar_short};
 use cipher::InOutBuf;
 
 #[cfg(target_arch = "aarch64")]
 use super::neon_x4;
 #[cfg(target_arch = "x86_64")]
-use super::{avx2_x8, avx512_rows, avx512_x16, sse2_x4};
+use super::{avx2_x16, avx512_rows, avx512_x16, sse2_x4};
 
 crate::backend::kernel_kinds! {
     algorithm: "salsa20",
@@ -28,7 +29,7 @@ crate::backend::kernel_kinds! {
         /// x86-64 AVX-512F, 16 blocks per step.
         // The kernel uses only AVX-512F instructions (vprold, vshufi32x4, unpacks).
         Avx512 = "avx512" on "x86_64" needs [Avx512F],
-        /// x86-64 AVX2, 8 blocks per step.
+        /// x86-64 AVX2, 16 blocks per step (two interleaved groups of 8; a remainder 8 at a time).
         Avx2 = "avx2" on "x86_64" needs [Avx, Avx2],
         /// x86-64 SSE2, 4 blocks per step (every x86-64 CPU).
         Sse2 = "sse2" on "x86_64" needs [Sse2],
@@ -40,7 +41,8 @@ crate::backend::kernel_kinds! {
 }
 
 impl Platform {
-    /// Blocks per kernel step.
+    /// Blocks per kernel step: the smallest step the kernel takes (AVX2 takes 16 blocks at
+    /// a time where it can, 8 for the rest), which the short-message rule is built on.
     pub fn lanes(self) -> usize {
         match self.kind() {
             Kind::Portable => 1,
@@ -97,7 +99,7 @@ impl Platform {
             Kind::Sse2 => unsafe { sse2_x4::xor_keystream(state, double_rounds, io) },
             // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => unsafe { avx2_x8::xor_keystream(state, double_rounds, io) },
+            Kind::Avx2 => unsafe { avx2_x16::xor_keystream(state, double_rounds, io) },
             // SAFETY: the CPU has this kind's `requires` (checked for every Platform), which cover the kernel.
             #[cfg(target_arch = "x86_64")]
             Kind::Avx512 => unsafe { avx512_x16::xor_keystream(state, double_rounds, io) },
@@ -106,12 +108,4 @@ impl Platform {
             Kind::Neon => unsafe { neon_x4::xor_keystream(state, double_rounds, io) },
         }
     }
-}
-
-/// `state` with `counter` in words 8 and 9, where the wide kernels read it.
-fn with_counter(state: &[u32; 16], counter: u64) -> [u32; 16] {
-    let mut state = *state;
-    state[8] = counter as u32;
-    state[9] = (counter >> 32) as u32;
-    state
 }

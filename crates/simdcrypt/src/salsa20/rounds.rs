@@ -1,4 +1,4 @@
-//! What the wide kernels (`sse2_x4`, `avx2_x8`, `avx512_x16`, `neon_x4`) share of their
+//! What the wide kernels (`sse2_x4`, `avx2_x16`, `avx512_x16`, `neon_x4`) share of their
 //! step: the state set up one block per 32-bit lane, the double rounds and the
 //! feed-forward, written once over [`Words`], a register of lanes with the handful of
 //! operations Salsa20 needs. Each kernel implements `Words` for its vector type with
