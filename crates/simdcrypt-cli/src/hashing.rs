@@ -213,7 +213,7 @@ const BLOCK_LEN: usize = 8 << 20;
 pub fn hash_all(path: &Path, hashers: &[AnyHasher], len: Option<usize>, no_mmap: bool) -> io::Result<Digests> {
     let mut hs: Vec<AnyHasher> = hashers.to_vec();
     let size = if is_stdin(path) {
-        feed_sequential(&mut hs, io::stdin().lock())?
+        feed_sequential(&mut hs, io::stdin().lock(), None)?
     } else {
         let file = fs::File::open(path)?;
         let meta = file.metadata()?;
@@ -229,7 +229,7 @@ pub fn hash_all(path: &Path, hashers: &[AnyHasher], len: Option<usize>, no_mmap:
         if hs.len() > 1 && meta.is_file() && meta.len() >= PIPELINE_MIN_LEN {
             feed_pipelined(&mut hs, file)?
         } else {
-            feed_sequential(&mut hs, file)?
+            feed_sequential(&mut hs, file, meta.is_file().then(|| meta.len()))?
         }
     };
     let digests = hs
@@ -259,7 +259,10 @@ thread_local! {
     static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-fn feed_sequential(hashers: &mut [AnyHasher], mut reader: impl Read) -> io::Result<u64> {
+/// `size`: the input's length where it is known (a regular file), so that a small file
+/// gets a small buffer (zeroing and faulting in a full block cost more than hashing a few
+/// KiB); reading still goes on to the end, should the file have grown.
+fn feed_sequential(hashers: &mut [AnyHasher], mut reader: impl Read, size: Option<u64>) -> io::Result<u64> {
     // Taken out of the thread-local for the duration: while an update waits on a join,
     // this thread may steal another file's task, which then finds the slot empty and
     // allocates its own buffer.
@@ -268,19 +271,22 @@ fn feed_sequential(hashers: &mut [AnyHasher], mut reader: impl Read) -> io::Resu
     // one is evicted between the read's copy and the hash. Large BLAKE3 files, the ones
     // threads share, are mapped instead (`hash_all`), so blocks need not be large enough
     // to split (under --no-mmap they are read single-threaded unless -j N splits them).
-    let read_len = simdcrypt::cpu::read_buffer_len();
-    if buf.len() != read_len {
+    let full = simdcrypt::cpu::read_buffer_len();
+    // At least a page: files in /proc say they are empty and are not.
+    let read_len = size.map_or(full, |size| usize::try_from(size).unwrap_or(full).clamp(4096, full.max(4096)));
+    if buf.len() < read_len {
         buf.resize(read_len, 0);
     }
+    let block = &mut buf[..read_len];
     let mut total = 0;
     let result = loop {
-        let n = match read_full(&mut reader, &mut buf) {
+        let n = match read_full(&mut reader, block) {
             Ok(0) => break Ok(total),
             Ok(n) => n,
             Err(e) => break Err(e),
         };
         for h in hashers.iter_mut() {
-            h.update(&buf[..n]);
+            h.update(&block[..n]);
         }
         total += n as u64;
     };

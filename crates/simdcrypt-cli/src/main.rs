@@ -48,6 +48,7 @@ mod crypt;
 mod dropin;
 mod escape;
 mod hashing;
+mod lazy_args;
 mod output;
 mod parallel;
 mod progress;
@@ -59,6 +60,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use lazy_args::Lazy;
 use output::Out;
 
 /// Shown at the end of `simdcrypt --help`.
@@ -128,7 +130,7 @@ enum Command {
     /// starts with a backslash. A file that cannot be read is reported on stderr and the
     /// others are still hashed.
     #[command(after_help = EXIT_STATUS_HELP)]
-    Sum(sum::SumArgs),
+    Sum(Lazy<sum::SumArgs>),
 
     /// Verify checksums listed in manifests
     ///
@@ -140,7 +142,7 @@ enum Command {
     /// for sha256sum manifests; both digests are 64 hex digits). Lines starting
     /// with `#` are ignored; warnings about failures go to stderr at the end.
     #[command(after_help = EXIT_STATUS_HELP)]
-    Check(check::CheckArgs),
+    Check(Lazy<check::CheckArgs>),
 
     /// Show CPU features and the backend each algorithm uses
     ///
@@ -148,7 +150,7 @@ enum Command {
     /// list of features to hide, e.g. avx2,avx512) hides some, and for each algorithm the
     /// backend selected and the backends this CPU supports.
     #[command(after_help = EXIT_STATUS_HELP)]
-    Backends(backends::BackendsArgs),
+    Backends(Lazy<backends::BackendsArgs>),
 
     /// Compare simdcrypt with other libraries on this machine (runs `python3 -m simdcrypt.bench`)
     ///
@@ -156,7 +158,7 @@ enum Command {
     /// options). The Python is $SIMDCRYPT_PYTHON, else the active virtual environment's,
     /// else python3 from PATH; it needs the simdcrypt package. The exit status is the
     /// harness's: 0 success, 1 a verification failure (or no usable Python), 2 usage error.
-    Bench(bench::BenchArgs),
+    Bench(Lazy<bench::BenchArgs>),
 
     /// Write a new 32-byte random key file (mode 0600) for encrypt/decrypt
     ///
@@ -164,7 +166,7 @@ enum Command {
     /// secret: anyone who has it can decrypt, and forge, files encrypted with it.
     /// `-o -` writes the 32 raw bytes to standard output instead (refused on a terminal).
     #[command(after_help = KEYGEN_EXIT_STATUS_HELP)]
-    Keygen(crypt::KeygenArgs),
+    Keygen(Lazy<crypt::KeygenArgs>),
 
     /// Encrypt a file (XSalsa20-Poly1305 in 64 KiB authenticated chunks)
     ///
@@ -177,7 +179,7 @@ enum Command {
     /// itself. Memory use does not depend on the file size. The format (version 2) is
     /// documented in docs/file-format.md.
     #[command(after_help = CRYPT_EXIT_STATUS_HELP)]
-    Encrypt(crypt::EncryptArgs),
+    Encrypt(Lazy<crypt::EncryptArgs>),
 
     /// Decrypt a file made by `simdcrypt encrypt` (format version 1 or 2)
     ///
@@ -187,14 +189,14 @@ enum Command {
     /// killed. With `-o -` each chunk is written to stdout once it has authenticated; a
     /// truncation is detected at the end. OUT may not be a folder or IN itself.
     #[command(after_help = CRYPT_EXIT_STATUS_HELP)]
-    Decrypt(crypt::CryptArgs),
+    Decrypt(Lazy<crypt::CryptArgs>),
 
     /// Verified streaming (Bao): hash, encode, decode, slice, decode-slice, scrub
     ///
     /// The `bao` command's arguments and formats (docs/bao.md); `scrub` checks a stored
     /// file against its hash and outboard and lists every damaged byte range.
     #[command(after_help = EXIT_STATUS_HELP)]
-    Bao(bao::BaoArgs),
+    Bao(Lazy<bao::BaoArgs>),
 }
 
 fn main() -> ExitCode {
