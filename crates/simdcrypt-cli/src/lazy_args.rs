@@ -7,7 +7,7 @@
 //! changes nothing a user sees: the subcommand's name, `about` and after-help come from its
 //! variant in main.rs as before, and its arguments are added, by the same derived
 //! `augment_args`, before clap parses or prints anything of that subcommand
-//! (`tests/cli.rs` compares every help text with the eagerly built command's).
+//! (the unit test below checks each subcommand's texts and arguments once built).
 
 use std::ops::Deref;
 

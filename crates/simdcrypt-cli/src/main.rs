@@ -6,7 +6,8 @@
 //!
 //! ## The modules of the command line
 //!
-//! `main.rs` (clap definitions, exit statuses), `sum.rs`, `check.rs`, `backends.rs` (one
+//! `main.rs` (clap definitions, exit statuses), `lazy_args.rs` (each subcommand's arguments
+//! built only when that subcommand is parsed: start-up time), `sum.rs`, `check.rs`, `backends.rs` (one
 //! module per subcommand), `hashing.rs` (options shared by `sum` and `check`: key file,
 //! threads, hashing a file or stdin), `escape.rs` (coreutils/b3sum name escaping; `check`
 //! result lines follow each algorithm's reference tool, `Style`), `output.rs` (buffered
