@@ -135,38 +135,38 @@ def _kw(backend: str | None, threads: int | None = None) -> dict[str, Any]:
 
 def _sc_blake3(sc: ModuleType, backend: str | None, threads: int) -> Kernel:
     kwargs = _kw(backend, threads)
-    return lambda data: bytes(sc.blake3(data, **kwargs).digest())
+    return lambda data: sc.blake3(data, **kwargs).digest()
 
 
 def _sc_sha256(sc: ModuleType, backend: str | None, threads: int) -> Kernel:
     kwargs = _kw(backend)
-    return lambda data: bytes(sc.sha256(data, **kwargs).digest())
+    return lambda data: sc.sha256(data, **kwargs).digest()
 
 
 def _sc_sha256_many(sc: ModuleType, backend: str | None, threads: int) -> Kernel:
     kwargs = _kw(backend, threads)
-    return lambda data: bytes(sc.sha256_many(data, **kwargs))
+    return lambda data: sc.sha256_many(data, **kwargs)
 
 
 def _sc_merkle_root(sc: ModuleType, backend: str | None, threads: int) -> Kernel:
     kwargs = _kw(backend, threads)
-    return lambda data: bytes(sc.merkle_root(data, **kwargs))
+    return lambda data: sc.merkle_root(data, **kwargs)
 
 
 def _sc_salsa20(sc: ModuleType, backend: str | None, threads: int) -> Kernel:
     kwargs = _kw(backend, threads)
-    return lambda data: bytes(sc.Salsa20(SALSA_KEY, SALSA_NONCE, **kwargs).encrypt(data))
+    return lambda data: sc.Salsa20(SALSA_KEY, SALSA_NONCE, **kwargs).encrypt(data)
 
 
 def _sc_secretbox(sc: ModuleType, backend: str | None, threads: int) -> Kernel:
-    return lambda data: bytes(sc.secretbox_seal(SECRETBOX_KEY, SECRETBOX_NONCE, data))
+    return lambda data: sc.secretbox_seal(SECRETBOX_KEY, SECRETBOX_NONCE, data)
 
 
 def _sc_highway(bits: int) -> SimdcryptBuilder:
     def build(sc: ModuleType, backend: str | None, threads: int) -> Kernel:
         constructor = getattr(sc, f"highwayhash{bits}")
         kwargs = _kw(backend)
-        return lambda data: bytes(constructor(data, key=HIGHWAY_KEY, **kwargs).digest())
+        return lambda data: constructor(data, key=HIGHWAY_KEY, **kwargs).digest()
 
     return build
 
@@ -175,14 +175,14 @@ def _sc_streebog(bits: int) -> SimdcryptBuilder:
     def build(sc: ModuleType, backend: str | None, threads: int) -> Kernel:
         constructor = getattr(sc, f"streebog{bits}")
         kwargs = _kw(backend)
-        return lambda data: bytes(constructor(data, **kwargs).digest())
+        return lambda data: constructor(data, **kwargs).digest()
 
     return build
 
 
 def _sc_gost94(sc: ModuleType, backend: str | None, threads: int) -> Kernel:
     kwargs = _kw(backend)
-    return lambda data: bytes(sc.gost94(data, sbox="cryptopro", **kwargs).digest())
+    return lambda data: sc.gost94(data, sbox="cryptopro", **kwargs).digest()
 
 
 # --- peers ---------------------------------------------------------------------------
@@ -246,7 +246,7 @@ def _peer_pycryptodome_salsa20(module: ModuleType, threads: int) -> Kernel:
 def _peer_pynacl_secretbox(module: ModuleType, threads: int) -> Kernel:
     box = module.SecretBox(SECRETBOX_KEY)
     # NaCl's combined form: the 16-byte tag, then the ciphertext (no nonce).
-    return lambda data: bytes(box.encrypt(bytes(data), SECRETBOX_NONCE).ciphertext)
+    return lambda data: box.encrypt(bytes(data), SECRETBOX_NONCE).ciphertext
 
 
 def _peer_highway(bits: int) -> PeerBuilder:
@@ -259,7 +259,7 @@ def _peer_highway(bits: int) -> PeerBuilder:
 
 def _peer_gostcrypto(bits: int) -> PeerBuilder:
     def build(module: ModuleType, threads: int) -> Kernel:
-        return lambda data: bytes(module.new(f"streebog{bits}", data=data).digest())
+        return lambda data: module.new(f"streebog{bits}", data=data).digest()
 
     return build
 
