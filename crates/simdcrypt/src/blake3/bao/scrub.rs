@@ -307,22 +307,10 @@ impl Options {
         let wide = self.tree(pool_size);
         let mut computed = vec![0u8; tree.parents_len(window) as usize];
         let mut stored = vec![0u8; computed.len()];
-        let mut padded = Vec::new();
-        let mut next = 0u64;
-        read_windows(data.take(len), window as usize, |index, bytes| {
-            let start = index * window;
-            if start >= len {
-                return Ok(());
-            }
-            let n = window.min(len - start);
-            let content = if (bytes.len() as u64) < n {
-                padded.clear();
-                padded.extend_from_slice(bytes);
-                padded.resize(n as usize, 0);
-                &padded[..]
-            } else {
-                bytes
-            };
+        // Window `index`, whose `n` bytes of content start at `start`: its chaining value and
+        // its damage, into its slot.
+        let mut scrub_window = |index: u64, start: u64, content: &[u8]| -> Result<(), Error> {
+            let n = content.len() as u64;
             let node = Node { start, len: n, root: false };
             let parents_len = tree.parents_len(n) as usize;
             let computed = &mut computed[..parents_len];
@@ -346,38 +334,34 @@ impl Options {
             slot.cv = cv;
             slot.damaged = scrub.report.damaged;
             slot.outboard_damaged = scrub.report.outboard_damaged;
+            Ok(())
+        };
+        let mut padded = Vec::new();
+        let mut next = 0u64;
+        read_windows(data.take(len), window as usize, |index, bytes| {
+            let start = index * window;
+            if start >= len {
+                return Ok(());
+            }
+            let n = window.min(len - start);
+            let content = if (bytes.len() as u64) < n {
+                padded.clear();
+                padded.extend_from_slice(bytes);
+                padded.resize(n as usize, 0);
+                &padded[..]
+            } else {
+                bytes
+            };
+            scrub_window(index, start, content)?;
             next = index + 1;
             Ok(())
         })?;
         // Data that ended early: the windows never read are zeros.
         while next < windows {
             let start = next * window;
-            let n = window.min(len - start);
             padded.clear();
-            padded.resize(n as usize, 0);
-            let node = Node { start, len: n, root: false };
-            let parents_len = tree.parents_len(n) as usize;
-            let computed = &mut computed[..parents_len];
-            let cv = with_pool(pool_size, || encode_node(&wide, &padded, start, false, false, computed));
-            let at = subtree_offset(&tree, len, node, false);
-            let got = read_at(&mut outboard, HEADER_LEN as u64 + at, &mut stored[..parents_len])?;
-            let slot = &mut slots[next as usize];
-            let mut scrub = Scrub {
-                tree,
-                data: &padded,
-                data_base: start,
-                stored: &stored[..got],
-                computed,
-                parents_base: at,
-                report: ScrubReport::default(),
-            };
-            match slot.expected {
-                Some(expected) if expected != cv => scrub.check(node, &expected, 0),
-                _ => scrub.compare_parents(0, parents_len as u64),
-            }
-            slot.cv = cv;
-            slot.damaged = scrub.report.damaged;
-            slot.outboard_damaged = scrub.report.outboard_damaged;
+            padded.resize(window.min(len - start) as usize, 0);
+            scrub_window(next, start, &padded)?;
             next += 1;
         }
 
