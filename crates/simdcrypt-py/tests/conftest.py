@@ -330,3 +330,28 @@ def update_from_threads(update: Callable[[bytes], object], piece: bytes, threads
         t.start()
     for t in workers:
         t.join()
+
+
+def random_rows(n: int, length: int, seed: int) -> np.ndarray:
+    """`n` random messages of `length` bytes, as the rows of a uint8 array (fixed seed)."""
+    return np.random.default_rng(seed).integers(0, 256, size=(n, length), dtype=np.uint8)
+
+
+# The CUDA batch functions (test_cuda.py on a GPU, test_cuda_emulated.py on the emulation):
+# (name, digest length, CPU call on host messages, GPU call with any messages and out=...).
+CUDA_BATCHES: list[tuple[str, int, Callable[..., Any], Callable[..., Any]]] = [
+    ("streebog512", 64, lambda m: simdcrypt.streebog_many(m, bits=512),
+     lambda m, **k: simdcrypt.streebog_many(m, bits=512, backend="cuda", **k)),
+    ("streebog256", 32, lambda m: simdcrypt.streebog_many(m, bits=256),
+     lambda m, **k: simdcrypt.streebog_many(m, bits=256, backend="cuda", **k)),
+    ("gost94", 32, lambda m: simdcrypt.gost94_many(m),
+     lambda m, **k: simdcrypt.gost94_many(m, backend="cuda", **k)),
+    ("gost94-test", 32, lambda m: simdcrypt.gost94_many(m, sbox="test"),
+     lambda m, **k: simdcrypt.gost94_many(m, sbox="test", backend="cuda", **k)),
+    ("blake3", 32, lambda m: simdcrypt.blake3_many(m),
+     lambda m, **k: simdcrypt.blake3_many(m, backend="cuda", **k)),
+    ("blake3-derive-7", 7, lambda m: simdcrypt.blake3_many(m, derive_key_context="c", length=7),
+     lambda m, **k: simdcrypt.blake3_many(m, derive_key_context="c", length=7, backend="cuda", **k)),
+    ("blake3-keyed-100", 100, lambda m: simdcrypt.blake3_many(m, key=bytes(range(32)), length=100),
+     lambda m, **k: simdcrypt.blake3_many(m, key=bytes(range(32)), length=100, backend="cuda", **k)),
+]

@@ -22,6 +22,7 @@ import pytest
 
 import simdcrypt
 from simdcrypt import _cuda
+from conftest import CUDA_BATCHES, random_rows
 
 CUDA = simdcrypt.backends()["cuda"]
 AVAILABLE = bool(CUDA["available"])
@@ -341,32 +342,11 @@ def _torch() -> Any:
 gpu = pytest.mark.skipif(not AVAILABLE, reason="no usable GPU (backends()['cuda']['reason'])")
 
 
-def _messages(n: int, length: int, seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).integers(0, 256, size=(n, length), dtype=np.uint8)
-
-
-# (name, CPU call on a list of host messages, GPU call with any messages and out=None)
-BATCHES: list[tuple[str, int, Callable[..., Any], Callable[..., Any]]] = [
-    ("streebog512", 64, lambda m: simdcrypt.streebog_many(m, bits=512),
-     lambda m, **k: simdcrypt.streebog_many(m, bits=512, backend="cuda", **k)),
-    ("streebog256", 32, lambda m: simdcrypt.streebog_many(m, bits=256),
-     lambda m, **k: simdcrypt.streebog_many(m, bits=256, backend="cuda", **k)),
-    ("gost94", 32, lambda m: simdcrypt.gost94_many(m),
-     lambda m, **k: simdcrypt.gost94_many(m, backend="cuda", **k)),
-    ("gost94-test", 32, lambda m: simdcrypt.gost94_many(m, sbox="test"),
-     lambda m, **k: simdcrypt.gost94_many(m, sbox="test", backend="cuda", **k)),
-    ("blake3", 32, lambda m: simdcrypt.blake3_many(m),
-     lambda m, **k: simdcrypt.blake3_many(m, backend="cuda", **k)),
-    ("blake3-keyed-100", 100, lambda m: simdcrypt.blake3_many(m, key=bytes(range(32)), length=100),
-     lambda m, **k: simdcrypt.blake3_many(m, key=bytes(range(32)), length=100, backend="cuda", **k)),
-]
-
-
 @gpu
-@pytest.mark.parametrize(("name", "digest_len", "cpu", "cuda"), BATCHES, ids=[b[0] for b in BATCHES])
+@pytest.mark.parametrize(("name", "digest_len", "cpu", "cuda"), CUDA_BATCHES, ids=[b[0] for b in CUDA_BATCHES])
 @pytest.mark.parametrize("length", [0, 1, 31, 32, 63, 64, 65, 1023, 1024, 1025, 4096, 10_000])
 def test_host_batches_match_the_cpu(name: str, digest_len: int, cpu: Any, cuda: Any, length: int) -> None:
-    rows = _messages(37, length, length)
+    rows = random_rows(37, length, length)
     assert cuda(rows) == cpu(rows)
     varied = [bytes(rows[i, : (i * 97) % (length + 1)]) for i in range(37)]
     assert cuda(varied) == cpu(varied)
@@ -374,13 +354,13 @@ def test_host_batches_match_the_cpu(name: str, digest_len: int, cpu: Any, cuda: 
 
 
 @gpu
-@pytest.mark.parametrize(("name", "digest_len", "cpu", "cuda"), BATCHES, ids=[b[0] for b in BATCHES])
+@pytest.mark.parametrize(("name", "digest_len", "cpu", "cuda"), CUDA_BATCHES, ids=[b[0] for b in CUDA_BATCHES])
 def test_device_batches_match_the_cpu(name: str, digest_len: int, cpu: Any, cuda: Any) -> None:
     libs = [lib for lib in (_cupy(), _torch()) if lib is not None]
     if not libs:
         pytest.skip("neither CuPy nor PyTorch with CUDA")
     for length in (0, 1, 64, 1000, 1024, 3000):
-        rows = _messages(50, length, 100 + length)
+        rows = random_rows(50, length, 100 + length)
         expected = cpu(rows)
         for lib in libs:
             if lib.__name__ == "cupy":
@@ -402,13 +382,13 @@ def test_device_batches_match_the_cpu(name: str, digest_len: int, cpu: Any, cuda
                 assert bytes(out.cpu().numpy()) == expected
     # Wrong out= sizes and non-contiguous device arrays are errors, not crashes.
     lib = libs[0]
-    rows = _messages(4, 64, 1)
+    rows = random_rows(4, 64, 1)
     if lib.__name__ == "cupy":
         dev, small = lib.asarray(rows), lib.zeros(4 * digest_len - 1, dtype=lib.uint8)
         with pytest.raises(ValueError, match="must be a 2-D array"):
             cuda(lib.asarray(rows[0]))
         with pytest.raises(ValueError, match="C-contiguous"):
-            cuda(lib.asarray(_messages(4, 64, 2))[:, ::2])
+            cuda(lib.asarray(random_rows(4, 64, 2))[:, ::2])
     else:
         dev, small = lib.from_numpy(rows).cuda(), lib.zeros(4 * digest_len - 1, dtype=lib.uint8, device="cuda")
     with pytest.raises(ValueError, match="exactly"):
@@ -431,7 +411,7 @@ class DLPackOnly:
 @gpu
 @pytest.mark.parametrize("blocks", [0, 1, 2, 63, 1000, 65_537])
 def test_sha256_many_matches_the_cpu(blocks: int) -> None:
-    data = _messages(1, 64 * blocks, blocks).tobytes()
+    data = random_rows(1, 64 * blocks, blocks).tobytes()
     expected = simdcrypt.sha256_many(data)
     assert simdcrypt.sha256_many(data, backend="cuda") == expected
     for lib in (lib for lib in (_cupy(), _torch()) if lib is not None):
@@ -453,7 +433,7 @@ def test_sha256_many_matches_the_cpu(blocks: int) -> None:
 @pytest.mark.parametrize("leaves", [0, 1, 2, 3, 1000, 4097])
 @pytest.mark.parametrize("depth", [None, 13, 40])
 def test_merkle_root_matches_the_cpu(leaves: int, depth: int | None) -> None:
-    data = _messages(1, 32 * leaves, leaves).tobytes()
+    data = random_rows(1, 32 * leaves, leaves).tobytes()
     expected = simdcrypt.merkle_root(data, depth=depth)
     assert simdcrypt.merkle_root(data, depth=depth, backend="cuda") == expected
     cupy = _cupy()
@@ -466,7 +446,7 @@ def test_merkle_root_matches_the_cpu(leaves: int, depth: int | None) -> None:
 @gpu
 @pytest.mark.parametrize("size", [0, 1, 1024, 1025, 2048, 1 << 20, (1 << 20) + 1, 5_000_003])
 def test_blake3_digest_on_the_gpu(size: int) -> None:
-    data = _messages(1, size, size).tobytes()
+    data = random_rows(1, size, size).tobytes()
     for kwargs in ({}, {"length": 131}, {"key": bytes(range(32))}, {"derive_key_context": "ctx"}):
         hasher = simdcrypt.blake3(data, key=kwargs.get("key"), derive_key_context=kwargs.get("derive_key_context"))
         expected = hasher.digest(kwargs.get("length", 32))

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
 
 import simdcrypt
+from conftest import CUDA_BATCHES, random_rows
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("SIMDCRYPT_CUDA_EMULATION") != "1",
@@ -58,33 +59,13 @@ class DLPack:
         return self.array.__dlpack__()
 
 
-def rows(n: int, length: int, seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).integers(0, 256, size=(n, length), dtype=np.uint8)
+IDS = [b[0] for b in CUDA_BATCHES]
 
 
-BATCHES: list[tuple[str, int, Callable[..., Any], Callable[..., Any]]] = [
-    ("streebog512", 64, lambda m: simdcrypt.streebog_many(m, bits=512),
-     lambda m, **k: simdcrypt.streebog_many(m, bits=512, backend="cuda", **k)),
-    ("streebog256", 32, lambda m: simdcrypt.streebog_many(m, bits=256),
-     lambda m, **k: simdcrypt.streebog_many(m, bits=256, backend="cuda", **k)),
-    ("gost94", 32, lambda m: simdcrypt.gost94_many(m),
-     lambda m, **k: simdcrypt.gost94_many(m, backend="cuda", **k)),
-    ("gost94-test", 32, lambda m: simdcrypt.gost94_many(m, sbox="test"),
-     lambda m, **k: simdcrypt.gost94_many(m, sbox="test", backend="cuda", **k)),
-    ("blake3", 32, lambda m: simdcrypt.blake3_many(m),
-     lambda m, **k: simdcrypt.blake3_many(m, backend="cuda", **k)),
-    ("blake3-derive-7", 7, lambda m: simdcrypt.blake3_many(m, derive_key_context="c", length=7),
-     lambda m, **k: simdcrypt.blake3_many(m, derive_key_context="c", length=7, backend="cuda", **k)),
-    ("blake3-keyed-100", 100, lambda m: simdcrypt.blake3_many(m, key=bytes(range(32)), length=100),
-     lambda m, **k: simdcrypt.blake3_many(m, key=bytes(range(32)), length=100, backend="cuda", **k)),
-]
-IDS = [b[0] for b in BATCHES]
-
-
-@pytest.mark.parametrize(("name", "digest_len", "cpu", "cuda"), BATCHES, ids=IDS)
+@pytest.mark.parametrize(("name", "digest_len", "cpu", "cuda"), CUDA_BATCHES, ids=IDS)
 @pytest.mark.parametrize("length", [0, 1, 63, 64, 65, 1024, 1025, 3000])
 def test_batches(name: str, digest_len: int, cpu: Any, cuda: Any, length: int) -> None:
-    m = rows(9, length, length)
+    m = random_rows(9, length, length)
     expected = cpu(m)
     assert len(expected) == 9 * digest_len
     # Host inputs: a 2-D array and a list of messages of different lengths.
@@ -108,13 +89,13 @@ def test_batches(name: str, digest_len: int, cpu: Any, cuda: Any, length: int) -
     assert out2.tobytes() == expected
 
 
-@pytest.mark.parametrize(("name", "digest_len", "cpu", "cuda"), BATCHES, ids=IDS)
+@pytest.mark.parametrize(("name", "digest_len", "cpu", "cuda"), CUDA_BATCHES, ids=IDS)
 def test_batch_edges(name: str, digest_len: int, cpu: Any, cuda: Any) -> None:
     assert cuda([]) == b""
     assert cuda(CAI(np.zeros((0, 64), dtype=np.uint8))) == b""
     empty_out = np.zeros(0, dtype=np.uint8)
     cuda(CAI(np.zeros((0, 5), dtype=np.uint8)), out=CAI(empty_out))
-    m = rows(3, 10, 1)
+    m = random_rows(3, 10, 1)
     with pytest.raises(ValueError, match="2-D array"):
         cuda(CAI(m.reshape(-1)))
     with pytest.raises(ValueError, match="exactly"):
@@ -133,7 +114,7 @@ def test_batch_edges(name: str, digest_len: int, cpu: Any, cuda: Any) -> None:
 
 @pytest.mark.parametrize("blocks", [0, 1, 2, 7, 64, 257])
 def test_sha256_many(blocks: int) -> None:
-    data = rows(1, 64 * blocks, blocks).reshape(-1)
+    data = random_rows(1, 64 * blocks, blocks).reshape(-1)
     expected = simdcrypt.sha256_many(data.tobytes())
     assert simdcrypt.sha256_many(data.tobytes(), backend="cuda") == expected
     assert simdcrypt.sha256_many(CAI(data), backend="cuda") == expected
@@ -154,7 +135,7 @@ def test_sha256_many(blocks: int) -> None:
 @pytest.mark.parametrize("leaves", [0, 1, 2, 3, 5, 64, 1000])
 @pytest.mark.parametrize("depth", [None, 10, 64])
 def test_merkle_root(leaves: int, depth: int | None) -> None:
-    data = rows(1, 32 * leaves, leaves).reshape(-1)
+    data = random_rows(1, 32 * leaves, leaves).reshape(-1)
     expected = simdcrypt.merkle_root(data.tobytes(), depth=depth)
     assert simdcrypt.merkle_root(data.tobytes(), depth=depth, backend="cuda") == expected
     assert simdcrypt.merkle_root(CAI(data), depth=depth, backend="cuda") == expected
@@ -170,7 +151,7 @@ def test_merkle_root_errors() -> None:
 
 @pytest.mark.parametrize("size", [0, 1, 64, 1024, 1025, 2048, 4097, 100_000, 1 << 20])
 def test_blake3_digest(size: int) -> None:
-    data = rows(1, size, size).reshape(-1)
+    data = random_rows(1, size, size).reshape(-1)
     for kwargs in ({}, {"length": 131}, {"key": bytes(range(32))}, {"derive_key_context": "ctx", "length": 3}):
         hasher = simdcrypt.blake3(data.tobytes(), key=kwargs.get("key"), derive_key_context=kwargs.get("derive_key_context"))
         expected = hasher.digest(kwargs.get("length", 32))
@@ -189,7 +170,7 @@ def test_dlpack_capsules_are_consumed() -> None:
             capsules.append(capsule)
             return capsule
 
-    m = rows(4, 100, 9)
+    m = random_rows(4, 100, 9)
     assert simdcrypt.gost94_many(Keep(m), backend="cuda") == simdcrypt.gost94_many(m)
     is_valid = ctypes.pythonapi.PyCapsule_IsValid
     is_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
