@@ -157,22 +157,7 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
         return run_raw(args, files, &hashers, len, out);
     }
 
-    let walk_opts = args.walk.options()?;
-    let mut jobs = Vec::new();
-    for path in files {
-        let is_dir = || fs::metadata(path).is_ok_and(|m| m.is_dir());
-        if args.recursive && !hashing::is_stdin(path) && is_dir() {
-            for entry in walk::walk(path, &walk_opts, false) {
-                match entry.kind {
-                    Kind::File => jobs.push(Job::Hash(entry.path)),
-                    Kind::Error(e) => jobs.push(Job::Failed(entry.path, e)),
-                    Kind::Dir | Kind::Symlink(_) => {}
-                }
-            }
-        } else {
-            jobs.push(Job::Hash(path.clone()));
-        }
-    }
+    let jobs = jobs(args, files)?;
 
     // One input gets no pool: its threads would only be started and stopped (a large file
     // still shares its work, through the hasher's own threads).
@@ -180,16 +165,7 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
     let mode = args.progress.mode();
     let total_bytes = if progress::wanted(mode) { total_size(&jobs) } else { 0 };
     let progress = Progress::new(jobs.len() as u64, total_bytes, mode);
-    let multi = hashers.len() > 1;
-    let style = if args.json {
-        Style::Json
-    } else if args.no_names {
-        Style::NoNames
-    } else if args.tag || multi {
-        Style::Tag
-    } else {
-        Style::Gnu
-    };
+    let style = line_style(args, hashers.len() > 1);
     let mut failures = 0u64;
     let hashers = &hashers;
     let no_mmap = args.hash.no_mmap;
@@ -250,6 +226,43 @@ fn skip_seek(mut d: Digests, seek: u64) -> Digests {
     }
     d
 }
+
+/// The inputs to hash, in order: each FILE, or with `-r` the files under each folder
+/// (walk errors kept in place, to be reported on their line).
+fn jobs(args: &SumArgs, files: &[PathBuf]) -> Result<Vec<Job>, Failure> {
+    let walk_opts = args.walk.options()?;
+    let mut jobs = Vec::new();
+    for path in files {
+        let is_dir = || fs::metadata(path).is_ok_and(|m| m.is_dir());
+        if args.recursive && !hashing::is_stdin(path) && is_dir() {
+            for entry in walk::walk(path, &walk_opts, false) {
+                match entry.kind {
+                    Kind::File => jobs.push(Job::Hash(entry.path)),
+                    Kind::Error(e) => jobs.push(Job::Failed(entry.path, e)),
+                    Kind::Dir | Kind::Symlink(_) => {}
+                }
+            }
+        } else {
+            jobs.push(Job::Hash(path.clone()));
+        }
+    }
+    Ok(jobs)
+}
+
+/// The line format of `sum`: BSD-style tags when asked for, or when several algorithms
+/// share the output (a bare hash would not say which one it is).
+fn line_style(args: &SumArgs, several_algorithms: bool) -> Style {
+    if args.json {
+        Style::Json
+    } else if args.no_names {
+        Style::NoNames
+    } else if args.tag || several_algorithms {
+        Style::Tag
+    } else {
+        Style::Gnu
+    }
+}
+
 
 /// The total size of the files to hash, for the progress bar (unreadable ones count 0).
 fn total_size(jobs: &[Job]) -> u64 {
@@ -434,33 +447,11 @@ fn run_cuda(args: &SumArgs, files: &[PathBuf], out: &mut Out) -> Result<bool, Fa
     let dev = CudaDevice::get()?;
     let budget = dev.batch_bytes();
 
-    let walk_opts = args.walk.options()?;
-    let mut jobs = Vec::new();
-    for path in files {
-        if args.recursive && fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-            for entry in walk::walk(path, &walk_opts, false) {
-                match entry.kind {
-                    Kind::File => jobs.push(Job::Hash(entry.path)),
-                    Kind::Error(e) => jobs.push(Job::Failed(entry.path, e)),
-                    Kind::Dir | Kind::Symlink(_) => {}
-                }
-            }
-        } else {
-            jobs.push(Job::Hash(path.clone()));
-        }
-    }
+    let jobs = jobs(args, files)?;
     let mode_arg = args.progress.mode();
     let total_bytes = if progress::wanted(mode_arg) { total_size(&jobs) } else { 0 };
     let progress = Progress::new(jobs.len() as u64, total_bytes, mode_arg);
-    let style = if args.json {
-        Style::Json
-    } else if args.no_names {
-        Style::NoNames
-    } else if args.tag {
-        Style::Tag
-    } else {
-        Style::Gnu
-    };
+    let style = line_style(args, false);
     let mut failures = 0u64;
     let mut start = 0;
     while start < jobs.len() {
