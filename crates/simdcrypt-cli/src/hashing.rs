@@ -259,9 +259,8 @@ thread_local! {
     static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// `size`: the input's length where it is known (a regular file), so that a small file
-/// gets a small buffer (zeroing and faulting in a full block cost more than hashing a few
-/// KiB); reading still goes on to the end, should the file have grown.
+/// `size`: the input's length where it is known (a regular file), for the block's size
+/// (`cpu::read_buffer_len_for`); reading still goes on to the end.
 fn feed_sequential(hashers: &mut [AnyHasher], mut reader: impl Read, size: Option<u64>) -> io::Result<u64> {
     // Taken out of the thread-local for the duration: while an update waits on a join,
     // this thread may steal another file's task, which then finds the slot empty and
@@ -271,9 +270,7 @@ fn feed_sequential(hashers: &mut [AnyHasher], mut reader: impl Read, size: Optio
     // one is evicted between the read's copy and the hash. Large BLAKE3 files, the ones
     // threads share, are mapped instead (`hash_all`), so blocks need not be large enough
     // to split (under --no-mmap they are read single-threaded unless -j N splits them).
-    let full = simdcrypt::cpu::read_buffer_len();
-    // At least a page: files in /proc say they are empty and are not.
-    let read_len = size.map_or(full, |size| usize::try_from(size).unwrap_or(full).clamp(4096, full.max(4096)));
+    let read_len = simdcrypt::cpu::read_buffer_len_for(size);
     if buf.len() < read_len {
         buf.resize(read_len, 0);
     }

@@ -111,8 +111,13 @@ impl AnyHasher {
     /// Adds everything `reader` yields until end of file; returns the number of bytes read.
     /// Reads [`crate::cpu::read_buffer_len`] bytes at a time (sized so that each read's copy
     /// is still in the L2 cache when it is hashed).
-    pub fn update_reader(&mut self, mut reader: impl Read) -> io::Result<u64> {
-        let mut buf = vec![0u8; crate::cpu::read_buffer_len()];
+    pub fn update_reader(&mut self, reader: impl Read) -> io::Result<u64> {
+        self.update_reader_sized(reader, crate::cpu::read_buffer_len())
+    }
+
+    /// [`Self::update_reader`] with blocks of `block` bytes.
+    fn update_reader_sized(&mut self, mut reader: impl Read, block: usize) -> io::Result<u64> {
+        let mut buf = vec![0u8; block];
         let mut total = 0u64;
         loop {
             let n = match reader.read(&mut buf) {
@@ -198,7 +203,8 @@ pub fn hash_file_with(path: &Path, hasher: &AnyHasher, len: Option<usize>, acces
     if map {
         update_mapped(&mut h, &file, meta.len())?;
     } else {
-        h.update_reader(file)?;
+        let block = crate::cpu::read_buffer_len_for(meta.is_file().then(|| meta.len()));
+        h.update_reader_sized(file, block)?;
     }
     h.finalize(len).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
 }

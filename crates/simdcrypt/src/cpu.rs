@@ -420,6 +420,15 @@ pub fn read_buffer_len() -> usize {
     })
 }
 
+/// The read block for an input of `size` bytes where the size is known (a regular file):
+/// [`read_buffer_len`], or less for a smaller input, so that a small file does not pay for
+/// zeroing and faulting in a whole block. At least a page: files under /proc report a size
+/// of 0 and are not empty (the reader reads on to the end whatever the size said).
+pub fn read_buffer_len_for(size: Option<u64>) -> usize {
+    let full = read_buffer_len();
+    size.map_or(full, |size| usize::try_from(size).unwrap_or(full).clamp(4096, full.max(4096)))
+}
+
 /// [`read_buffer_len`] for an L2 of `l2` bytes.
 fn buffer_len_for_l2(l2: Option<usize>) -> usize {
     const MIN: usize = 64 << 10;
@@ -598,6 +607,13 @@ mod tests {
         assert_eq!(parse_size("x"), None);
         let len = read_buffer_len();
         assert!(len.is_power_of_two() && (64 << 10..=1 << 20).contains(&len));
+        // A known size caps the block, down to a page (files in /proc report 0 bytes).
+        assert_eq!(read_buffer_len_for(None), len);
+        assert_eq!(read_buffer_len_for(Some(0)), 4096);
+        assert_eq!(read_buffer_len_for(Some(10)), 4096);
+        assert_eq!(read_buffer_len_for(Some(5000)), 5000);
+        assert_eq!(read_buffer_len_for(Some(len as u64 + 1)), len);
+        assert_eq!(read_buffer_len_for(Some(u64::MAX)), len);
     }
 
     #[test]

@@ -92,3 +92,19 @@ fn missing_files_and_directories_are_io_errors() {
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
     assert!(hash_file(&dir.0, &h, None).is_err());
 }
+
+/// A file whose reported size is not its length (files under /proc say 0 bytes): read to
+/// its end all the same, whatever block its reported size gave it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_that_reports_no_size_is_read_to_its_end() {
+    let path = std::path::Path::new("/proc/version");
+    let contents = std::fs::read(path).unwrap();
+    assert_eq!(std::fs::metadata(path).unwrap().len(), 0, "/proc/version reports a size of 0");
+    assert!(!contents.is_empty());
+    let expected = blake3::hash(&contents);
+    for access in [FileAccess::Auto, FileAccess::Read] {
+        let got = hash_file_with(path, &hasher(Threads::One), None, access).unwrap();
+        assert_eq!(got, expected.as_bytes(), "{access:?}");
+    }
+}
