@@ -229,7 +229,7 @@ pub fn hash_all(path: &Path, hashers: &[AnyHasher], len: Option<usize>, no_mmap:
         if hs.len() > 1 && meta.is_file() && meta.len() >= PIPELINE_MIN_LEN {
             feed_pipelined(&mut hs, file)?
         } else {
-            feed_sequential(&mut hs, file, meta.is_file().then(|| meta.len()))?
+            feed_sequential(&mut hs, file, meta.is_file().then_some(meta.len()))?
         }
     };
     let digests = hs

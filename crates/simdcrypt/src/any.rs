@@ -203,7 +203,7 @@ pub fn hash_file_with(path: &Path, hasher: &AnyHasher, len: Option<usize>, acces
     if map {
         update_mapped(&mut h, &file, meta.len())?;
     } else {
-        let block = crate::cpu::read_buffer_len_for(meta.is_file().then(|| meta.len()));
+        let block = crate::cpu::read_buffer_len_for(meta.is_file().then_some(meta.len()));
         h.update_reader_sized(file, block)?;
     }
     h.finalize(len).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
