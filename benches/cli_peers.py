@@ -105,6 +105,10 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small files, few pairs: checks that it runs")
     args = parser.parse_args()
     s, b = args.simdcrypt, args.b3sum
+    for tool in (s, b) + ((args.b3sum_avx2,) if args.b3sum_avx2 else ()):
+        if not (shutil.which(tool) or os.access(tool, os.X_OK)):
+            sys.exit(f"cli_peers.py: {tool} is not an executable (build the CLI with `cargo build --release "
+                     "-p simdcrypt-cli`; b3sum: `cargo install b3sum` or --b3sum PATH)")
     work = Path(os.environ.get("TMPDIR", "/tmp")) / "simdcrypt-cli-peers"
     make_files(work, args.quick)
     os.chdir(work)
