@@ -69,6 +69,9 @@ impl Report {
         }
         for a in &self.algorithms {
             s += &format!("{}: selected {} (supported: {})\n", a.algorithm, a.selected, a.supported.join(", "));
+            for (backend, why) in &a.passed_over {
+                s += &format!("  passed over {backend}: {why}\n");
+            }
         }
         let note = simdcrypt::cuda::VERIFICATION_NOTE;
         match &self.cuda {
@@ -87,11 +90,19 @@ impl Report {
             .algorithms
             .iter()
             .map(|a| {
+                let passed_over: Vec<String> = a
+                    .passed_over
+                    .iter()
+                    .map(|(backend, why)| {
+                        format!("{{\"backend\": {}, \"why\": {}}}", json_string(backend), json_string(why))
+                    })
+                    .collect();
                 format!(
-                    "    {{\"algorithm\": {}, \"selected\": {}, \"supported\": {}}}",
+                    "    {{\"algorithm\": {}, \"selected\": {}, \"supported\": {}, \"passed_over\": [{}]}}",
                     json_string(a.algorithm),
                     json_string(a.selected),
-                    list(&a.supported)
+                    list(&a.supported),
+                    passed_over.join(", ")
                 )
             })
             .collect();

@@ -432,6 +432,10 @@ fn backends_lists_features_and_backends() {
         for r in simdcrypt::backend_report() {
             let expected = format!("{}: selected {} (supported: {})", r.algorithm, r.selected, r.supported.join(", "));
             assert!(out.lines().any(|l| l == expected), "{expected} not in {out}");
+            for (backend, why) in &r.passed_over {
+                let line = format!("  passed over {backend}: {why}");
+                assert!(out.lines().any(|l| l == line), "{line} not in {out}");
+            }
         }
     }
 

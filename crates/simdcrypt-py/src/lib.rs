@@ -121,7 +121,8 @@ fn add_hash_class<C: hash_class::HashClass + pyo3::PyTypeInfo>(m: &Bound<'_, PyM
     m.getattr(HASH_CLASSES)?.set_item(C::NAME, m.py().get_type::<C>())
 }
 
-/// `{algorithm: {"selected": backend, "supported": [backends, best first]}}` for this CPU,
+/// `{algorithm: {"selected": backend, "supported": [backends, best first], "passed_over":
+/// {backend: why}}}` for this CPU (`passed_over`: supported backends detection skips here),
 /// and `"cuda"`: the GPU backend of the batch functions, with `available`, `reason`,
 /// `device`, `verified` and `note` besides (`selected` "" and `supported` [] without one).
 #[pyfunction]
@@ -132,6 +133,11 @@ fn backends(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         let entry = PyDict::new(py);
         entry.set_item("selected", report.selected)?;
         entry.set_item("supported", PyList::new(py, &report.supported)?)?;
+        let passed_over = PyDict::new(py);
+        for (backend, why) in &report.passed_over {
+            passed_over.set_item(backend, why)?;
+        }
+        entry.set_item("passed_over", passed_over)?;
         out.set_item(report.algorithm, entry)?;
     }
     // The GPU: looked for only now, when asked (see cuda.rs for the entry's keys).

@@ -292,11 +292,15 @@ def test_backends_shape() -> None:
     # The CPU kernel sets; the "cuda" entry has its own shape (test_cuda.py).
     del info["cuda"]
     for name, entry in info.items():
-        assert set(entry) == {"selected", "supported"}
+        assert set(entry) == {"selected", "supported", "passed_over"}
         assert isinstance(entry["selected"], str)
         assert isinstance(entry["supported"], list) and entry["supported"]
         assert all(isinstance(b, str) for b in entry["supported"])
-        assert entry["selected"] == entry["supported"][0]
+        passed_over = entry["passed_over"]
+        assert set(passed_over) <= set(entry["supported"]) - {"portable"}
+        assert all(isinstance(why, str) and why for why in passed_over.values())
+        # Detection takes the best supported backend that no measured rule passes over.
+        assert entry["selected"] == [b for b in entry["supported"] if b not in passed_over][0]
         assert "portable" in entry["supported"]
         assert len(set(entry["supported"])) == len(entry["supported"])
     # A fresh dict each call: mutating it changes nothing.

@@ -134,6 +134,7 @@ def test_new_and_listings() -> None:
     assert "sha256" in simdcrypt.__all__
     info = simdcrypt.backends()["sha256"]
     assert info["supported"][-1] == "portable" and info["selected"] == info["supported"][0]
+    assert info.get("passed_over") == {}
     h = simdcrypt.new("SHA256", b"abc", backend="portable")
     assert type(h) is simdcrypt.sha256 and h.backend == "portable"
     assert h.digest() == hashlib.sha256(b"abc").digest()

@@ -227,8 +227,24 @@ fn runs_on<K: Kernels>(kind: K, features: Features) -> bool {
     features.has_all(kind.requires())
 }
 
+/// Where detection's choice sits in [`Kernels::ALL`] for a CPU with these features and this
+/// identity: the first kind the features cover that no [`cpu::PASS_OVER`] rule passes over
+/// (the portable code is never passed over). A function of its arguments alone, so that a
+/// rule is tested for CPUs this machine is not.
+pub(crate) fn preferred_index<K: Kernels>(features: Features, cpu: cpu::Identity) -> usize {
+    K::ALL
+        .iter()
+        .position(|&k| {
+            runs_on(k, features)
+                && (k.requires().is_empty() || cpu::passed_over(K::ALGORITHM, k.name(), cpu, features).is_none())
+        })
+        .expect("the portable kernels run anywhere")
+}
+
 impl<K: Kernels> Checked<K> {
-    /// The best kernel set this CPU supports (detected once per algorithm, then cached).
+    /// The best kernel set this CPU supports (detected once per algorithm, then cached):
+    /// the first of [`Kernels::ALL`] it can run, unless a measured rule of
+    /// [`cpu::PASS_OVER`] passes over that one on this CPU.
     #[inline(always)]
     pub fn detect() -> Self {
         match K::detected().0.load(Ordering::Relaxed) {
@@ -239,8 +255,7 @@ impl<K: Kernels> Checked<K> {
 
     #[cold]
     fn detect_first() -> Self {
-        let features = cpu::features();
-        let index = K::ALL.iter().position(|&k| runs_on(k, features)).expect("the portable kernels run anywhere");
+        let index = preferred_index::<K>(cpu::features(), cpu::identity());
         K::detected().0.store(index as u8 + 1, Ordering::Relaxed);
         Checked(K::ALL[index])
     }
@@ -366,6 +381,9 @@ pub struct BackendReport {
     pub supported: Vec<&'static str>,
     /// Every backend this build has for this architecture, best first.
     pub built: Vec<&'static str>,
+    /// Supported backends that detection passes over on this CPU, each with why (see
+    /// [`cpu::PASS_OVER`]).
+    pub passed_over: Vec<(&'static str, &'static str)>,
 }
 
 impl BackendReport {
@@ -376,6 +394,13 @@ impl BackendReport {
             selected: Checked::<K>::detect().name(),
             supported: Checked::<K>::all_supported().into_iter().map(Checked::name).collect(),
             built: K::ALL.iter().map(|k| k.name()).collect(),
+            passed_over: Checked::<K>::all_supported()
+                .into_iter()
+                .filter_map(|p| {
+                    cpu::passed_over(K::ALGORITHM, p.name(), cpu::identity(), cpu::features())
+                        .map(|why| (p.name(), why))
+                })
+                .collect(),
         }
     }
 }
@@ -425,5 +450,50 @@ mod tests {
         assert!(matches!(err, Error::UnsupportedBackend { .. }), "{err:?}");
         assert!(err.to_string().contains(other[0].1), "{err}");
         assert!(matches!(Example::from_name("nonesuch"), Err(Error::UnknownBackend { .. })));
+    }
+
+    /// The fastest-not-widest rules pick by (vendor, family) for CPUs this machine is not:
+    /// SHA-256 batches take SHA-NI on AMD family 0x19 with AVX-512 (Zen 4) and the AVX-512
+    /// mix on Intel and on AMD family 0x1A (Zen 5); without SHA-NI a Zen 4 keeps AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn pass_over_rules_follow_the_cpu_identity() {
+        use crate::cpu::{Identity, Vendor};
+        use crate::sha256::BatchKind;
+        let zen4 = Identity { vendor: Vendor::Amd, family: 0x19, model: 0x11 };
+        let zen5 = Identity { vendor: Vendor::Amd, family: 0x1A, model: 0x02 };
+        let sapphire = Identity { vendor: Vendor::Intel, family: 6, model: 0x8F };
+        let all = [
+            Feature::Sse41,
+            Feature::Ssse3,
+            Feature::Avx,
+            Feature::Avx2,
+            Feature::Avx512F,
+            Feature::Avx512Bw,
+            Feature::Avx512Vl,
+            Feature::Sha,
+        ]
+        .into_iter()
+        .fold(Features::NONE, Features::with);
+        let pick = |features, cpu| BatchKind::ALL[preferred_index::<BatchKind>(features, cpu)].name();
+        assert_eq!(pick(all, zen4), "shani");
+        assert_eq!(pick(all, zen5), "avx512+shani");
+        assert_eq!(pick(all, sapphire), "avx512+shani");
+        assert_eq!(pick(all.without(Feature::Sha), sapphire), "avx512");
+        assert_eq!(pick(all.without(Feature::Sha), zen4), "avx512");
+        assert_eq!(pick(Features::NONE, zen4), "portable");
+        // Other algorithms have no rule: the widest supported kind wins on every CPU.
+        for cpu in [zen4, zen5, sapphire] {
+            assert_eq!(
+                crate::blake3::Kind::ALL[preferred_index::<crate::blake3::Kind>(all, cpu)].name(),
+                crate::blake3::Kind::ALL.iter().find(|k| all.has_all(k.requires())).unwrap().name()
+            );
+        }
+        // Every rule names a backend that exists (on some architecture) for its algorithm.
+        for rule in crate::cpu::PASS_OVER {
+            let report = crate::backend_report();
+            let entry = report.iter().find(|r| r.algorithm == rule.algorithm).expect(rule.algorithm);
+            assert!(entry.built.contains(&rule.backend), "{} has no backend {}", rule.algorithm, rule.backend);
+        }
     }
 }

@@ -19,7 +19,8 @@
 //! `SIMDCRYPT_DISABLE`), `disable_list_problem()` (names in `SIMDCRYPT_DISABLE` that hide
 //! nothing, which the front ends warn about); `identity()` (vendor, family, model) and
 //! `l1d_bytes()` (the L1 data cache size), read for the few kernel choices a measurement tied
-//! to them, never for correctness
+//! to them, never for correctness; `PASS_OVER`, the measured rules by which detection passes
+//! over a supported backend on some CPUs (fastest, not widest)
 //!
 //! ## How detection is used
 //!
@@ -344,6 +345,62 @@ impl Identity {
     pub fn is_amd_zen5(self) -> bool {
         self.vendor == Vendor::Amd && self.family == 0x1A
     }
+}
+
+impl Identity {
+    /// Whether AVX-512, where this CPU has it, executes as two 256-bit halves: AMD family
+    /// 0x19 (Zen 3 has no AVX-512 at all, Zen 4 double-pumps it; Zen 5, family 0x1A, runs
+    /// it at full width on the server parts).
+    pub fn avx512_is_half_width(self) -> bool {
+        self.vendor == Vendor::Amd && self.family == 0x19
+    }
+}
+
+/// A measured exception to "the widest backend wins": on the CPUs `applies_to` matches,
+/// detection passes over `backend` of `algorithm` and takes the next supported one. The
+/// backend stays supported: `from_name`, `all_supported` and so every test still run it.
+#[derive(Debug)]
+pub struct PassOver {
+    /// The backend family, as in [`crate::backend_report`] (`"sha256-batch"`).
+    pub algorithm: &'static str,
+    /// The backend passed over (`"avx512+shani"`).
+    pub backend: &'static str,
+    /// The CPUs the rule is for, by identity and usable features.
+    pub applies_to: fn(Identity, Features) -> bool,
+    /// Why, for `simdcrypt backends` (the figures are in docs/tuning-history.md).
+    pub why: &'static str,
+}
+
+/// Every rule of backend preference that depends on the microarchitecture rather than on
+/// the instruction sets: the one place they are kept. Each was measured (docs/tuning-history.md,
+/// "Fastest, not widest"); a rule without a measurement does not belong here.
+pub const PASS_OVER: &[PassOver] = &[
+    // On Zen 4 SHA-NI hashes 64-byte blocks two at a time at full speed while the 16-lane
+    // AVX-512 kernel runs on half-width units: `shani` beat both AVX-512 kinds on a batch
+    // of 1024 blocks and on Merkle roots.
+    PassOver {
+        algorithm: "sha256-batch",
+        backend: "avx512+shani",
+        applies_to: |cpu, _| cpu.avx512_is_half_width(),
+        why: "AVX-512 is half width on this CPU (AMD family 0x19): SHA-NI measured faster",
+    },
+    // Plain `avx512` only where SHA-NI is there to take its place (not measured against
+    // AVX2 on Zen 4, so without SHA-NI the wider kernel keeps its rank).
+    PassOver {
+        algorithm: "sha256-batch",
+        backend: "avx512",
+        applies_to: |cpu, features| cpu.avx512_is_half_width() && features.has(Feature::Sha),
+        why: "AVX-512 is half width on this CPU (AMD family 0x19): SHA-NI measured faster",
+    },
+];
+
+/// Why detection passes over `backend` of `algorithm` on a CPU of this identity with these
+/// usable features, if it does (see [`PASS_OVER`]).
+pub fn passed_over(algorithm: &str, backend: &str, cpu: Identity, features: Features) -> Option<&'static str> {
+    PASS_OVER
+        .iter()
+        .find(|r| r.algorithm == algorithm && r.backend == backend && (r.applies_to)(cpu, features))
+        .map(|r| r.why)
 }
 
 /// This CPU's vendor, family and model (read once and cached). Kernel choices use it only

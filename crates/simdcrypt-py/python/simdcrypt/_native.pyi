@@ -59,6 +59,9 @@ ALGORITHMS: Final[tuple[str, ...]]
 class _BackendInfo(TypedDict):
     selected: str
     supported: list[str]
+    # CPU kernel sets only: supported backends detection passes over on this CPU, with why
+    # (a measured rule: the fastest backend, not the widest).
+    passed_over: NotRequired[dict[str, str]]
     # The "cuda" entry only (the GPU backend of the batch functions): whether a GPU is
     # usable, why not, which one, and whether the backend has passed a run on a GPU.
     available: NotRequired[bool]
