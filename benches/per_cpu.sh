@@ -4,6 +4,13 @@
 #
 #   benches/per_cpu.sh            full run (about a minute per level, three levels)
 #   benches/per_cpu.sh --quick    smoke run (figures mean nothing; checks that it works)
+#   benches/per_cpu.sh --every-backend [--quick]
+#                                 every backend of every algorithm on this CPU instead
+#                                 (per_cpu.rs --every-backend: each forced by set_platform,
+#                                 one table with dispatch's pick and the fastest, and the
+#                                 rows where they differ), to confirm or correct the rank
+#                                 orders and cpu::PASS_OVER on a CPU of a new kind; one
+#                                 build, no peers, no command-line rows
 #
 # For each level (SIMDCRYPT_DISABLE unset, `avx512,gfni`, `avx512,gfni,avx2`) it prints
 # the markdown table of benches/examples/per_cpu.rs (library calls against the blake3,
@@ -41,12 +48,17 @@
 set -euo pipefail
 
 quick=""
-if [[ "${1:-}" == "--quick" ]]; then
-    quick="--quick"
-elif [[ $# -gt 0 ]]; then
-    echo "usage: $0 [--quick]" >&2
-    exit 2
-fi
+every=""
+for arg in "$@"; do
+    case $arg in
+        --quick) quick="--quick" ;;
+        --every-backend) every="--every-backend" ;;
+        *)
+            echo "usage: $0 [--every-backend] [--quick]" >&2
+            exit 2
+            ;;
+    esac
+done
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -62,6 +74,16 @@ trap 'rm -rf "$tmp"' EXIT
 # What a table in BENCHMARKS.md must name: the CPU, its caches, the date and the commit.
 echo "## $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 lscpu | grep -E '^(CPU family|Model|L1d cache|L2 cache|L3 cache):' || true
+
+if [[ -n "$every" ]]; then
+    # No peers, so no C libraries and one build; SIMDCRYPT_DISABLE would hide backends.
+    if [[ -n "${SIMDCRYPT_DISABLE:-}" ]]; then
+        echo "warning: SIMDCRYPT_DISABLE=$SIMDCRYPT_DISABLE hides backends from this table" >&2
+    fi
+    CARGO_PROFILE_RELEASE_LTO="$lto" cargo build --quiet --release -p simdcrypt-bench --example per_cpu
+    "$target/release/examples/per_cpu" --every-backend $quick
+    exit 0
+fi
 
 build_start=$(date +%s)
 # One build of the example per level: the blake3 peer is held to the level by its own

@@ -4,8 +4,12 @@
 //! figures of BENCHMARKS.md come from `benches/per_cpu.sh`, which runs this at three
 //! instruction-set levels and adds the command-line rows against RHash.
 //!
-//! `per_cpu [--quick] [FILTER]`: `--quick` is a smoke run of about ten seconds (its figures
-//! mean little); FILTER keeps the workloads whose name contains it.
+//! `per_cpu [--quick] [--every-backend] [FILTER]`: `--quick` is a smoke run of about ten
+//! seconds (its figures mean little); FILTER keeps the workloads whose name contains it.
+//! `--every-backend` times, instead of the peers, every backend this CPU supports of every
+//! family (BLAKE3, SHA-256, SHA-256 batches, HighwayHash, Streebog, GOST R 34.11-94,
+//! Salsa20), forced through the public `set_platform` APIs, and lists the rows where
+//! dispatch's pick (rank order and `cpu::PASS_OVER`) was not the fastest.
 //!
 //! Built with `--features peer-nettle,peer-libsodium` it includes Nettle and libsodium;
 //! without them those peers are simply missing from the table.
@@ -531,6 +535,11 @@ fn median(v: &mut [f64]) -> f64 {
 fn measure(w: &mut Workload, rounds: usize, target: f64) -> Vec<(f64, f64)> {
     let mut calls: Vec<&mut dyn FnMut()> = vec![&mut *w.ours];
     calls.extend(w.peers.iter_mut().map(|p| &mut *p.call as &mut dyn FnMut()));
+    measure_calls(calls, rounds, target)
+}
+
+/// (min, median) seconds per call of each of `calls`, taking turns over `rounds` rounds.
+fn measure_calls(mut calls: Vec<&mut dyn FnMut()>, rounds: usize, target: f64) -> Vec<(f64, f64)> {
     let iters: Vec<u64> = calls.iter_mut().map(|f| calibrate(&mut **f, target)).collect();
     let mut times = vec![Vec::with_capacity(rounds); calls.len()];
     for round in 0..rounds {
@@ -606,20 +615,176 @@ fn header(quick: bool, rounds: usize, target: f64) {
     println!();
 }
 
+/// One workload of `--every-backend`: the same call on each backend this CPU supports.
+struct BackendRow {
+    family: &'static str,
+    name: String,
+    bytes: usize,
+    /// The backend dispatch picks on this CPU (`Platform::detect`).
+    picked: &'static str,
+    /// Each supported backend (best first, as `all_supported` lists them) and its call.
+    calls: Vec<Imp>,
+}
+
+/// One [`BackendRow`] per size for a family whose backends are `platforms` (with their
+/// names and the detected one): `run(platform, input, out)` makes one call and writes its
+/// result to `out`, which must be the same on every backend (checked before timing).
+fn backend_rows<P: Copy + 'static>(
+    rows: &mut Vec<BackendRow>,
+    family: &'static str,
+    what: &str,
+    (platforms, name, picked): (Vec<P>, fn(P) -> &'static str, &'static str),
+    sizes: &[usize],
+    run: impl Fn(P, &[u8], &mut Vec<u8>) + Copy + 'static,
+) {
+    for &size in sizes {
+        let data = input(size);
+        let mut calls = Vec::new();
+        let mut expected: Option<Vec<u8>> = None;
+        for &p in &platforms {
+            let mut out = Vec::new();
+            run(p, data, &mut out);
+            match &expected {
+                Some(e) => assert!(*e == out, "{family} {what} {size}: {} differs from {}", name(p), name(platforms[0])),
+                None => expected = Some(out.clone()),
+            }
+            calls.push(Imp { name: name(p).to_string(), call: Box::new(move || run(p, black_box(data), &mut out)) });
+        }
+        rows.push(BackendRow { family, name: format!("{what} {}", size_name(size)), bytes: size, picked, calls });
+    }
+}
+
+/// What [`backend_rows`] needs of a family's `Platform` type.
+macro_rules! platforms {
+    ($p:ty) => {
+        (<$p>::all_supported(), <$p>::name as fn($p) -> &'static str, <$p>::detect().name())
+    };
+}
+
+/// `--every-backend`: every backend of every family on this CPU, forced through the public
+/// `set_platform` APIs, one or two sizes each, as a table with the backend dispatch picks
+/// and the fastest, so that a CPU of another kind confirms or corrects the rank order and
+/// `cpu::PASS_OVER`.
+fn every_backend(quick: bool, rounds: usize, target: f64, filter: Option<&str>) {
+    use simdcrypt::{blake3, gost94, highwayhash, salsa20, sha256, streebog};
+    let mut rows = Vec::new();
+    let sizes: &[usize] = &[64, MIB];
+    backend_rows(&mut rows, "blake3", "BLAKE3 Hasher", platforms!(blake3::Platform), sizes, |p, d, out| {
+        *out = blake3::Hasher::new().set_platform(p).update(d).finalize().to_vec()
+    });
+    let msgs = chunks(input(64 * KIB), 64);
+    let batch = "BLAKE3 Batch of 64-byte messages,";
+    backend_rows(&mut rows, "blake3", batch, platforms!(blake3::Platform), &[64 * KIB], move |p, _, out| {
+        out.resize(msgs.len() * 32, 0);
+        blake3::Batch::new(blake3::Mode::Hash).set_platform(p).hash_into(black_box(msgs), 32, out).unwrap()
+    });
+    backend_rows(&mut rows, "sha256", "SHA-256", platforms!(sha256::Platform), sizes, |p, d, out| {
+        *out = sha256::Sha256::new().set_platform(p).update(d).finalize().to_vec()
+    });
+    backend_rows(&mut rows, "sha256-batch", "SHA-256 blocks,", platforms!(sha256::BatchPlatform), &[64 * KIB], |p, d, out| {
+        out.resize(d.len() / 2, 0);
+        sha256::BlockBatch::new().set_platform(p).hash_into(d, out).unwrap()
+    });
+    backend_rows(&mut rows, "highwayhash", "HighwayHash-256", platforms!(highwayhash::Platform), sizes, |p, d, out| {
+        let words = highwayhash::HighwayHasher::new(&HH_KEY).set_platform(p).update(d).finalize256();
+        *out = words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    });
+    backend_rows(&mut rows, "streebog", "Streebog-256", platforms!(streebog::Platform), &[64, 64 * KIB], |p, d, out| {
+        *out = streebog::Streebog256::new().set_platform(p).update(d).finalize().to_vec()
+    });
+    backend_rows(&mut rows, "gost94", "GOST R 34.11-94", platforms!(gost94::Platform), &[64, 64 * KIB], |p, d, out| {
+        *out = gost94::Gost94::new(gost94::SBox::CryptoPro).set_platform(p).update(d).finalize().to_vec()
+    });
+    backend_rows(&mut rows, "salsa20", "Salsa20/20 new +", platforms!(salsa20::Platform), sizes, |p, d, out| {
+        out.clear();
+        out.extend_from_slice(d);
+        let (key, nonce) = salsa_key_nonce();
+        salsa20::Salsa20::new(key, nonce).set_platform(p).xor_keystream(out).unwrap()
+    });
+    if let Some(f) = filter {
+        rows.retain(|r| r.name.to_lowercase().contains(f) || r.family.contains(f));
+    }
+
+    header(quick, rounds, target);
+    println!("Every backend this CPU supports, forced by `set_platform` (one thread); \"picked\" = what dispatch chooses here (rank order and `cpu::PASS_OVER`).");
+    for report in simdcrypt::backend_report() {
+        for (backend, why) in &report.passed_over {
+            println!("- {}: passes over {backend} here: {why}", report.algorithm);
+        }
+    }
+    println!();
+    println!("| family | workload | backend | per call (median) | MB/s | fastest / this | |");
+    println!("| --- | --- | --- | --- | ---: | ---: | --- |");
+    let mut disagreements = Vec::new();
+    for row in &mut rows {
+        let times = measure_calls(row.calls.iter_mut().map(|c| &mut *c.call as &mut dyn FnMut()).collect(), rounds, target);
+        let fastest = (0..times.len()).min_by(|&a, &b| times[a].0.total_cmp(&times[b].0)).expect("portable at least");
+        for (imp, &(min, med)) in row.calls.iter().zip(&times) {
+            let mut mark = Vec::new();
+            if imp.name == row.picked {
+                mark.push("picked");
+            }
+            if imp.name == row.calls[fastest].name {
+                mark.push("fastest");
+            }
+            println!(
+                "| {} | {} | {} | {} ({}) | {:.0} | {:.2}× | {} |",
+                row.family,
+                row.name,
+                imp.name,
+                fmt_time(min),
+                fmt_time(med),
+                row.bytes as f64 / min / 1e6,
+                times[fastest].0 / min,
+                mark.join(", ")
+            );
+        }
+        let picked = row.calls.iter().position(|c| c.name == row.picked).expect("the picked backend is supported");
+        if picked != fastest {
+            disagreements.push(format!(
+                "- {} {}: dispatch picks {} ({}), {} measured {:.2}× as fast",
+                row.family,
+                row.name,
+                row.picked,
+                fmt_time(times[picked].0),
+                row.calls[fastest].name,
+                times[picked].0 / times[fastest].0
+            ));
+        }
+    }
+    println!();
+    if disagreements.is_empty() {
+        println!("Dispatch picked the fastest backend in every row.");
+    } else {
+        println!("Rows where another backend measured faster than dispatch's pick (rerun on a quiet machine before changing `cpu::PASS_OVER` or a rank; a few percent is noise):");
+        for d in disagreements {
+            println!("{d}");
+        }
+    }
+}
+
 fn main() {
     let mut quick = false;
+    let mut every = false;
     let mut filter = None;
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
             "--quick" => quick = true,
+            "--every-backend" => every = true,
             "-h" | "--help" => {
-                println!("usage: per_cpu [--quick] [FILTER]  (FILTER: keep workloads whose name contains it)");
+                println!("usage: per_cpu [--quick] [--every-backend] [FILTER]  (FILTER: keep workloads whose name contains it)");
                 return;
             }
             other => filter = Some(other.to_lowercase()),
         }
     }
     let (rounds, target) = if quick { (3, 0.004) } else { (7, 0.04) };
+    if every {
+        let started = Instant::now();
+        every_backend(quick, rounds, target, filter.as_deref());
+        println!("Measured in {:.1} s.", started.elapsed().as_secs_f64());
+        return;
+    }
 
     let mut workloads = Vec::new();
     blake3_rows(&mut workloads);

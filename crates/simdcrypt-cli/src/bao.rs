@@ -10,11 +10,13 @@
 //! time into the output file (from a file or a pipe), slicing reads only the slice's nodes
 //! of a file, scrubbing reads the file once a window at a time, decoding streams. Encoding
 //! to standard output needs the root's parent, which depends on all the content, before
-//! anything else: a file is then read twice (hashed, then encoded front to back), and only
-//! standard input to standard output is encoded in memory.
+//! anything else: an outboard is then encoded into an unnamed scratch file in the temporary
+//! folder and copied out, a combined encoding (as large as the content) is read twice
+//! (hashed, then encoded front to back), as is an outboard where no scratch file can be
+//! written; only standard input to standard output is encoded in memory.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
@@ -259,6 +261,34 @@ fn write_failure(output: Option<&Path>, e: io::Error) -> Failure {
     }
 }
 
+/// The outboard encoding of a file to standard output in one pass: encoded as to a file,
+/// into an unnamed scratch file in the temporary folder (a sixteenth of the content at
+/// most), then copied out. Reading and hashing the file twice (`encode_file_to_writer`)
+/// took three times as long as encoding to a file (issue 48). False, with nothing written,
+/// where no scratch file can be made or written (the caller then takes the two passes).
+fn outboard_to_stdout(options: &Options, file: &File, input: &Path) -> Result<bool, Failure> {
+    let Ok(mut scratch) = atomic_file::create(&std::env::temp_dir().join("simdcrypt-bao-outboard")) else {
+        return Ok(false);
+    };
+    let source = file.try_clone().map_err(|e| fatal("cannot read", input, &e))?;
+    match options.encode_file(source, scratch.file(), false) {
+        Ok(_) => {}
+        Err(bao::Error::Output(_)) => return Ok(false),
+        Err(e) => return Err(bao_failure(&format!("cannot encode {}", input.display()), e)),
+    }
+    let encoded = scratch.file();
+    if encoded.seek(SeekFrom::Start(0)).is_err() {
+        return Ok(false);
+    }
+    // Through a large buffer: standard output alone is line-buffered, and the outboard's
+    // bytes hold newlines (a write every few dozen bytes).
+    let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
+    io::copy(encoded, &mut out).map_err(Failure::Stdout)?;
+    out.flush().map_err(Failure::Stdout)?;
+    // Never committed: the scratch file goes with `scratch`.
+    Ok(true)
+}
+
 pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
     let format = Format::chunk_groups(args.group_log).map_err(|e| Failure::Usage(e.to_string()))?;
     let threads = match args.threads {
@@ -282,6 +312,9 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
                 // read twice, is encoded in memory (the module docs).
                 if !is_dash(input) {
                     let file = File::open(input).map_err(|e| fatal("cannot read", input, &e))?;
+                    if !combined && outboard_to_stdout(&options, &file, input)? {
+                        return Ok(true);
+                    }
                     let mut w = BufWriter::with_capacity(1 << 20, io::stdout());
                     options
                         .encode_file_to_writer(&file, &mut w, combined)

@@ -266,7 +266,7 @@ fn update_mapped(h: &mut AnyHasher, file: &File, len: u64) -> io::Result<()> {
 /// others wait. Failures (an old kernel, pages past a truncation) leave the pages to
 /// fault in as usual.
 #[cfg(all(feature = "mmap", target_os = "linux"))]
-fn populate_in_parallel(map: &memmap2::Mmap, threads: usize) {
+pub(crate) fn populate_in_parallel(map: &memmap2::Mmap, threads: usize) {
     let piece = map.len().div_ceil(threads).next_multiple_of(1 << 21);
     fn split(map: &memmap2::Mmap, start: usize, end: usize, piece: usize) {
         if end - start <= piece {

@@ -567,11 +567,18 @@ impl OutputReader {
 /// The digest of an input of at most one block: a single compression, without a hasher,
 /// whose set-up would cost more than the compression itself (docs/tuning-history.md, "blake3/mod.rs").
 fn one_block_hash(key: &CvWords, flags: u8, input: &[u8]) -> [u8; OUT_LEN] {
-    let mut block = [0u8; BLOCK_LEN];
-    block[..input.len()].copy_from_slice(input);
     let mut cv = *key;
     let flags = flags | CHUNK_START | CHUNK_END | ROOT;
-    Platform::detect().compress_in_place(&mut cv, &block, input.len() as u8, 0, flags);
+    let platform = Platform::detect();
+    if let Ok(block) = <&[u8; BLOCK_LEN]>::try_from(input) {
+        // A whole block is read where it lies: no zeroed copy, no call of the variable-length
+        // memcpy, and the kernel's loads wait on no stores (issue 48's 64-byte one-shot).
+        platform.compress_in_place(&mut cv, block, BLOCK_LEN as u8, 0, flags);
+    } else {
+        let mut block = [0u8; BLOCK_LEN];
+        block[..input.len()].copy_from_slice(input);
+        platform.compress_in_place(&mut cv, &block, input.len() as u8, 0, flags);
+    }
     cv_bytes(&cv)
 }
 

@@ -122,13 +122,23 @@ impl Options {
         let len = meta.is_file().then_some(meta.len());
         #[cfg(all(feature = "mmap", target_os = "linux"))]
         if let Some(len) = len {
-            if self.threads.pool_size(usize::try_from(len).unwrap_or(usize::MAX)) > 1 {
-                let window = self.window_len();
+            let pool_size = self.threads.pool_size(usize::try_from(len).unwrap_or(usize::MAX));
+            if pool_size > 1 {
                 // Mapped in spans of several windows: each unmap of a span that the pool's
                 // threads touched interrupts them all (TLB shootdown), so fewer and larger
                 // ones. The span's pages count in the resident set while it is mapped.
-                let span = window.max(MAP_SPAN);
-                return self.encode_windows(Some(len), output, combined, |each| {
+                let span = self.window_len().max(MAP_SPAN);
+                // The outboard of a span is a sixteenth of it (or less): the span is then one
+                // window, hashed in one go by the pool and written in one piece, as the plain
+                // hash hashes its mapped windows. With 8 MiB windows the pool went idle and
+                // was woken again, and a buffer went to the writer thread, four times as often
+                // (issue 48: a quarter more time than hashing, its threads waiting). Not
+                // `any::hash_file`'s 64 MiB: the span and two windows' outboards must stay
+                // within tests/bao_memory.rs's bound. The combined encoding keeps its
+                // windows: its output is a copy of the content.
+                let options = if combined { *self } else { self.stream_window(span) };
+                let window = options.window_len();
+                return options.encode_windows(Some(len), output, combined, |each| {
                     let mut start = 0;
                     loop {
                         let n = span.min(len - start) as usize;
@@ -145,6 +155,12 @@ impl Options {
                         // Only a hint: failure changes nothing.
                         let _ = map.advise(memmap2::Advice::Sequential);
                         let guard = crate::map_guard::Guard::new(&map);
+                        // Paged in up front by the pool's threads, each over its share, as
+                        // `any::hash_file` does: a page fault every few pages during the
+                        // hash cost more (under a hypervisor most of all).
+                        if guard.is_some() {
+                            crate::any::populate_in_parallel(&map, pool_size);
+                        }
                         let read;
                         let data: &[u8] = if guard.is_some() {
                             &map

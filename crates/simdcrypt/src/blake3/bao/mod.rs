@@ -453,7 +453,11 @@ fn read_windows<R: io::Read + Send + 'static>(
     let reader = std::thread::Builder::new().name("bao-read".into()).spawn(move || {
         let mut input = input;
         while let Ok(mut buf) = empty_rx.recv() {
-            buf.resize(window, 0);
+            if buf.len() != window {
+                // A fresh buffer from the allocator's zeroed pages, not zeroes written
+                // over it (a memset of every window buffer, as large as two windows).
+                buf = vec![0u8; window];
+            }
             match read_full(&mut input, &mut buf) {
                 Ok(n) => {
                     if full_tx.send(Ok((buf, n))).is_err() || n < window {
