@@ -645,7 +645,9 @@ fn backend_rows<P: Copy + 'static>(
             let mut out = Vec::new();
             run(p, data, &mut out);
             match &expected {
-                Some(e) => assert!(*e == out, "{family} {what} {size}: {} differs from {}", name(p), name(platforms[0])),
+                Some(e) => {
+                    assert!(*e == out, "{family} {what} {size}: {} differs from {}", name(p), name(platforms[0]))
+                }
                 None => expected = Some(out.clone()),
             }
             calls.push(Imp { name: name(p).to_string(), call: Box::new(move || run(p, black_box(data), &mut out)) });
@@ -681,17 +683,29 @@ fn every_backend(quick: bool, rounds: usize, target: f64, filter: Option<&str>) 
     backend_rows(&mut rows, "sha256", "SHA-256", platforms!(sha256::Platform), sizes, |p, d, out| {
         *out = sha256::Sha256::new().set_platform(p).update(d).finalize().to_vec()
     });
-    backend_rows(&mut rows, "sha256-batch", "SHA-256 blocks,", platforms!(sha256::BatchPlatform), &[64 * KIB], |p, d, out| {
-        out.resize(d.len() / 2, 0);
-        sha256::BlockBatch::new().set_platform(p).hash_into(d, out).unwrap()
-    });
+    backend_rows(
+        &mut rows,
+        "sha256-batch",
+        "SHA-256 blocks,",
+        platforms!(sha256::BatchPlatform),
+        &[64 * KIB],
+        |p, d, out| {
+            out.resize(d.len() / 2, 0);
+            sha256::BlockBatch::new().set_platform(p).hash_into(d, out).unwrap()
+        },
+    );
     backend_rows(&mut rows, "highwayhash", "HighwayHash-256", platforms!(highwayhash::Platform), sizes, |p, d, out| {
         let words = highwayhash::HighwayHasher::new(&HH_KEY).set_platform(p).update(d).finalize256();
         *out = words.iter().flat_map(|w| w.to_le_bytes()).collect()
     });
-    backend_rows(&mut rows, "streebog", "Streebog-256", platforms!(streebog::Platform), &[64, 64 * KIB], |p, d, out| {
-        *out = streebog::Streebog256::new().set_platform(p).update(d).finalize().to_vec()
-    });
+    backend_rows(
+        &mut rows,
+        "streebog",
+        "Streebog-256",
+        platforms!(streebog::Platform),
+        &[64, 64 * KIB],
+        |p, d, out| *out = streebog::Streebog256::new().set_platform(p).update(d).finalize().to_vec(),
+    );
     backend_rows(&mut rows, "gost94", "GOST R 34.11-94", platforms!(gost94::Platform), &[64, 64 * KIB], |p, d, out| {
         *out = gost94::Gost94::new(gost94::SBox::CryptoPro).set_platform(p).update(d).finalize().to_vec()
     });
@@ -717,7 +731,8 @@ fn every_backend(quick: bool, rounds: usize, target: f64, filter: Option<&str>) 
     println!("| --- | --- | --- | --- | ---: | ---: | --- |");
     let mut disagreements = Vec::new();
     for row in &mut rows {
-        let times = measure_calls(row.calls.iter_mut().map(|c| &mut *c.call as &mut dyn FnMut()).collect(), rounds, target);
+        let times =
+            measure_calls(row.calls.iter_mut().map(|c| &mut *c.call as &mut dyn FnMut()).collect(), rounds, target);
         let fastest = (0..times.len()).min_by(|&a, &b| times[a].0.total_cmp(&times[b].0)).expect("portable at least");
         for (imp, &(min, med)) in row.calls.iter().zip(&times) {
             let mut mark = Vec::new();

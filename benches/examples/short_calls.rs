@@ -36,9 +36,8 @@ fn main() {
     let mut out = vec![0u8; COUNT * 32];
     let mut buf = [0u8; 64];
     // CHUNK_START | CHUNK_END | ROOT on a one-block message: its chaining value is its digest.
-    let crate_batch = |out: &mut [u8]| {
-        kernel.hash_many(black_box(&arrays), &IV, 0, blake3::IncrementCounter::No, 0, 1, 2 | 8, out)
-    };
+    let crate_batch =
+        |out: &mut [u8]| kernel.hash_many(black_box(&arrays), &IV, 0, blake3::IncrementCounter::No, 0, 1, 2 | 8, out);
     let ours_salsa = |buf: &mut [u8]| {
         simdcrypt::salsa20::Salsa20::new(black_box(&KEY), black_box(&NONCE)).xor_keystream(buf).unwrap()
     };
@@ -81,5 +80,9 @@ fn main() {
         black_box(&out);
         black_box(&buf);
     }
-    println!("{who} x{n}: blake3 {}, salsa20 {}", simdcrypt::blake3::Platform::detect().name(), simdcrypt::salsa20::Platform::detect().name());
+    println!(
+        "{who} x{n}: blake3 {}, salsa20 {}",
+        simdcrypt::blake3::Platform::detect().name(),
+        simdcrypt::salsa20::Platform::detect().name()
+    );
 }

@@ -124,20 +124,21 @@ impl Options {
         if let Some(len) = len {
             let pool_size = self.threads.pool_size(usize::try_from(len).unwrap_or(usize::MAX));
             if pool_size > 1 {
+                // The outboard of a window is a sixteenth of it (or less): its windows are
+                // four times as large (32 MiB by default, one span), each hashed in one go by
+                // the pool and written in one piece, as the plain hash hashes its mapped
+                // windows. With 8 MiB windows the pool went idle and was woken again, and a
+                // buffer went to the writer thread, four times as often (issue 48: a quarter
+                // more time than hashing, its threads waiting). Not `any::hash_file`'s 64 MiB:
+                // the span and two windows' outboards stay within tests/bao_memory.rs's
+                // bound. The combined encoding keeps its windows: its output is a copy of
+                // the content.
+                let options = if combined { *self } else { self.stream_window(4 * self.window_len()) };
+                let window = options.window_len();
                 // Mapped in spans of several windows: each unmap of a span that the pool's
                 // threads touched interrupts them all (TLB shootdown), so fewer and larger
                 // ones. The span's pages count in the resident set while it is mapped.
-                let span = self.window_len().max(MAP_SPAN);
-                // The outboard of a span is a sixteenth of it (or less): the span is then one
-                // window, hashed in one go by the pool and written in one piece, as the plain
-                // hash hashes its mapped windows. With 8 MiB windows the pool went idle and
-                // was woken again, and a buffer went to the writer thread, four times as often
-                // (issue 48: a quarter more time than hashing, its threads waiting). Not
-                // `any::hash_file`'s 64 MiB: the span and two windows' outboards must stay
-                // within tests/bao_memory.rs's bound. The combined encoding keeps its
-                // windows: its output is a copy of the content.
-                let options = if combined { *self } else { self.stream_window(span) };
-                let window = options.window_len();
+                let span = window.max(MAP_SPAN);
                 return options.encode_windows(Some(len), output, combined, |each| {
                     let mut start = 0;
                     loop {

@@ -316,7 +316,8 @@ impl Options {
 
     /// The content the streaming functions hold at once (default [`STREAM_WINDOW`]),
     /// rounded up to a power-of-two number of chunks; at least two leaves, whatever is
-    /// asked. The output never depends on it.
+    /// asked ([`Options::encode_file`]'s outboard with threads maps windows four times as
+    /// large, whose outboard is a quarter of a window). The output never depends on it.
     pub fn stream_window(mut self, bytes: u64) -> Self {
         self.window = bytes.max(2 * CHUNK_LEN as u64).checked_next_power_of_two().unwrap_or(1 << 62);
         self
