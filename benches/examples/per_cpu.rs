@@ -574,7 +574,8 @@ fn lscpu_field(text: &str, field: &str) -> Option<String> {
     })
 }
 
-fn header(quick: bool, rounds: usize, target: f64) {
+/// The run's header; `peers`: the peer table's notes (not for `--every-backend`).
+fn header(quick: bool, rounds: usize, target: f64, peers: bool) {
     let lscpu = std::process::Command::new("lscpu")
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
@@ -602,9 +603,14 @@ fn header(quick: bool, rounds: usize, target: f64) {
         println!("- WARNING: {problem}");
     }
     println!(
-        "- timing: `Instant` (wall clock), one thread; per call = min over {rounds} interleaved rounds of ~{:.0} ms samples (median in parentheses); ratio = best peer's min / ours",
-        target * 1e3
+        "- timing: `Instant` (wall clock), one thread; per call = min over {rounds} interleaved rounds of ~{:.0} ms samples (median in parentheses); {}",
+        target * 1e3,
+        if peers { "ratio = best peer's min / ours" } else { "ratio = the fastest backend's min / this one's" }
     );
+    if !peers {
+        println!();
+        return;
+    }
     println!(
         "- peers: (rt, held) = picks its kernels at run time within this level's instruction set (as ours); (rt) = picks from the full CPU, ignoring SIMDCRYPT_DISABLE; (fixed) = compiled code, no run-time dispatch"
     );
@@ -719,7 +725,7 @@ fn every_backend(quick: bool, rounds: usize, target: f64, filter: Option<&str>) 
         rows.retain(|r| r.name.to_lowercase().contains(f) || r.family.contains(f));
     }
 
-    header(quick, rounds, target);
+    header(quick, rounds, target, false);
     println!("Every backend this CPU supports, forced by `set_platform` (one thread); \"picked\" = what dispatch chooses here (rank order and `cpu::PASS_OVER`).");
     for report in simdcrypt::backend_report() {
         for (backend, why) in &report.passed_over {
@@ -812,7 +818,7 @@ fn main() {
         workloads.retain(|w| w.name.to_lowercase().contains(f.as_str()));
     }
 
-    header(quick, rounds, target);
+    header(quick, rounds, target, true);
     println!("| workload | simdcrypt backend | simdcrypt per call | simdcrypt MB/s | best peer | best peer per call | best peer / ours | other peers |");
     println!("| --- | --- | --- | ---: | --- | --- | ---: | --- |");
     let started = Instant::now();
