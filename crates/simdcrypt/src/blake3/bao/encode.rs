@@ -133,7 +133,7 @@ impl Options {
                 // the span and two windows' outboards stay within tests/bao_memory.rs's
                 // bound. The combined encoding keeps its windows: its output is a copy of
                 // the content.
-                let options = if combined { *self } else { self.stream_window(4 * self.window_len()) };
+                let options = if combined { *self } else { self.stream_window(self.window_len().saturating_mul(4)) };
                 let window = options.window_len();
                 // Mapped in spans of several windows: each unmap of a span that the pool's
                 // threads touched interrupts them all (TLB shootdown), so fewer and larger
