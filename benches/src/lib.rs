@@ -9,7 +9,9 @@
 //! (crates/simdcrypt-py/python/simdcrypt/bench) does not time. benches/per_cpu.sh runs
 //! benches/examples/per_cpu.rs (every algorithm's headline rows against its peers in one run)
 //! and the CLI against rhash, at three SIMDCRYPT_DISABLE levels; other examples race one
-//! workload (gost_count, salsa_short, blake3_race) for A/B builds and callgrind.
+//! workload (gost_count, salsa_short, blake3_race) for A/B builds and callgrind; short_calls
+//! repeats issue 48's short calls (BLAKE3 64 B and batches, Salsa20 new + 64 B), ours and
+//! the peers', for per-call instruction counts.
 
 #[cfg(feature = "peer-nettle")]
 pub mod nettle {
