@@ -23,7 +23,7 @@ use crate::output::{io_error_text, Failure, Out};
 use crate::parallel::Pool;
 use crate::progress::Progress;
 use crate::tree;
-use crate::walk::WalkOptions;
+use crate::walk::{path_from_bytes, WalkOptions};
 
 /// Arguments of `simdcrypt check`.
 #[derive(Args, Debug)]
@@ -505,7 +505,7 @@ fn report(
 
 /// One parsed checksum line.
 #[derive(Debug, PartialEq, Eq)]
-struct Entry<'a> {
+pub(crate) struct Entry<'a> {
     /// The BSD-style label, if the line has one.
     label: Option<&'a [u8]>,
     /// The expected digest: an even number (at least 2) of hex digits, either case.
@@ -515,7 +515,7 @@ struct Entry<'a> {
 }
 
 /// Parses a line without its line ending. `None` if it is improperly formatted.
-fn parse_line(line: &[u8]) -> Option<Entry<'_>> {
+pub(crate) fn parse_line(line: &[u8]) -> Option<Entry<'_>> {
     let start = line.iter().position(|&b| b != b' ' && b != b'\t')?;
     let line = &line[start..];
     let (escaped, body) = match line.split_first() {
@@ -565,17 +565,6 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 
 fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).rposition(|w| w == needle)
-}
-
-#[cfg(unix)]
-fn path_from_bytes(name: Vec<u8>) -> Option<PathBuf> {
-    use std::os::unix::ffi::OsStringExt;
-    Some(std::ffi::OsString::from_vec(name).into())
-}
-
-#[cfg(not(unix))]
-fn path_from_bytes(name: Vec<u8>) -> Option<PathBuf> {
-    String::from_utf8(name).ok().map(PathBuf::from)
 }
 
 #[cfg(test)]

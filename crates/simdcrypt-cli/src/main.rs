@@ -55,6 +55,7 @@ mod parallel;
 mod progress;
 mod sum;
 mod tree;
+mod update;
 mod walk;
 
 use std::process::ExitCode;
