@@ -45,6 +45,7 @@ mod backends;
 mod bao;
 mod bench;
 mod check;
+mod check_manifest;
 mod crypt;
 mod dropin;
 mod escape;
