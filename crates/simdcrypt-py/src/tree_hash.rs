@@ -3,7 +3,6 @@
 //! `sum -r --update` shares, and the tree digest of docs/tree-digest.md.
 
 use std::io;
-use std::path::PathBuf;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -16,6 +15,7 @@ use crate::blake3_class;
 /// What `hash_tree` found: `entries` (path relative to the directory, size, digests by
 /// algorithm name), `errors` (path, message), `tree_digest` (bytes, or None), and how many
 /// files were `hashed` and `reused` from the manifest.
+#[derive(Debug)]
 #[pyclass(frozen, module = "simdcrypt._native", name = "TreeHash")]
 pub struct PyTreeHash {
     /// (path, size, {algorithm: digest}) for each file, in byte order of the paths.
@@ -23,7 +23,7 @@ pub struct PyTreeHash {
     entries: Py<PyAny>,
     /// (path, message) for each entry that could not be read or changed while hashed.
     #[pyo3(get)]
-    errors: Vec<(PathBuf, String)>,
+    errors: Vec<(std::ffi::OsString, String)>,
     /// The tree digest (32 bytes), when BLAKE3 is the first algorithm (unkeyed, default
     /// length) and nothing failed; else None.
     #[pyo3(get)]
@@ -60,7 +60,7 @@ impl PyTreeHash {
 #[pyfunction]
 #[pyo3(
     signature = (dir, *, manifest=None, algorithms=None, length=None, key=None, derive_key_context=None, max_threads=args::AUTO_THREADS, follow_symlinks=false, trust_mtime=false),
-    text_signature = "(dir, *, manifest=None, algorithms=('blake3',), length=None, key=None, derive_key_context=None, max_threads=blake3.AUTO, follow_symlinks=False, trust_mtime=False)"
+    text_signature = "(dir, *, manifest=None, algorithms=None, length=None, key=None, derive_key_context=None, max_threads=blake3.AUTO, follow_symlinks=False, trust_mtime=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 pub fn hash_tree(
@@ -98,11 +98,11 @@ pub fn hash_tree(
         for (name, d) in result.algorithms.iter().zip(&e.digests) {
             digests.set_item(name, PyBytes::new(py, d))?;
         }
-        entries.append((e.path.clone(), e.stat.size, digests))?;
+        entries.append((e.path.clone().into_os_string(), e.stat.size, digests))?;
     }
     Ok(PyTreeHash {
         entries: entries.into_any().unbind(),
-        errors: result.errors.iter().map(|(p, e)| (p.clone(), e.to_string())).collect(),
+        errors: result.errors.iter().map(|(p, e)| (p.clone().into_os_string(), e.to_string())).collect(),
         tree_digest: result.tree_digest.map(|d| PyBytes::new(py, &d).unbind()),
         hashed: result.hashed,
         reused: result.reused,
