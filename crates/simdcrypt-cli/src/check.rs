@@ -384,7 +384,7 @@ impl<'a> Checker<'a> {
 
     /// The naming style of lines that name no algorithm.
     fn default_style(&self) -> &'static registry::Algorithm {
-        registry::find(self.default_algorithm()).unwrap_or(&registry::REGISTRY[0])
+        registry::find(self.default_algorithm()).unwrap_or(registry::REGISTRY[0])
     }
 
     /// Parses one line and picks its hasher.

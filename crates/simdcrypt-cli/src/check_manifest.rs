@@ -89,7 +89,8 @@ pub fn run(args: &CheckArgs, path: &Path, pool: &Pool, walk: &WalkOptions, out: 
                     return Some(Outcome::Trusted);
                 }
                 let full = root.join(rel);
-                if item.is_none() && std::fs::symlink_metadata(&full).is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
+                if item.is_none()
+                    && std::fs::symlink_metadata(&full).is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
                 {
                     return Some(Outcome::Missing);
                 }
@@ -132,7 +133,7 @@ pub fn run(args: &CheckArgs, path: &Path, pool: &Pool, walk: &WalkOptions, out: 
                         Status::Missing => missing += 1,
                         _ => failed += 1,
                     }
-                    let show = !quiet && !(args.quiet && matches!(status, Status::Ok));
+                    let show = !(quiet || args.quiet && matches!(status, Status::Ok));
                     if show {
                         record_status(out, args.json, &full, style, status)?;
                     }
@@ -243,7 +244,8 @@ fn hashers_for(args: &CheckArgs, m: &Manifest) -> Result<Vec<AnyHasher>, Failure
 
 /// Writes the refreshed manifest atomically.
 fn write(path: &Path, header: &manifest::Header, entries: &[Entry]) -> Result<(), Failure> {
-    let fail = |e: io::Error| Failure::Fatal(format!("{}: cannot write the manifest: {}", path.display(), io_error_text(&e)));
+    let fail =
+        |e: io::Error| Failure::Fatal(format!("{}: cannot write the manifest: {}", path.display(), io_error_text(&e)));
     let mut file = crate::atomic_file::create(path).map_err(fail)?;
     let mut w = manifest::Writer::new(file.file(), header).map_err(fail)?;
     for e in entries {
@@ -252,4 +254,3 @@ fn write(path: &Path, header: &manifest::Header, entries: &[Entry]) -> Result<()
     w.finish().map_err(fail)?;
     file.commit(true).map_err(fail)
 }
-

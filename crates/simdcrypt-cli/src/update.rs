@@ -8,7 +8,9 @@ use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use simdcrypt::any::{AnyHasher, HashOptions};
-use simdcrypt::manifest::{self, update::hash_checked, Entry, Header, ItemKind, Manifest, ManifestError, Mode, Settings};
+use simdcrypt::manifest::{
+    self, update::hash_checked, Entry, Header, ItemKind, Manifest, ManifestError, Mode, Settings,
+};
 use simdcrypt::tree::{encode_path, TreeEncoder};
 
 use crate::atomic_file;
@@ -54,7 +56,8 @@ pub fn run(
     let mut file = atomic_file::create(manifest_path).map_err(|e| cannot_write(manifest_path, &e))?;
     let mut writer = manifest::Writer::new(file.file(), &header).map_err(|e| cannot_write(manifest_path, &e))?;
 
-    let pool = Pool::new(if plan.items.len() - plan.fresh > 1 { args.hash.threads } else { simdcrypt::threads::Threads::One });
+    let pool =
+        Pool::new(if plan.items.len() - plan.fresh > 1 { args.hash.threads } else { simdcrypt::threads::Threads::One });
     let follow = walk_opts.follow_symlinks;
     let no_mmap = args.hash.no_mmap;
     let ok = if args.tree {
@@ -87,7 +90,9 @@ pub fn run(
                     (ItemKind::Stale, Some(Err(e))) | (ItemKind::Failed(_), Some(Err(e))) => {
                         errors.push((item.path.clone(), e));
                     }
-                    (ItemKind::Failed(e), _) => errors.push((item.path.clone(), io::Error::new(e.kind(), io_error_text(e)))),
+                    (ItemKind::Failed(e), _) => {
+                        errors.push((item.path.clone(), io::Error::new(e.kind(), io_error_text(e))))
+                    }
                     (ItemKind::Dir, _) => encoder.dir(&rel),
                     (ItemKind::Symlink(target), _) => encoder.symlink(&rel, target),
                     (ItemKind::Stale, None) => errors.push((item.path.clone(), io::Error::other("not hashed"))),

@@ -103,7 +103,8 @@ fn tree_update_matches_a_fresh_tree_digest() {
     let t = with_d("manifest-tree");
     tree(&t);
     let fresh = |args: &[&str]| run(simdcrypt(t.path()).args(["sum", "--tree", "d"]).args(args));
-    let updated = |args: &[&str]| run(simdcrypt(t.path()).args(["sum", "--tree", "d", "--update", MANIFEST]).args(args));
+    let updated =
+        |args: &[&str]| run(simdcrypt(t.path()).args(["sum", "--tree", "d", "--update", MANIFEST]).args(args));
     for args in [&[][..], &["--json"], &["--exclude", "*.skip"], &["--follow-symlinks"]] {
         for _ in 0..2 {
             let (f, u) = (fresh(args), updated(args));
@@ -338,14 +339,12 @@ fn check_reports_new_missing_and_failed() {
     let check = |args: &[&str]| run(simdcrypt(t.path()).args(["check", "-r", MANIFEST]).args(args));
     let all_ok = check(&[]);
     assert_eq!(code(&all_ok), 0, "{}", stderr(&all_ok));
-    assert_eq!(
-        stdout(&all_ok),
-        "d/a.txt: OK\nd/empty: OK\nd/sub/big.bin: OK\nd/sub/deeper/c: OK\nd/sub/x.skip: OK\n"
-    );
+    assert_eq!(stdout(&all_ok), "d/a.txt: OK\nd/empty: OK\nd/sub/big.bin: OK\nd/sub/deeper/c: OK\nd/sub/x.skip: OK\n");
     t.file("d/a.txt", b"changed\n");
     fs::remove_file(t.path().join("d/empty")).unwrap();
     t.file("d/sub/new", b"new");
-    let expected = "d/a.txt: FAILED\nd/empty: MISSING\nd/sub/big.bin: OK\nd/sub/deeper/c: OK\nd/sub/new: NEW\nd/sub/x.skip: OK\n";
+    let expected =
+        "d/a.txt: FAILED\nd/empty: MISSING\nd/sub/big.bin: OK\nd/sub/deeper/c: OK\nd/sub/new: NEW\nd/sub/x.skip: OK\n";
     let o = check(&[]);
     assert_eq!((code(&o), stdout(&o).as_str()), (1, expected), "{}", stderr(&o));
     let e = stderr(&o);
@@ -403,4 +402,3 @@ fn usage_errors() {
         assert!(!t.path().join(MANIFEST).exists());
     }
 }
-

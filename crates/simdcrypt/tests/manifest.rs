@@ -22,11 +22,7 @@ fn header(algorithms: &[&str], length: Option<usize>) -> Header {
     Header {
         written_ns: 1_700_000_000_000_000_000,
         root: PathBuf::from("data"),
-        settings: Settings {
-            algorithms: algorithms.iter().map(|s| s.to_string()).collect(),
-            length,
-            mode: Mode::Hash,
-        },
+        settings: Settings { algorithms: algorithms.iter().map(|s| s.to_string()).collect(), length, mode: Mode::Hash },
     }
 }
 
@@ -74,7 +70,11 @@ fn non_utf8_paths_round_trip() {
 fn every_truncation_is_an_error() {
     let bytes = bytes_of(&sample());
     for cut in 0..bytes.len() {
-        assert!(Manifest::parse(&bytes[..cut]).is_err(), "a manifest cut at {cut} of {} bytes was accepted", bytes.len());
+        assert!(
+            Manifest::parse(&bytes[..cut]).is_err(),
+            "a manifest cut at {cut} of {} bytes was accepted",
+            bytes.len()
+        );
     }
 }
 
@@ -244,7 +244,13 @@ fn independent_tree_digest(root: &Path) -> [u8; 32] {
     h.update(b"simdcrypt-tree-v1\n");
     for (bytes, rel) in all {
         let meta = fs::symlink_metadata(root.join(&rel)).unwrap();
-        let kind = if meta.is_dir() { b'd' } else if meta.is_file() { b'f' } else { b'l' };
+        let kind = if meta.is_dir() {
+            b'd'
+        } else if meta.is_file() {
+            b'f'
+        } else {
+            b'l'
+        };
         h.update(&[kind]);
         h.update(&(bytes.len() as u64).to_le_bytes());
         h.update(&bytes);

@@ -167,22 +167,11 @@ impl<R: BufRead> Reader<R> {
         }
         let h: HeaderLine = serde_json::from_slice(body).map_err(|e| ManifestError::at(1, json_error(&e)))?;
         let header = header_from(h)?;
-        let digest_lens = (0..header.settings.algorithms.len())
-            .map(|i| header.settings.digest_len(i).unwrap_or(0))
-            .collect();
+        let digest_lens =
+            (0..header.settings.algorithms.len()).map(|i| header.settings.digest_len(i).unwrap_or(0)).collect();
         let mut checksum = crate::blake3::Hasher::new();
         checksum.update(&buf);
-        Ok(Reader {
-            input,
-            header,
-            line: 1,
-            digest_lens,
-            checksum,
-            entries: 0,
-            last_path: None,
-            ended: false,
-            buf,
-        })
+        Ok(Reader { input, header, line: 1, digest_lens, checksum, entries: 0, last_path: None, ended: false, buf })
     }
 
     /// The header.
@@ -272,7 +261,10 @@ fn json_error(e: &serde_json::Error) -> String {
 fn header_from(h: HeaderLine) -> Result<Header, ManifestError> {
     let bad = |m: String| ManifestError::at(1, m);
     if h.format != FORMAT_NAME || h.version != VERSION {
-        return Err(bad(format!("format {:?} version {} is not {FORMAT_NAME:?} version {VERSION}", h.format, h.version)));
+        return Err(bad(format!(
+            "format {:?} version {} is not {FORMAT_NAME:?} version {VERSION}",
+            h.format, h.version
+        )));
     }
     let root = match (h.root, h.root_hex) {
         (Some(s), None) => PathBuf::from(s),
@@ -382,7 +374,7 @@ pub fn check_relative(path: &Path) -> Result<(), String> {
 /// Lower- or upper-case hex to bytes.
 fn from_hex(hex: &str) -> Option<Vec<u8>> {
     let hex = hex.as_bytes();
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
@@ -455,7 +447,12 @@ impl<W: Write> Writer<W> {
             return Err(invalid(format!("{}: manifest entries out of order", e.path.to_string_lossy())));
         }
         if e.digests.len() != self.algorithms {
-            return Err(invalid(format!("{}: {} digests for {} algorithms", e.path.to_string_lossy(), e.digests.len(), self.algorithms)));
+            return Err(invalid(format!(
+                "{}: {} digests for {} algorithms",
+                e.path.to_string_lossy(),
+                e.digests.len(),
+                self.algorithms
+            )));
         }
         let mut line = std::mem::take(&mut self.line);
         line.clear();

@@ -184,11 +184,8 @@ pub struct TreeResult {
 /// writes the manifest back atomically (also when some files failed: those are left out).
 /// A damaged manifest is an error (`InvalidData`, naming the line) and is left as it is.
 pub fn hash_tree(root: &Path, opts: &TreeOptions) -> io::Result<TreeResult> {
-    let names: Vec<&str> = if opts.algorithms.is_empty() {
-        vec!["blake3"]
-    } else {
-        opts.algorithms.iter().map(String::as_str).collect()
-    };
+    let names: Vec<&str> =
+        if opts.algorithms.is_empty() { vec!["blake3"] } else { opts.algorithms.iter().map(String::as_str).collect() };
     let mut hashers: Vec<AnyHasher> = Vec::new();
     for name in names {
         let h = AnyHasher::new(name, &opts.hash).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
@@ -215,13 +212,16 @@ pub fn hash_tree(root: &Path, opts: &TreeOptions) -> io::Result<TreeResult> {
     let threads = opts.hash.threads;
     let mut plan = plan(root, &walk_opts, true, old.as_ref(), &settings, opts.trust_mtime, threads);
     let file_threads = HashOptions { threads: Threads::One, ..opts.hash.clone() };
-    let file_hashers: Vec<AnyHasher> =
-        if plan.items.len() > 1 && threads.job_threads() > 1 {
-            settings.algorithms.iter().map(|a| AnyHasher::new(a, &file_threads)).collect::<Result<_, _>>()
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?
-        } else {
-            hashers
-        };
+    let file_hashers: Vec<AnyHasher> = if plan.items.len() > 1 && threads.job_threads() > 1 {
+        settings
+            .algorithms
+            .iter()
+            .map(|a| AnyHasher::new(a, &file_threads))
+            .collect::<Result<_, _>>()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?
+    } else {
+        hashers
+    };
     let follow = opts.follow_symlinks;
     par_for_each(&mut plan.items, threads, |item| {
         if matches!(item.kind, ItemKind::Stale) {
@@ -264,10 +264,8 @@ pub fn hash_tree(root: &Path, opts: &TreeOptions) -> io::Result<TreeResult> {
 /// The tree digest from the entries' BLAKE3 digests (their first), walking again for the
 /// directories and links: `None` if the walk now differs from what was hashed.
 fn tree_of(root: &Path, walk_opts: &WalkOptions, entries: &[Entry]) -> Option<[u8; 32]> {
-    let mut all: Vec<(Vec<u8>, Kind)> = walk::walk(root, walk_opts, true)
-        .into_iter()
-        .map(|e| (crate::tree::encode_path(&e.rel), e.kind))
-        .collect();
+    let mut all: Vec<(Vec<u8>, Kind)> =
+        walk::walk(root, walk_opts, true).into_iter().map(|e| (crate::tree::encode_path(&e.rel), e.kind)).collect();
     all.sort_by(|a, b| a.0.cmp(&b.0));
     let mut by_path: Vec<(Vec<u8>, &Entry)> = entries.iter().map(|e| (crate::tree::encode_path(&e.path), e)).collect();
     by_path.sort_by(|a, b| a.0.cmp(&b.0));
