@@ -204,15 +204,28 @@ pub(crate) fn path_key(path: &Path) -> Vec<u8> {
     key
 }
 
-/// The closing warnings of -r.
-pub(crate) fn warn_new_missing(missing: u64, new: u64, out: &mut Out) -> Result<(), Failure> {
+/// The closing warnings about files: missing and new (-r), unreadable, mismatched.
+pub(crate) fn warn_files(
+    missing: u64,
+    new: u64,
+    unreadable: u64,
+    mismatched: u64,
+    out: &mut Out,
+) -> Result<(), Failure> {
+    let plural = |n: u64, one: &'static str, many: &'static str| if n == 1 { one } else { many };
     if missing > 0 {
-        let what = if missing == 1 { "listed file is" } else { "listed files are" };
-        out.warn(format_args!("WARNING: {missing} {what} missing"))?;
+        out.warn(format_args!("WARNING: {missing} {} missing", plural(missing, "listed file is", "listed files are")))?;
     }
     if new > 0 {
-        let what = if new == 1 { "file is" } else { "files are" };
-        out.warn(format_args!("WARNING: {new} {what} not in the list (NEW)"))?;
+        out.warn(format_args!("WARNING: {new} {} not in the list (NEW)", plural(new, "file is", "files are")))?;
+    }
+    if unreadable > 0 {
+        let what = plural(unreadable, "listed file", "listed files");
+        out.warn(format_args!("WARNING: {unreadable} {what} could not be read"))?;
+    }
+    if mismatched > 0 {
+        let what = plural(mismatched, "computed checksum", "computed checksums");
+        out.warn(format_args!("WARNING: {mismatched} {what} did NOT match"))?;
     }
     Ok(())
 }
@@ -495,23 +508,12 @@ impl<'a> Checker<'a> {
         if self.args.status {
             return Ok(());
         }
-        warn_new_missing(tally.missing, tally.new, out)?;
-        let plural = |n: u64, one: &'static str, many: &'static str| if n == 1 { one } else { many };
         if tally.misformatted > 0 {
             let n = tally.misformatted;
-            let what = plural(n, "line is", "lines are");
+            let what = if n == 1 { "line is" } else { "lines are" };
             out.warn(format_args!("WARNING: {n} {what} improperly formatted"))?;
         }
-        if tally.unreadable > 0 {
-            let n = tally.unreadable;
-            let what = plural(n, "listed file", "listed files");
-            out.warn(format_args!("WARNING: {n} {what} could not be read"))?;
-        }
-        if tally.mismatched > 0 {
-            let n = tally.mismatched;
-            let what = plural(n, "computed checksum", "computed checksums");
-            out.warn(format_args!("WARNING: {n} {what} did NOT match"))?;
-        }
+        warn_files(tally.missing, tally.new, tally.unreadable, tally.mismatched, out)?;
         self.hint(tally, out)
     }
 

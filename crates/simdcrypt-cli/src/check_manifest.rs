@@ -12,7 +12,7 @@ use std::path::Path;
 use simdcrypt::any::AnyHasher;
 use simdcrypt::manifest::{self, update::hash_checked, Entry, FileStat, ItemKind, Manifest, Mode};
 
-use crate::check::{record_status, warn_new_missing, CheckArgs, Status};
+use crate::check::{record_status, warn_files, CheckArgs, Status};
 use crate::escape::Style;
 use crate::hashing;
 use crate::output::{io_error_text, Failure, Out};
@@ -166,15 +166,7 @@ pub fn run(args: &CheckArgs, path: &Path, pool: &Pool, walk: &WalkOptions, out: 
         write(path, &header, &refreshed)?;
     }
     if !quiet {
-        warn_new_missing(missing, new, out)?;
-        if unreadable > 0 {
-            let what = if unreadable == 1 { "listed file" } else { "listed files" };
-            out.warn(format_args!("WARNING: {unreadable} {what} could not be read"))?;
-        }
-        if failed > 0 {
-            let what = if failed == 1 { "computed checksum" } else { "computed checksums" };
-            out.warn(format_args!("WARNING: {failed} {what} did NOT match"))?;
-        }
+        warn_files(missing, new, unreadable, failed, out)?;
     }
     Ok(failed == 0 && unreadable == 0 && missing == 0 && new == 0)
 }
