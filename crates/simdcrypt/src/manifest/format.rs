@@ -25,7 +25,7 @@ pub const FORMAT_NAME: &str = "simdcrypt-manifest";
 /// unbounded line: paths are at most a few KiB, digests at most [`MAX_DIGEST_LEN`].
 const MAX_LINE_LEN: usize = 1 << 20;
 
-/// The longest digest a manifest may hold, in bytes (its line must fit [`MAX_LINE_LEN`]).
+/// The longest digest a manifest may hold, in bytes (its line must fit the 1 MiB line limit).
 pub const MAX_DIGEST_LEN: usize = 64 * 1024;
 
 /// A whole manifest in memory.

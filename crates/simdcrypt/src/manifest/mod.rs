@@ -3,7 +3,7 @@
 //! changed (the CLI's `sum -r --update` and `check -r --update`, Python's `hash_tree`).
 //!
 //! The format (JSON lines, versioned, sealed by a BLAKE3 checksum in its last line) is
-//! defined in docs/manifest-format.md; [`format`] reads and writes it and never trusts a
+//! defined in docs/manifest-format.md; [`mod@format`] reads and writes it and never trusts a
 //! damaged or truncated file: every error names its line.
 //!
 //! A cached entry is used only when the file's size, mtime and ctime (nanoseconds), inode
@@ -19,8 +19,8 @@
 //! ## What this file holds
 //!
 //! The types every part shares: [`Settings`] (what the digests were computed with),
-//! [`Mode`], [`FileStat`], [`Entry`], [`Header`], [`ManifestError`]. [`format`]: the
-//! reader, writer and [`Manifest::parse`]; [`update`]: the stat pass, the staleness rule,
+//! [`Mode`], [`FileStat`], [`Entry`], [`Header`], [`ManifestError`]. [`mod@format`]: the
+//! reader, writer and [`Manifest::parse`]; [`mod@update`]: the stat pass, the staleness rule,
 //! checked hashing and [`hash_tree`], the whole cycle the Python package runs.
 
 pub mod format;
