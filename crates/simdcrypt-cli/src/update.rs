@@ -17,6 +17,7 @@ use crate::atomic_file;
 use crate::hashing;
 use crate::output::{io_error_text, Failure, Out};
 use crate::parallel::Pool;
+use crate::progress::Progress;
 use crate::sum::{self, SumArgs};
 use crate::tree;
 
@@ -60,6 +61,8 @@ pub fn run(
         Pool::new(if plan.items.len() - plan.fresh > 1 { args.hash.threads } else { simdcrypt::threads::Threads::One });
     let follow = walk_opts.follow_symlinks;
     let no_mmap = args.hash.no_mmap;
+    // Counts the files to read (the cache answers the others at once).
+    let progress = Progress::new((plan.items.len() - plan.fresh) as u64, 0, args.progress.mode());
     let ok = if args.tree {
         let blake3 = [AnyHasher::new("blake3", &HashOptions { threads: args.hash.threads, ..HashOptions::default() })
             .map_err(|e| Failure::Fatal(e.to_string()))?];
@@ -71,9 +74,13 @@ pub fn run(
         pool.ordered(
             &items,
             |item| match item.kind {
-                ItemKind::Stale => Some(hash_checked(&item.path, &item.rel, follow, |p| {
-                    hashing::hash_all(p, &blake3, None, no_mmap).map(|d| (d.digests, d.size))
-                })),
+                ItemKind::Stale => {
+                    let r = hash_checked(&item.path, &item.rel, follow, |p| {
+                        hashing::hash_all(p, &blake3, None, no_mmap).map(|d| (d.digests, d.size))
+                    });
+                    progress.inc(r.as_ref().map_or(0, |e| e.stat.size));
+                    Some(r)
+                }
                 _ => None,
             },
             |item, hashed| {
@@ -117,9 +124,13 @@ pub fn run(
         pool.ordered(
             &plan.items,
             |item| match item.kind {
-                ItemKind::Stale => Some(hash_checked(&item.path, &item.rel, follow, |p| {
-                    hashing::hash_all(p, hashers, len, no_mmap).map(|d| (d.digests, d.size))
-                })),
+                ItemKind::Stale => {
+                    let r = hash_checked(&item.path, &item.rel, follow, |p| {
+                        hashing::hash_all(p, hashers, len, no_mmap).map(|d| (d.digests, d.size))
+                    });
+                    progress.inc(r.as_ref().map_or(0, |e| e.stat.size));
+                    Some(r)
+                }
                 _ => None,
             },
             |item, hashed| {
@@ -144,6 +155,7 @@ pub fn run(
         sum::warn_failures(args, failures, out)?;
         failures == 0
     };
+    progress.finish();
     writer.finish().map_err(|e| cannot_write(manifest_path, &e))?;
     file.commit(true).map_err(|e| cannot_write(manifest_path, &e))?;
     Ok(ok)
