@@ -2,8 +2,9 @@
 # The "Tree manifests" figures of BENCHMARKS.md: `sum -r DIR --update MANIFEST` on a tree of
 # 100,000 files (2 GiB in all) with nothing changed, page cache warm, against a full
 # `sum -r DIR` and against the stat floor `find DIR -printf '%s %T@ %i\n'`; then with one
-# 100 MiB file changed, against hashing that file alone. Timed by farm-bench (medians of
-# interleaved runs; install it or set FARM_BENCH), or hyperfine when farm-bench is absent.
+# 100 MiB file changed, against hashing that file alone. Timed with hyperfine when it is on
+# PATH, else by this script: RUNS interleaved runs (A B A B ...), each whole process, and
+# the median wall time of each command and of the A/B ratios.
 #
 #   benches/manifest_update.sh             full run (builds the tree once in $DIR)
 #   N=2000 benches/manifest_update.sh      smaller tree (figures mean little)
@@ -55,13 +56,23 @@ PY
     sleep 3
 fi
 
+now() { date +%s.%N; }
+
 bench() {
-    if command -v "${FARM_BENCH:-farm-bench}" >/dev/null; then
-        local a=$1 b=$2
-        "${FARM_BENCH:-farm-bench}" -n "$RUNS" --timeout 1800 --vs "sh -c '$b'" -- sh -c "$a"
-    else
+    if command -v hyperfine >/dev/null; then
         hyperfine -N --warmup 1 --runs "$RUNS" "sh -c '$1'" "sh -c '$2'"
+        return
     fi
+    sh -c "$1" && sh -c "$2"
+    local a b t i ratios=() as=() bs=()
+    for ((i = 0; i < RUNS; i++)); do
+        t=$(now); sh -c "$1"; a=$(echo "$(now) - $t" | bc -l)
+        t=$(now); sh -c "$2"; b=$(echo "$(now) - $t" | bc -l)
+        as+=("$a"); bs+=("$b"); ratios+=("$(echo "$a / $b" | bc -l)")
+    done
+    median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+    printf 'A median %.3f s, B median %.3f s, A/B median %.3f (%d runs each)\n' \
+        "$(median "${as[@]}")" "$(median "${bs[@]}")" "$(median "${ratios[@]}")" "$RUNS"
 }
 
 echo "# $(date -u +%F) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
