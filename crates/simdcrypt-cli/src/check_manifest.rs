@@ -111,6 +111,10 @@ pub fn run(args: &CheckArgs, path: &Path, pool: &Pool, walk: &WalkOptions, out: 
                             keep.stat = listed.stat;
                             Status::Ok
                         }
+                        Outcome::Missing if args.ignore_missing => {
+                            refreshed.push(keep);
+                            return Ok(());
+                        }
                         Outcome::Missing => Status::Missing,
                         Outcome::Hashed(Ok(now)) if now.digests == listed.digests => {
                             keep.stat = now.stat;

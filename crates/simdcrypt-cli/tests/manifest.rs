@@ -361,6 +361,8 @@ fn check_reports_new_missing_and_failed() {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["status"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(statuses, ["FAILED", "MISSING", "OK", "OK", "NEW", "OK"]);
+    let ignoring = check(&["--ignore-missing"]);
+    assert!(!stdout(&ignoring).contains("MISSING") && stdout(&ignoring).contains("d/sub/new: NEW"));
     // --root: the same manifest against a copy elsewhere.
     fs::rename(t.path().join("d"), t.path().join("moved")).unwrap();
     let moved = check(&["--root", "moved"]);
