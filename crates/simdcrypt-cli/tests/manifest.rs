@@ -404,3 +404,43 @@ fn usage_errors() {
         assert!(!t.path().join(MANIFEST).exists());
     }
 }
+
+/// A file appended to while `--update` runs: it is reported as changed and left out of
+/// the manifest, or (if no append fell between its two stats) recorded with a size and a
+/// digest that agree with its content: never a digest of one content beside another's size.
+#[test]
+fn a_file_growing_while_hashed_is_not_recorded_as_good() {
+    let t = with_d("manifest-growing");
+    let path = t.file("d/growing", &data(32 << 20, 3));
+    t.file("d/other", b"other");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (stop, path) = (stop.clone(), path.clone());
+        std::thread::spawn(move || {
+            let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                std::io::Write::write_all(&mut f, b"more").unwrap();
+            }
+        })
+    };
+    let o = update(t.path(), &["-j", "1"]);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().unwrap();
+    let manifest = fs::read_to_string(t.path().join(MANIFEST)).unwrap();
+    let recorded = manifest.lines().find(|l| l.contains("\"path\":\"growing\""));
+    match recorded {
+        None => {
+            assert_eq!(code(&o), 1);
+            assert!(stderr(&o).contains("d/growing: changed while it was being hashed"), "{}", stderr(&o));
+        }
+        Some(line) => {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let size = v["size"].as_u64().unwrap() as usize;
+            let content = fs::read(&path).unwrap();
+            let digest = blake3::hash(&content[..size]).to_hex().to_string();
+            assert_eq!(v["digests"][0].as_str().unwrap(), digest, "the recorded digest is of the recorded size");
+        }
+    }
+    assert!(manifest.contains("\"path\":\"other\""));
+    println!("growing file recorded: {}", recorded.is_some());
+}
