@@ -45,6 +45,7 @@ mod backends;
 mod bao;
 mod bench;
 mod check;
+mod chunks;
 mod crypt;
 mod dropin;
 mod escape;
@@ -82,6 +83,15 @@ Exit status:
      or standard output was closed early
   2  command-line usage error (unknown option, invalid value, conflicting options,
      a backend this CPU or build does not have)";
+
+/// Shown at the end of `simdcrypt chunks --help`.
+const CHUNKS_EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0  success
+  1  a file could not be read, OLD.json is not a valid manifest (the message names
+     the field), or standard output was closed early
+  2  command-line usage error (unknown option, invalid value, conflicting options,
+     chunker parameters out of range)";
 
 /// Shown at the end of `simdcrypt keygen --help`.
 const KEYGEN_EXIT_STATUS_HELP: &str = "\
@@ -144,6 +154,20 @@ enum Command {
     /// with `#` are ignored; warnings about failures go to stderr at the end.
     #[command(after_help = EXIT_STATUS_HELP)]
     Check(Lazy<check::CheckArgs>),
+
+    /// List content-defined chunks of files (Xet, FastCDC 2020), or compare a file with an old manifest
+    ///
+    /// Prints `OFFSET LENGTH DIGEST  NAME` for each chunk of each FILE, or with --json one
+    /// manifest per file (one line: path, size, chunker parameters, digest, the Xet file
+    /// hash for the xet chunker and digest, the chunks). The Xet chunker (the default) and
+    /// its digest give the Hugging Face Hub's chunks and chunk hashes; `--chunker
+    /// fastcdc2020` takes --min, --avg, --max and --level. The cuts and digests do not
+    /// depend on -j. `--diff OLD.json NEW` chunks NEW with OLD.json's chunker and reports
+    /// how many of its chunks and bytes OLD.json already has (matched by digest), how many
+    /// are new, and how many of OLD's are gone. A file that cannot be read is reported on
+    /// stderr and nothing is printed for it.
+    #[command(after_help = CHUNKS_EXIT_STATUS_HELP)]
+    Chunks(Lazy<chunks::ChunksArgs>),
 
     /// Show CPU features and the backend each algorithm uses
     ///
@@ -232,6 +256,7 @@ fn main() -> ExitCode {
         // b3sum's checking rules and messages differ from coreutils' (see b3sum_check.rs).
         Command::Check(args) if as_b3sum => b3sum_check::run(args, &mut out),
         Command::Check(args) => check::run(args, &mut out),
+        Command::Chunks(args) => chunks::run(args, &mut out),
         Command::Backends(args) => backends::run(args, &mut out),
         Command::Bench(args) => return bench::run(args),
         Command::Keygen(args) => crypt::keygen(args),

@@ -384,7 +384,7 @@ fn json_error(path: &Path, text: &str) -> String {
 
 /// `path` as UTF-8 (lossy), and, for a name that is not UTF-8, its exact bytes in hex as
 /// `path_hex`.
-fn json_path(path: &Path) -> serde_json::Map<String, serde_json::Value> {
+pub(crate) fn json_path(path: &Path) -> serde_json::Map<String, serde_json::Value> {
     let mut obj = serde_json::Map::new();
     obj.insert("path".into(), path.to_string_lossy().into_owned().into());
     if path.to_str().is_none() {

@@ -94,6 +94,7 @@ mod bao;
 mod batch;
 mod blake3_class;
 mod buffer;
+mod chunks;
 mod cuda;
 mod file_crypt;
 mod gost94_class;
@@ -101,6 +102,7 @@ mod hash_class;
 mod highwayhash_class;
 mod merkle;
 mod messages;
+mod pyfile;
 mod salsa20_class;
 mod secretbox;
 mod sha256_batch;
@@ -241,5 +243,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     bao::register(m)?;
     m.add_function(wrap_pyfunction!(state::_restore_state, m)?)?;
     file_crypt::register(m)?;
+    chunks::register(m)?;
     Ok(())
 }

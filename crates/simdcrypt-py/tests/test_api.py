@@ -341,6 +341,8 @@ def test_all() -> None:
             "blake3_many",
             "blake3_merge",
             "blake3_subtree",
+            "Chunks",
+            "chunks",
             "gost94",
             "gost94_many",
             "hash_file",
@@ -358,6 +360,7 @@ def test_all() -> None:
             "streebog256",
             "streebog512",
             "streebog_many",
+            "xet_hash",
         ]
     )
     for name in simdcrypt.__all__:

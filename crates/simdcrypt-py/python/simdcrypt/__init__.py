@@ -114,6 +114,7 @@ import io as _io
 from . import _native
 from ._native import *  # noqa: F403
 from ._native import _HASH_CLASSES
+from ._chunking import Chunks, chunks
 
 del ALGORITHMS  # noqa: F821 (bound by the star import)
 
@@ -132,7 +133,7 @@ _io.BufferedIOBase.register(EncryptedWriter)
 # the list, so no name joins or leaves it unnoticed.
 __all__ = sorted(
     {name for name in _native.__all__ if not name.startswith("_")} - {"ALGORITHMS"}
-    | {"__version__", "algorithms_available", "new"}
+    | {"__version__", "algorithms_available", "new", "Chunks", "chunks"}
 )
 
 

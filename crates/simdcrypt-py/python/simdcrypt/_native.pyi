@@ -17,7 +17,9 @@ __all__ = [
     "BaoScrubReport",
     "XSalsa20",
     "__version__",
+    "_ChunkIter",
     "_HASH_CLASSES",
+    "_chunk_table",
     "_restore_state",
     "backends",
     "bao_decode",
@@ -51,6 +53,7 @@ __all__ = [
     "streebog256",
     "streebog512",
     "streebog_many",
+    "xet_hash",
 ]
 
 __version__: Final[str]
@@ -593,3 +596,47 @@ def open_encrypted(
     passphrase: str | Buffer | None = None,
     argon2: tuple[int, int, int] | None = None,
 ) -> EncryptedWriter: ...
+
+# Content-defined chunking (src/chunks.rs; the public `chunks` is python/simdcrypt/_chunking.py).
+
+@type_check_only
+class _BinaryReadinto(Protocol):
+    def readinto(self, buffer: bytearray, /) -> int | None: ...
+
+_BinaryReader = _BinaryReadable | _BinaryReadinto
+_ChunkSource = Buffer | str | PathLike[str] | _BinaryReader
+
+def _chunk_table(
+    source: _ChunkSource,
+    /,
+    *,
+    chunker: str = "xet",
+    min_size: int | None = None,
+    avg_size: int | None = None,
+    max_size: int | None = None,
+    level: int | None = None,
+    digest: str | None = "xet",
+    threads: int | None = None,
+) -> tuple[bytearray, bytearray, bytearray | None]:
+    """(offsets, lengths, digests) packed little-endian: u64, u32, 32 bytes each."""
+
+@final
+class _ChunkIter:
+    def __new__(
+        cls,
+        source: str | PathLike[str] | _BinaryReader,
+        /,
+        *,
+        chunker: str = "xet",
+        min_size: int | None = None,
+        avg_size: int | None = None,
+        max_size: int | None = None,
+        level: int | None = None,
+        digest: str | None = "xet",
+        threads: int | None = None,
+    ) -> Self: ...
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> tuple[int, int, bytes | None]: ...
+
+def xet_hash(source: _ChunkSource, /, *, threads: int | None = None) -> str:
+    """The Xet file hash (the Hugging Face Hub's xetHash) as 64 hex digits."""
