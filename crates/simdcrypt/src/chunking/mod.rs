@@ -384,10 +384,21 @@ struct Stream<R> {
 
 impl<R: Read> Stream<R> {
     fn new(reader: R, opts: &ChunkOptions, pool: usize, expected_len: Option<u64>) -> Result<Self, Error> {
+        Self::with_window(reader, opts, pool, expected_len, WINDOW_PER_THREAD * pool)
+    }
+
+    /// [`Stream::new`] reading `window` bytes at a time (tests use small ones).
+    fn with_window(
+        reader: R,
+        opts: &ChunkOptions,
+        pool: usize,
+        expected_len: Option<u64>,
+        window: usize,
+    ) -> Result<Self, Error> {
         let rule = opts.chunker.rule()?;
-        let window = WINDOW_PER_THREAD * pool;
         // A file smaller than the window gets a buffer of its size.
-        let cap = expected_len.map_or(window, |len| usize::try_from(len).unwrap_or(usize::MAX).clamp(4096, window));
+        // (At least a page: files under /proc report a size of 0 and are not empty.)
+        let cap = expected_len.map_or(window, |len| window.min(usize::try_from(len).unwrap_or(usize::MAX).max(4096)));
         let len = cap + rule.max() as usize + scan::WINDOW;
         Ok(Stream {
             reader,
@@ -525,5 +536,86 @@ impl<R: Read> Iterator for ChunkReader<R> {
                 Some(Err(e))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::XorShift64;
+
+    #[test]
+    fn tables_are_the_crates_tables() {
+        assert_eq!(tables::XET_GEAR, gearhash::DEFAULT_TABLE);
+        assert_eq!(tables::FASTCDC_MASKS, fastcdc::v2020::MASKS);
+        assert_eq!(select::XET_MASK, 0xffff_0000_0000_0000);
+        for level in 0..=3u8 {
+            let p = FastCdcParams { min: 64, avg: 6000, max: 1 << 20, level };
+            let l = [
+                fastcdc::v2020::Normalization::Level0,
+                fastcdc::v2020::Normalization::Level1,
+                fastcdc::v2020::Normalization::Level2,
+                fastcdc::v2020::Normalization::Level3,
+            ][usize::from(level)];
+            assert_eq!(p.masks(), fastcdc::v2020::select_masks(6000, l));
+        }
+    }
+
+    /// Small read windows put window edges everywhere: the chunks must not move.
+    #[test]
+    fn window_edges_do_not_move_cuts() {
+        let mut rng = XorShift64::new(77);
+        let mut data = vec![0u8; 1_500_000];
+        rng.fill(&mut data);
+        // Runs of zeros and a short period, where candidates crowd or vanish.
+        data[200_000..400_000].fill(0);
+        for i in 600_000..800_000 {
+            data[i] = (i % 61) as u8;
+        }
+        for chunker in [
+            Chunker::Xet,
+            Chunker::fastcdc2020(64, 256, 1024, 3).unwrap(),
+            Chunker::fastcdc2020(8192, 32768, 131072, 1).unwrap(),
+        ] {
+            let opts = ChunkOptions::new(chunker, ChunkDigest::Blake3);
+            let reference = chunk_slice(&data, &opts);
+            for window in [1usize, 63, 64, 65, 4096, 65_537, 300_000] {
+                for pool in [1, 3] {
+                    let mut stream =
+                        Stream::with_window(&data[..], &opts, pool, Some(data.len() as u64), window).unwrap();
+                    let mut got = Vec::new();
+                    loop {
+                        let batch = stream.next_batch().unwrap();
+                        if batch.is_empty() {
+                            break;
+                        }
+                        got.extend(batch);
+                    }
+                    assert_eq!(got, reference, "{} window {window} pool {pool}", chunker.name());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_shrinking_input_is_an_error() {
+        let opts = ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet);
+        let mut stream = Stream::new(&[1u8; 1000][..], &opts, 1, Some(2000)).unwrap();
+        let err = stream.next_batch().unwrap_err();
+        assert!(err.to_string().contains("shrank"), "{err}");
+    }
+
+    #[test]
+    fn xet_hex_is_four_little_endian_words() {
+        let mut bytes = [0u8; 32];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = i as u8;
+        }
+        let hex = XetHash(bytes).to_hex();
+        assert_eq!(&hex[..16], "0706050403020100");
+        assert_eq!(&hex[48..], "1f1e1d1c1b1a1918");
+        assert_eq!(XetHash::from_hex(&hex.to_uppercase()).unwrap(), XetHash(bytes));
+        assert!(XetHash::from_hex(&hex[1..]).is_err());
+        assert!(XetHash::from_hex(&format!("{}g", &hex[1..])).is_err());
     }
 }
