@@ -220,7 +220,8 @@ fn parts_give_the_chunks_of_the_whole_file() {
 
 #[test]
 fn bad_parameters_and_parts_are_clear_errors() {
-    let cases: [((u32, u32, u32, u8), &str); 8] = [
+    type Params = (u32, u32, u32, u8);
+    let cases: [(Params, &str); 8] = [
         ((32, 256, 1024, 1), "minimum size must be between 64 and 1048576"),
         ((64, 128, 1024, 1), "average size must be between 256 and 4194304"),
         ((64, 256, 512, 1), "maximum size must be between 1024 and 16777216"),

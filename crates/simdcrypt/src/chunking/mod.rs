@@ -52,7 +52,7 @@ use std::path::Path;
 
 pub use parts::{digest_spans, part_candidates, select_cuts, PartCandidates, PART_LOOKBACK};
 pub use platform::{Kind, Platform};
-use select::{Cutter, Rule};
+use select::{Bytes, Cutter, Rule};
 pub use xet::{xet_file_hash, xet_merkle_root, XetHash, DATA_KEY, INTERNAL_NODE_KEY};
 
 use crate::threads::Threads;
@@ -98,7 +98,7 @@ impl FastCdcParams {
                     "fastcdc2020 {name} size must be between {lo} and {hi} bytes, got {value}"
                 )));
             }
-            if value % 2 != 0 {
+            if !value.is_multiple_of(2) {
                 return Err(Error::InvalidArgument(format!(
                     "fastcdc2020 {name} size must be even (FastCDC 2020 steps two bytes at a time), got {value}"
                 )));
@@ -305,7 +305,7 @@ pub fn try_chunk_slice(data: &[u8], opts: &ChunkOptions) -> Result<Vec<Chunk>, E
     let pool = opts.threads.pool_size(data.len());
     let candidates = scan::scan_parallel(opts.platform(), &rule.gear(), data, 0, 0, pool);
     let mut spans = Vec::new();
-    Cutter::default().cut(&rule, &candidates, data.len() as u64, true, data, 0, &mut spans);
+    Cutter::default().cut(&rule, &candidates, data.len() as u64, true, Bytes { data, base: 0 }, &mut spans);
     Ok(digest_in(data, 0, &spans, opts.digest, pool))
 }
 
@@ -438,15 +438,8 @@ impl<R: Read> Stream<R> {
             self.candidates.extend_from_slice(&new);
             self.scanned = end;
             let mut spans = Vec::new();
-            self.cutter.cut(
-                &self.rule,
-                &self.candidates,
-                end,
-                self.eof,
-                &self.buf[..self.filled],
-                self.base,
-                &mut spans,
-            );
+            let bytes = Bytes { data: &self.buf[..self.filled], base: self.base };
+            self.cutter.cut(&self.rule, &self.candidates, end, self.eof, bytes, &mut spans);
             if !spans.is_empty() {
                 return Ok(digest_in(&self.buf[..self.filled], self.base, &spans, self.digest, self.pool));
             }
@@ -569,8 +562,8 @@ mod tests {
         rng.fill(&mut data);
         // Runs of zeros and a short period, where candidates crowd or vanish.
         data[200_000..400_000].fill(0);
-        for i in 600_000..800_000 {
-            data[i] = (i % 61) as u8;
+        for (i, b) in data.iter_mut().enumerate().take(800_000).skip(600_000) {
+            *b = (i % 61) as u8;
         }
         for chunker in [
             Chunker::Xet,

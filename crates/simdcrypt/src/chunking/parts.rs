@@ -14,7 +14,7 @@
 //! `PartCandidates`, `part_candidates`, `select_cuts`, `digest_spans`
 
 use super::scan::{position, scan_parallel, FLAG_A, FLAG_B};
-use super::select::{Cutter, Rule};
+use super::select::{Bytes, Cutter, Rule};
 use super::{digest_in, Chunk, ChunkDigest, Chunker, Platform};
 use crate::threads::Threads;
 use crate::Error;
@@ -99,7 +99,7 @@ pub fn select_cuts(chunker: &Chunker, parts: &[PartCandidates]) -> Result<Vec<(u
     }
     debug_assert!(!rule.needs_data());
     let mut spans = Vec::new();
-    Cutter::default().cut(&rule, &candidates, expected_start, true, &[], 0, &mut spans);
+    Cutter::default().cut(&rule, &candidates, expected_start, true, Bytes { data: &[], base: 0 }, &mut spans);
     Ok(spans)
 }
 

@@ -19,7 +19,7 @@ pub(crate) fn scan(gear: &Gear, data: &[u8], from: usize, base: u64, out: &mut V
     for (i, &b) in data[from..].iter().enumerate() {
         h = (h << 1).wrapping_add(table[usize::from(b)]);
         if h & both == 0 {
-            let flags = u64::from(h & gear.mask_a == 0) * FLAG_A | u64::from(h & gear.mask_b == 0) * FLAG_B;
+            let flags = (u64::from(h & gear.mask_a == 0) * FLAG_A) | (u64::from(h & gear.mask_b == 0) * FLAG_B);
             if flags != 0 {
                 out.push(((base + (from + i) as u64) << 2) | flags);
             }

@@ -79,6 +79,13 @@ impl Rule {
     }
 }
 
+/// Bytes of a file: `data` starts at file offset `base`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bytes<'a> {
+    pub(crate) data: &'a [u8],
+    pub(crate) base: u64,
+}
+
 /// The sequential pass: where the next chunk starts, and how far the candidates were used.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Cutter {
@@ -92,18 +99,18 @@ impl Cutter {
     /// Appends to `out` the spans `(offset, len)` of the chunks that the data up to `end`
     /// decides, starting at `self.start`. `candidates` hold every candidate of positions
     /// from `self.start` (at least) to `end`, in order; `end` is the end of the file when
-    /// `eof`. For rules that need the bytes, `data` holds the file from offset `base` to
-    /// `end` (from `self.start` at least).
+    /// `eof`. For rules that need the bytes, `bytes` holds the file up to `end` (from
+    /// `self.start` at least).
     pub(crate) fn cut(
         &mut self,
         rule: &Rule,
         candidates: &[u64],
         end: u64,
         eof: bool,
-        data: &[u8],
-        base: u64,
+        bytes: Bytes<'_>,
         out: &mut Vec<(u64, u32)>,
     ) {
+        let Bytes { data, base } = bytes;
         let max = rule.max();
         loop {
             let s = self.start;
