@@ -113,7 +113,7 @@ fn options(args: &ChunksArgs) -> Result<ChunkOptions, Failure> {
         }
     };
     let digest = ChunkDigest::from_name(&args.digest).map_err(|e| Failure::Usage(e.to_string()))?;
-    Ok(ChunkOptions { chunker, digest, threads: args.threads })
+    Ok(ChunkOptions { threads: args.threads, ..ChunkOptions::new(chunker, digest) })
 }
 
 /// Runs `chunks` (or `chunks --diff`). `Ok(false)` when some file could not be read.
@@ -133,26 +133,30 @@ pub fn run(args: &ChunksArgs, out: &mut Out) -> Result<bool, Failure> {
             }
             Err(e) => {
                 all_ok = false;
-                out.warn(format_args!("{}: {e}", path.to_string_lossy()))?;
+                out.warn(format_args!("{e}"))?;
             }
         }
     }
     Ok(all_ok)
 }
 
-/// The chunks of a file, or of standard input for `-`; the error's text for the message.
+/// The chunks of a file, or of standard input for `-`; the message, naming the input.
 fn chunk_input(path: &Path, opts: &ChunkOptions) -> Result<Vec<Chunk>, String> {
-    let library = |e: simdcrypt::Error| e.to_string();
+    let name = path.to_string_lossy();
     if hashing::is_stdin(path) {
-        return ChunkReader::new(io::stdin(), opts.clone()).collect::<Result<Vec<_>, _>>().map_err(library);
+        return ChunkReader::new(io::stdin(), *opts).collect::<Result<Vec<_>, _>>().map_err(|e| format!("{name}: {e}"));
     }
     // Opened here first, so that a missing or unreadable file (or a folder) gets the
     // system's words before any work starts.
-    let meta = fs::File::open(path).and_then(|f| f.metadata()).map_err(|e| io_error_text(&e))?;
+    let meta = fs::File::open(path).and_then(|f| f.metadata()).map_err(|e| format!("{name}: {}", io_error_text(&e)))?;
     if meta.is_dir() {
-        return Err("Is a directory".to_string());
+        return Err(format!("{name}: Is a directory"));
     }
-    chunking::chunk_file(path, opts).map_err(library)
+    chunking::chunk_file(path, opts).map_err(|e| match e {
+        // The library's I/O messages name the path already.
+        simdcrypt::Error::Io { message, .. } => message,
+        other => format!("{name}: {other}"),
+    })
 }
 
 /// `OFFSET LENGTH DIGEST  NAME` per chunk (no DIGEST with `--digest none`); a name that
@@ -364,7 +368,7 @@ fn read_manifest(path: &Path) -> Result<Manifest, Failure> {
     if end != size {
         return Err(bad(path, "size", format!("{size}, but the chunks cover {end} bytes")));
     }
-    Ok(Manifest { opts: ChunkOptions { chunker, digest, threads: Threads::Auto }, chunks })
+    Ok(Manifest { opts: ChunkOptions::new(chunker, digest), chunks })
 }
 
 /// Chunks and bytes, for the diff's report.
@@ -391,7 +395,7 @@ fn run_diff(args: &ChunksArgs, old_path: &Path, out: &mut Out) -> Result<bool, F
     };
     let mut old = read_manifest(old_path)?;
     old.opts.threads = args.threads;
-    let new = chunk_input(new_path, &old.opts).map_err(|e| Failure::Fatal(format!("{}: {e}", new_path.display())))?;
+    let new = chunk_input(new_path, &old.opts).map_err(Failure::Fatal)?;
     let old_digests: std::collections::HashSet<[u8; 32]> = old.chunks.iter().map(|&(_, d)| d).collect();
     let new_digests: std::collections::HashSet<[u8; 32]> = new.iter().map(|c| c.digest).collect();
     let (mut total, mut reused, mut fresh, mut dropped) = (Tally::default(), Tally::default(), Tally::default(), Tally::default());

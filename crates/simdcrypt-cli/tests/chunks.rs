@@ -12,7 +12,6 @@ use std::fs;
 use serde_json::Value;
 use sha2::Digest;
 use simdcrypt::chunking::{self, ChunkDigest, ChunkOptions, Chunker};
-use simdcrypt::threads::Threads;
 
 mod common;
 use common::*;
@@ -22,7 +21,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn opts(chunker: Chunker, digest: ChunkDigest) -> ChunkOptions {
-    ChunkOptions { chunker, digest, threads: Threads::One }
+    ChunkOptions::new(chunker, digest)
 }
 
 /// The lines `chunks` should print for `data` named `name`.
@@ -194,7 +193,7 @@ fn diff_error(dir: &TempDir, manifest: &str) -> String {
 #[test]
 fn malformed_manifests_are_refused_naming_the_field() {
     let dir = TempDir::new("chunks-bad");
-    dir.file("new", &data(100_000, 5));
+    dir.file("new", &data(600_000, 5));
     let good = manifest(&dir, "new", &[]);
     let good: Value = json_of(&fs::read_to_string(dir.path().join(good)).unwrap());
     let with = |f: &dyn Fn(&mut Value)| {

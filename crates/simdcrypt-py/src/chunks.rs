@@ -96,7 +96,7 @@ impl RawOptions<'_> {
             None => ChunkDigest::None,
             Some(name) => ChunkDigest::from_name(name).map_err(args::value_error)?,
         };
-        Ok(ChunkOptions { chunker, digest, threads: threads_arg(self.threads)? })
+        Ok(ChunkOptions { threads: threads_arg(self.threads)?, ..ChunkOptions::new(chunker, digest) })
     }
 }
 
@@ -176,7 +176,7 @@ fn chunk_source(source: &Bound<'_, PyAny>, opts: ChunkOptions) -> PyResult<Vec<C
         Ok(held) => {
             let bytes = held.bytes();
             // The export is held until `held` drops, after the hashing: the memory stays put.
-            return Ok(py.detach(|| chunking::chunk_slice(bytes, &opts)));
+            return py.detach(|| chunking::try_chunk_slice(bytes, &opts)).map_err(|e| library_error(py, e, None));
         }
         Err(ExportError::NotContiguous) => {
             return Err(PyBufferError::new_err("source is not C-contiguous (numpy.ascontiguousarray() makes a contiguous copy)"))
@@ -200,8 +200,15 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// A library error of a chunking call: its message, as ValueError (an I/O failure that the
 /// library reports on `filename` is an OSError naming it).
 fn library_error(py: Python<'_>, err: simdcrypt::Error, filename: Option<&Bound<'_, PyAny>>) -> PyErr {
-    let _ = (py, filename);
-    args::value_error(err)
+    match err {
+        // The library's message names the path already; the kind picks the OSError
+        // subclass (FileNotFoundError, PermissionError, ...).
+        simdcrypt::Error::Io { kind, message } => {
+            let _ = (py, filename);
+            PyErr::from(io::Error::new(kind, message))
+        }
+        other => args::value_error(other),
+    }
 }
 
 /// `_chunk_table(source, /, *, chunker, min_size, avg_size, max_size, level, digest,
@@ -379,7 +386,7 @@ impl ChunkIter {
 #[pyo3(signature = (source, /, *, threads=None))]
 pub(crate) fn xet_hash(source: &Bound<'_, PyAny>, threads: Option<BigIndex>) -> PyResult<String> {
     let py = source.py();
-    let opts = ChunkOptions { chunker: Chunker::Xet, digest: ChunkDigest::Xet, threads: threads_arg(threads)? };
+    let opts = ChunkOptions { threads: threads_arg(threads)?, ..ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet) };
     if pyfile::is_path(source) {
         let (path, fspath) = crate::fs_path(source)?;
         drop(check_readable(py, &path, &fspath)?);
