@@ -23,7 +23,7 @@ use simdcrypt::chunking::{self, Chunk, ChunkDigest, ChunkOptions, ChunkReader, C
 use simdcrypt::threads::Threads;
 
 use crate::args::{self, BigIndex};
-use crate::buffer::{ExportError, HeldBuffer};
+use crate::buffer::{self, ExportError, HeldBuffer};
 use crate::pyfile::{self, PyFileReader};
 
 /// The options shared by the chunking functions, as Python passes them.
@@ -398,10 +398,154 @@ pub(crate) fn xet_hash(source: &Bound<'_, PyAny>, threads: Option<BigIndex>) -> 
     Ok(chunking::xet_file_hash(&chunk_source(source, opts)?).to_hex())
 }
 
+// --- parts of one file, for simdcrypt.dask.chunk_file ------------------------------------
+
+/// A packed little-endian array argument (`bytes`-like) as `u64`s or `u32`s.
+fn unpack<const N: usize>(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<[u8; N]>> {
+    buffer::with_bytes(obj, |b| {
+        if b.len() % N != 0 {
+            return Err(PyValueError::new_err(format!(
+                "{name} must be packed {N}-byte little-endian integers, got {} bytes",
+                b.len()
+            )));
+        }
+        Ok(b.chunks_exact(N).map(|c| c.try_into().unwrap_or([0; N])).collect())
+    })?
+}
+
+/// An offset argument: an integer in `0..2**64`.
+fn offset_arg(name: &str, v: BigIndex) -> PyResult<u64> {
+    u64::try_from(v.0).map_err(|_| PyValueError::new_err(format!("{name} must be in 0..2**64, got {}", v.0)))
+}
+
+/// `_chunk_part_candidates(data, /, *, data_offset, start, end, chunker="xet", threads=None)
+/// -> bytes`: the candidate cut points of the range `[start, end)` of a file, packed
+/// little-endian u64; `data` holds the file's bytes from `data_offset`, covering
+/// `[start - min(start, PART_LOOKBACK), end)` (phase 1 of the library's parts scheme).
+#[pyfunction]
+#[pyo3(signature = (data, /, *, data_offset, start, end, chunker="xet", threads=None))]
+pub(crate) fn _chunk_part_candidates<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    data_offset: BigIndex,
+    start: BigIndex,
+    end: BigIndex,
+    chunker: &str,
+    threads: Option<BigIndex>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let chunker = Chunker::from_name(chunker).map_err(args::value_error)?;
+    let (data_offset, start, end) =
+        (offset_arg("data_offset", data_offset)?, offset_arg("start", start)?, offset_arg("end", end)?);
+    let threads = threads_arg(threads)?;
+    let part = buffer::with_bytes(data, |b| {
+        py.detach(|| chunking::part_candidates(b, data_offset, start, end, &chunker, threads))
+    })?
+    .map_err(args::value_error)?;
+    let packed: Vec<u8> = part.candidates.iter().flat_map(|c| c.to_le_bytes()).collect();
+    Ok(PyBytes::new(py, &packed))
+}
+
+/// `_chunk_select_cuts(parts, /, *, chunker="xet") -> (offsets, lengths)`: every chunk of
+/// the file from its parts' `(start, end, candidates)` in file order (phase 2), packed as
+/// `_chunk_table` packs them.
+#[pyfunction]
+#[pyo3(signature = (parts, /, *, chunker="xet"))]
+pub(crate) fn _chunk_select_cuts<'py>(
+    py: Python<'py>,
+    parts: Vec<(BigIndex, BigIndex, Bound<'py, PyAny>)>,
+    chunker: &str,
+) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
+    let chunker = Chunker::from_name(chunker).map_err(args::value_error)?;
+    let parts = parts
+        .iter()
+        .map(|(start, end, candidates)| {
+            Ok(chunking::PartCandidates {
+                start: offset_arg("start", *start)?,
+                end: offset_arg("end", *end)?,
+                candidates: unpack::<8>("candidates", candidates)?.into_iter().map(u64::from_le_bytes).collect(),
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let spans = py.detach(|| chunking::select_cuts(&chunker, &parts)).map_err(args::value_error)?;
+    let chunks: Vec<Chunk> = spans.iter().map(|&(offset, len)| Chunk { offset, len, digest: [0; 32] }).collect();
+    let (offsets, lengths, _) = pack(py, &chunks, false)?;
+    Ok((offsets, lengths))
+}
+
+/// `_chunk_digest_spans(data, /, *, data_offset, offsets, lengths, digest="xet",
+/// threads=None) -> bytes`: the 32-byte digests of the chunks (packed offsets and lengths)
+/// that lie in `data`, the file's bytes from `data_offset`.
+#[pyfunction]
+#[pyo3(signature = (data, /, *, data_offset, offsets, lengths, digest="xet", threads=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn _chunk_digest_spans<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    data_offset: BigIndex,
+    offsets: &Bound<'py, PyAny>,
+    lengths: &Bound<'py, PyAny>,
+    digest: &str,
+    threads: Option<BigIndex>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let digest = ChunkDigest::from_name(digest).map_err(args::value_error)?;
+    let data_offset = offset_arg("data_offset", data_offset)?;
+    let threads = threads_arg(threads)?;
+    let offsets = unpack::<8>("offsets", offsets)?;
+    let lengths = unpack::<4>("lengths", lengths)?;
+    if offsets.len() != lengths.len() {
+        return Err(PyValueError::new_err(format!(
+            "offsets and lengths must describe the same chunks: {} offsets, {} lengths",
+            offsets.len(),
+            lengths.len()
+        )));
+    }
+    let spans: Vec<(u64, u32)> =
+        offsets.into_iter().zip(lengths).map(|(o, l)| (u64::from_le_bytes(o), u32::from_le_bytes(l))).collect();
+    let chunks = buffer::with_bytes(data, |b| {
+        py.detach(|| chunking::digest_spans(b, data_offset, &spans, digest, threads))
+    })?
+    .map_err(args::value_error)?;
+    let packed: Vec<u8> = chunks.iter().flat_map(|c| c.digest).collect();
+    Ok(PyBytes::new(py, &packed))
+}
+
+/// `_xet_file_hash(lengths, digests) -> str`: the Xet file hash from a file's chunk lengths
+/// (packed u32) and Xet chunk digests (32 bytes each), in file order.
+#[pyfunction]
+#[pyo3(signature = (lengths, digests, /))]
+pub(crate) fn _xet_file_hash(lengths: &Bound<'_, PyAny>, digests: &Bound<'_, PyAny>) -> PyResult<String> {
+    let lengths = unpack::<4>("lengths", lengths)?;
+    let digests = unpack::<32>("digests", digests)?;
+    if lengths.len() != digests.len() {
+        return Err(PyValueError::new_err(format!(
+            "lengths and digests must describe the same chunks: {} lengths, {} digests",
+            lengths.len(),
+            digests.len()
+        )));
+    }
+    let mut offset = 0u64;
+    let chunks: Vec<Chunk> = lengths
+        .into_iter()
+        .zip(digests)
+        .map(|(l, digest)| {
+            let len = u32::from_le_bytes(l);
+            let c = Chunk { offset, len, digest };
+            offset += u64::from(len);
+            c
+        })
+        .collect();
+    Ok(chunking::xet_file_hash(&chunks).to_hex())
+}
+
 /// Adds the chunking functions and classes to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_chunk_table, m)?)?;
     m.add_class::<ChunkIter>()?;
     m.add_function(wrap_pyfunction!(xet_hash, m)?)?;
+    m.add_function(wrap_pyfunction!(_chunk_part_candidates, m)?)?;
+    m.add_function(wrap_pyfunction!(_chunk_select_cuts, m)?)?;
+    m.add_function(wrap_pyfunction!(_chunk_digest_spans, m)?)?;
+    m.add_function(wrap_pyfunction!(_xet_file_hash, m)?)?;
+    m.add("_CHUNK_PART_LOOKBACK", chunking::PART_LOOKBACK)?;
     Ok(())
 }

@@ -17,10 +17,15 @@ __all__ = [
     "BaoScrubReport",
     "XSalsa20",
     "__version__",
+    "_CHUNK_PART_LOOKBACK",
     "_ChunkIter",
     "_HASH_CLASSES",
+    "_chunk_digest_spans",
+    "_chunk_part_candidates",
+    "_chunk_select_cuts",
     "_chunk_table",
     "_restore_state",
+    "_xet_file_hash",
     "backends",
     "bao_decode",
     "bao_decode_slice",
@@ -640,3 +645,24 @@ class _ChunkIter:
 
 def xet_hash(source: _ChunkSource, /, *, threads: int | None = None) -> str:
     """The Xet file hash (the Hugging Face Hub's xetHash) as 64 hex digits."""
+
+# The parts of one file chunked on several workers (simdcrypt.dask.chunk_file).
+_CHUNK_PART_LOOKBACK: Final[int]
+
+def _chunk_part_candidates(
+    data: Buffer, /, *, data_offset: int, start: int, end: int, chunker: str = "xet", threads: int | None = None
+) -> bytes: ...
+def _chunk_select_cuts(
+    parts: Sequence[tuple[int, int, Buffer]], /, *, chunker: str = "xet"
+) -> tuple[bytearray, bytearray]: ...
+def _chunk_digest_spans(
+    data: Buffer,
+    /,
+    *,
+    data_offset: int,
+    offsets: Buffer,
+    lengths: Buffer,
+    digest: str = "xet",
+    threads: int | None = None,
+) -> bytes: ...
+def _xet_file_hash(lengths: Buffer, digests: Buffer, /) -> str: ...
