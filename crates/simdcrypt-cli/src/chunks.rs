@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{Map, Value};
-use simdcrypt::chunking::{self, Chunk, ChunkDigest, ChunkOptions, ChunkReader, Chunker};
+use simdcrypt::chunking::{self, Chunk, ChunkDigest, ChunkOptions, ChunkReader, Chunker, FastCdcParams};
 use simdcrypt::threads::Threads;
 
 use crate::escape::display_name;
@@ -92,13 +92,11 @@ fn parse_size(s: &str) -> Result<u32, String> {
 fn options(args: &ChunksArgs) -> Result<ChunkOptions, Failure> {
     let chunker = Chunker::from_name(&args.chunker).map_err(|e| Failure::Usage(e.to_string()))?;
     let chunker = match chunker {
-        Chunker::FastCdc2020(d) => Chunker::fastcdc2020(
-            args.min.unwrap_or(d.min),
-            args.avg.unwrap_or(d.avg),
-            args.max.unwrap_or(d.max),
-            args.level.unwrap_or(d.level),
-        )
-        .map_err(|e| Failure::Usage(e.to_string()))?,
+        Chunker::FastCdc2020(d) => {
+            let (min, avg, max) = fastcdc_sizes(&d, args.min, args.avg, args.max);
+            Chunker::fastcdc2020(min, avg, max, args.level.unwrap_or(d.level))
+                .map_err(|e| Failure::Usage(e.to_string()))?
+        }
         xet => {
             let given = [("--min", args.min.is_some()), ("--avg", args.avg.is_some()), ("--max", args.max.is_some())];
             if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
@@ -116,6 +114,16 @@ fn options(args: &ChunksArgs) -> Result<ChunkOptions, Failure> {
     Ok(ChunkOptions { threads: args.threads, ..ChunkOptions::new(chunker, digest) })
 }
 
+/// FastCDC 2020's sizes from those given: without --avg the library's defaults; with it,
+/// --min and --max default to the same fractions of it as the defaults' (a quarter, four
+/// times), rounded down to even. The same rule as Python's `simdcrypt.chunks`
+/// (crates/simdcrypt-py/src/chunks.rs).
+fn fastcdc_sizes(d: &FastCdcParams, min: Option<u32>, avg: Option<u32>, max: Option<u32>) -> (u32, u32, u32) {
+    let Some(avg) = avg else { return (min.unwrap_or(d.min), d.avg, max.unwrap_or(d.max)) };
+    let scaled = |of: u32| ((u64::from(of) * u64::from(avg) / u64::from(d.avg)).min(u64::from(u32::MAX)) as u32) & !1;
+    (min.unwrap_or_else(|| scaled(d.min)), avg, max.unwrap_or_else(|| scaled(d.max)))
+}
+
 /// Runs `chunks` (or `chunks --diff`). `Ok(false)` when some file could not be read.
 pub fn run(args: &ChunksArgs, out: &mut Out) -> Result<bool, Failure> {
     if let Some(old) = &args.diff {
@@ -128,7 +136,8 @@ pub fn run(args: &ChunksArgs, out: &mut Out) -> Result<bool, Failure> {
     for path in files {
         match chunk_input(path, &opts) {
             Ok(chunks) => {
-                let text = if args.json { manifest_line(path, &opts, &chunks) } else { text_lines(path, &opts, &chunks) };
+                let text =
+                    if args.json { manifest_line(path, &opts, &chunks) } else { text_lines(path, &opts, &chunks) };
                 out.record(&text)?;
             }
             Err(e) => {
@@ -289,10 +298,16 @@ fn digest_hex(s: &str) -> Option<[u8; 32]> {
 
 /// Reads and checks OLD.json: one manifest object whose chunks tile `size` bytes from 0.
 fn read_manifest(path: &Path) -> Result<Manifest, Failure> {
-    let text = fs::read_to_string(path).map_err(|e| Failure::Fatal(format!("{}: {}", path.display(), io_error_text(&e))))?;
+    let text =
+        fs::read_to_string(path).map_err(|e| Failure::Fatal(format!("{}: {}", path.display(), io_error_text(&e))))?;
     let mut values = serde_json::Deserializer::from_str(&text).into_iter::<Value>();
     let value = match values.next() {
-        None => return Err(Failure::Fatal(format!("{}: empty: expected a manifest from `simdcrypt chunks --json`", path.display()))),
+        None => {
+            return Err(Failure::Fatal(format!(
+                "{}: empty: expected a manifest from `simdcrypt chunks --json`",
+                path.display()
+            )))
+        }
         Some(Err(e)) => return Err(Failure::Fatal(format!("{}: not valid JSON: {e}", path.display()))),
         Some(Ok(v)) => v,
     };
@@ -304,7 +319,9 @@ fn read_manifest(path: &Path) -> Result<Manifest, Failure> {
                 path.display()
             )))
         }
-        Some(Err(e)) => return Err(Failure::Fatal(format!("{}: not valid JSON after the manifest: {e}", path.display()))),
+        Some(Err(e)) => {
+            return Err(Failure::Fatal(format!("{}: not valid JSON after the manifest: {e}", path.display())))
+        }
     }
     let Value::Object(top) = value else {
         return Err(bad(path, "the manifest", format!("expected a JSON object, got {}", kind(&value))));
@@ -318,7 +335,8 @@ fn read_manifest(path: &Path) -> Result<Manifest, Failure> {
     let chunker = match Chunker::from_name(name).map_err(|e| bad(path, "chunker.name", e))? {
         Chunker::FastCdc2020(_) => {
             let level = uint(path, chunker, "chunker.level", "level")?;
-            let level = u8::try_from(level).map_err(|_| bad(path, "chunker.level", format!("{level} is not 0 to 3")))?;
+            let level =
+                u8::try_from(level).map_err(|_| bad(path, "chunker.level", format!("{level} is not 0 to 3")))?;
             Chunker::fastcdc2020(
                 size_field(path, chunker, "min")?,
                 size_field(path, chunker, "avg")?,
@@ -355,10 +373,9 @@ fn read_manifest(path: &Path) -> Result<Manifest, Failure> {
             ));
         }
         let len = uint(path, c, &format!("chunks[{i}].length"), "length")?;
-        let len = u32::try_from(len)
-            .ok()
-            .filter(|&l| l > 0)
-            .ok_or_else(|| bad(path, &format!("chunks[{i}].length"), format!("{len} is not a chunk length (1 to 2^32 - 1)")))?;
+        let len = u32::try_from(len).ok().filter(|&l| l > 0).ok_or_else(|| {
+            bad(path, &format!("chunks[{i}].length"), format!("{len} is not a chunk length (1 to 2^32 - 1)"))
+        })?;
         let hex = string(path, c, &format!("chunks[{i}].digest"), "digest")?;
         let digest = digest_hex(hex)
             .ok_or_else(|| bad(path, &format!("chunks[{i}].digest"), format!("expected 64 hex digits, got {hex:?}")))?;
@@ -398,7 +415,8 @@ fn run_diff(args: &ChunksArgs, old_path: &Path, out: &mut Out) -> Result<bool, F
     let new = chunk_input(new_path, &old.opts).map_err(Failure::Fatal)?;
     let old_digests: std::collections::HashSet<[u8; 32]> = old.chunks.iter().map(|&(_, d)| d).collect();
     let new_digests: std::collections::HashSet<[u8; 32]> = new.iter().map(|c| c.digest).collect();
-    let (mut total, mut reused, mut fresh, mut dropped) = (Tally::default(), Tally::default(), Tally::default(), Tally::default());
+    let (mut total, mut reused, mut fresh, mut dropped) =
+        (Tally::default(), Tally::default(), Tally::default(), Tally::default());
     for c in &new {
         total.add(c.len);
         if old_digests.contains(&c.digest) {

@@ -263,7 +263,6 @@ fn line_style(args: &SumArgs, several_algorithms: bool) -> Style {
     }
 }
 
-
 /// The total size of the files to hash, for the progress bar (unreadable ones count 0).
 fn total_size(jobs: &[Job]) -> u64 {
     jobs.iter()

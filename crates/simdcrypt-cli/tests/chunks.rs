@@ -48,7 +48,8 @@ fn lines_are_the_library_chunks_for_every_digest_thread_count_and_stdin() {
         (Chunker::Xet, vec![]),
         (fastcdc, vec!["--chunker", "fastcdc2020", "--min", "4K", "--avg", "16384", "--max", "64K", "--level", "2"]),
     ] {
-        let sizes = [0, 1, chunker.min_len() as usize, chunker.max_len() as usize, chunker.max_len() as usize + 1, 700_001];
+        let sizes =
+            [0, 1, chunker.min_len() as usize, chunker.max_len() as usize, chunker.max_len() as usize + 1, 700_001];
         for (i, &n) in sizes.iter().enumerate() {
             let data = data(n, i as u64 + 1);
             let name = format!("f{n}");
@@ -61,11 +62,15 @@ fn lines_are_the_library_chunks_for_every_digest_thread_count_and_stdin() {
             ] {
                 let want = expected_lines(&data, &opts(chunker, digest), &name);
                 for j in ["1", "3"] {
-                    let got = ok(run(simdcrypt(dir.path()).args(["chunks", "--digest", flag, "-j", j]).args(&args).arg(&name)));
+                    let got = ok(run(simdcrypt(dir.path())
+                        .args(["chunks", "--digest", flag, "-j", j])
+                        .args(&args)
+                        .arg(&name)));
                     assert_eq!(got, want, "{} {flag} -j {j} size {n}", chunker.name());
                 }
                 if n == 700_001 {
-                    let got = ok(run_with_stdin(simdcrypt(dir.path()).args(["chunks", "--digest", flag]).args(&args), &data));
+                    let got =
+                        ok(run_with_stdin(simdcrypt(dir.path()).args(["chunks", "--digest", flag]).args(&args), &data));
                     assert_eq!(got, expected_lines(&data, &opts(chunker, digest), "-"), "stdin");
                 }
             }
@@ -124,7 +129,17 @@ fn json_manifest_has_parameters_size_xet_hash_and_chunks() {
         }
     }
     // FastCDC: its parameters are recorded; no Xet hash for another chunker or digest.
-    let out = ok(run(simdcrypt(dir.path()).args(["chunks", "--json", "--chunker", "fastcdc2020", "--avg", "32K", "--digest", "none", "a"])));
+    let out = ok(run(simdcrypt(dir.path()).args([
+        "chunks",
+        "--json",
+        "--chunker",
+        "fastcdc2020",
+        "--avg",
+        "32K",
+        "--digest",
+        "none",
+        "a",
+    ])));
     let v = json_of(&out);
     assert_eq!(v["chunker"]["name"], "fastcdc2020");
     assert_eq!(v["chunker"]["avg"], 32768);
@@ -169,7 +184,10 @@ fn diff_counts_reused_new_and_dropped_chunks() {
             let (reused, fresh) = (d["reused_bytes"].as_u64().unwrap(), d["new_bytes"].as_u64().unwrap());
             assert_eq!(d["size"], data.len() as u64);
             assert_eq!(reused + fresh, data.len() as u64);
-            assert_eq!(d["reused_chunks"].as_u64().unwrap() + d["new_chunks"].as_u64().unwrap(), d["chunks"].as_u64().unwrap());
+            assert_eq!(
+                d["reused_chunks"].as_u64().unwrap() + d["new_chunks"].as_u64().unwrap(),
+                d["chunks"].as_u64().unwrap()
+            );
             // Content-defined cuts: only the chunks around the change are new.
             let changed = data.len() as u64 - old.len() as u64 + 100;
             assert!(fresh <= changed + 3 * max, "{name} {extra:?}: {d}");
@@ -208,8 +226,19 @@ fn malformed_manifests_are_refused_naming_the_field() {
         (format!("{good}\n{good}"), "more than one manifest"),
         (with(&|v| drop(v.as_object_mut().unwrap().remove("chunker"))), "chunker: missing"),
         (with(&|v| v["chunker"]["name"] = "rabin".into()), "chunker.name"),
-        (with(&|v| v["chunker"] = serde_json::json!({"name": "fastcdc2020", "min": 8192, "avg": 4096, "max": 65536, "level": 1})), "chunker"),
-        (with(&|v| v["chunker"] = serde_json::json!({"name": "fastcdc2020", "min": 1024, "avg": 4096, "max": 65536})), "chunker.level: missing"),
+        (
+            with(&|v| {
+                v["chunker"] =
+                    serde_json::json!({"name": "fastcdc2020", "min": 8192, "avg": 4096, "max": 65536, "level": 1})
+            }),
+            "chunker",
+        ),
+        (
+            with(&|v| {
+                v["chunker"] = serde_json::json!({"name": "fastcdc2020", "min": 1024, "avg": 4096, "max": 65536})
+            }),
+            "chunker.level: missing",
+        ),
         (with(&|v| v["digest"] = "md5".into()), "digest"),
         (with(&|v| v["digest"] = "none".into()), "digest"),
         (with(&|v| v["size"] = (-1).into()), "size"),

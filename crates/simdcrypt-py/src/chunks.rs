@@ -42,9 +42,8 @@ pub(crate) struct RawOptions<'a> {
 fn size_arg(name: &str, value: Option<BigIndex>) -> PyResult<Option<u32>> {
     value
         .map(|v| {
-            u32::try_from(v.0).map_err(|_| {
-                PyValueError::new_err(format!("{name} must be an integer in 0..2**32 bytes, got {}", v.0))
-            })
+            u32::try_from(v.0)
+                .map_err(|_| PyValueError::new_err(format!("{name} must be an integer in 0..2**32 bytes, got {}", v.0)))
         })
         .transpose()
 }
@@ -100,8 +99,10 @@ impl RawOptions<'_> {
     }
 }
 
-/// FastCDC 2020 with the sizes and level given, the others those of `defaults` (the
-/// parameters `Chunker::from_name("fastcdc2020")` has), checked by the library.
+/// FastCDC 2020 with the sizes and level given, checked by the library. Sizes not given
+/// scale with `avg_size` as the library's defaults do (`defaults`, what
+/// `Chunker::from_name("fastcdc2020")` has: a quarter and four times the average), so that
+/// `avg_size=8192` alone is a valid choice; without `avg_size` they are the defaults.
 fn fastcdc(
     defaults: chunking::FastCdcParams,
     min: Option<u32>,
@@ -109,13 +110,17 @@ fn fastcdc(
     max: Option<u32>,
     level: Option<u8>,
 ) -> PyResult<Chunker> {
-    Chunker::fastcdc2020(
-        min.unwrap_or(defaults.min),
-        avg.unwrap_or(defaults.avg),
-        max.unwrap_or(defaults.max),
-        level.unwrap_or(defaults.level),
-    )
-    .map_err(args::value_error)
+    let (min, avg, max) = fastcdc_sizes(&defaults, min, avg, max);
+    Chunker::fastcdc2020(min, avg, max, level.unwrap_or(defaults.level)).map_err(args::value_error)
+}
+
+/// The sizes of FastCDC 2020 from those given (see [`fastcdc`]). The same rule as the
+/// CLI's `chunks --avg` (crates/simdcrypt-cli/src/chunks.rs).
+fn fastcdc_sizes(d: &chunking::FastCdcParams, min: Option<u32>, avg: Option<u32>, max: Option<u32>) -> (u32, u32, u32) {
+    let Some(avg) = avg else { return (min.unwrap_or(d.min), d.avg, max.unwrap_or(d.max)) };
+    // Rounded down to even: FastCDC 2020's sizes must be.
+    let scaled = |of: u32| ((u64::from(of) * u64::from(avg) / u64::from(d.avg)).min(u64::from(u32::MAX)) as u32) & !1;
+    (min.unwrap_or_else(|| scaled(d.min)), avg, max.unwrap_or_else(|| scaled(d.max)))
 }
 
 /// Opens `path` for reading, so that a missing or unreadable file (or a folder) is the
@@ -179,7 +184,9 @@ fn chunk_source(source: &Bound<'_, PyAny>, opts: ChunkOptions) -> PyResult<Vec<C
             return py.detach(|| chunking::try_chunk_slice(bytes, &opts)).map_err(|e| library_error(py, e, None));
         }
         Err(ExportError::NotContiguous) => {
-            return Err(PyBufferError::new_err("source is not C-contiguous (numpy.ascontiguousarray() makes a contiguous copy)"))
+            return Err(PyBufferError::new_err(
+                "source is not C-contiguous (numpy.ascontiguousarray() makes a contiguous copy)",
+            ))
         }
         Err(ExportError::Refused(err)) => return Err(err),
         Err(ExportError::NotABuffer(_)) => {}
@@ -215,7 +222,10 @@ fn library_error(py: Python<'_>, err: simdcrypt::Error, filename: Option<&Bound<
 /// threads) -> (offsets, lengths, digests)`: the chunks of a path or a buffer, packed (see
 /// the module doc); `digests` is None with `digest=None`.
 #[pyfunction]
-#[pyo3(signature = (source, /, *, chunker="xet", min_size=None, avg_size=None, max_size=None, level=None, digest=Some("xet"), threads=None))]
+#[pyo3(
+        signature = (source, /, *, chunker="xet", min_size=None, avg_size=None, max_size=None, level=None, digest=Some("xet"), threads=None),
+        text_signature = "(source, /, *, chunker='xet', min_size=None, avg_size=None, max_size=None, level=None, digest='xet', threads=None)"
+    )]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn _chunk_table<'py>(
     py: Python<'py>,
@@ -335,7 +345,10 @@ impl ChunkIter {
 #[pymethods]
 impl ChunkIter {
     #[new]
-    #[pyo3(signature = (source, /, *, chunker="xet", min_size=None, avg_size=None, max_size=None, level=None, digest=Some("xet"), threads=None))]
+    #[pyo3(
+        signature = (source, /, *, chunker="xet", min_size=None, avg_size=None, max_size=None, level=None, digest=Some("xet"), threads=None),
+        text_signature = "(source, /, *, chunker='xet', min_size=None, avg_size=None, max_size=None, level=None, digest='xet', threads=None)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn new(
         source: &Bound<'_, PyAny>,
@@ -501,10 +514,9 @@ pub(crate) fn _chunk_digest_spans<'py>(
     }
     let spans: Vec<(u64, u32)> =
         offsets.into_iter().zip(lengths).map(|(o, l)| (u64::from_le_bytes(o), u32::from_le_bytes(l))).collect();
-    let chunks = buffer::with_bytes(data, |b| {
-        py.detach(|| chunking::digest_spans(b, data_offset, &spans, digest, threads))
-    })?
-    .map_err(args::value_error)?;
+    let chunks =
+        buffer::with_bytes(data, |b| py.detach(|| chunking::digest_spans(b, data_offset, &spans, digest, threads)))?
+            .map_err(args::value_error)?;
     let packed: Vec<u8> = chunks.iter().flat_map(|c| c.digest).collect();
     Ok(PyBytes::new(py, &packed))
 }

@@ -53,7 +53,9 @@ impl Read for PyFileReader {
             let Some(scratch) = &self.scratch else {
                 let chunk = file.call_method1("read", (buf.len(),)).map_err(io::Error::other)?;
                 if chunk.is_none() {
-                    return Err(bad_read("the file object's read() returned None (a non-blocking file with no data?)".into()));
+                    return Err(bad_read(
+                        "the file object's read() returned None (a non-blocking file with no data?)".into(),
+                    ));
                 }
                 return buffer::with_bytes(&chunk, |b| {
                     if b.len() > buf.len() {

@@ -179,7 +179,8 @@ def test_without_numpy_the_table_is_lists(monkeypatch: pytest.MonkeyPatch) -> No
         ({"chunker": "fastcdc2020", "min_size": -1}, "min_size"),
         ({"chunker": "fastcdc2020", "max_size": 2**32}, "max_size"),
         ({"chunker": "fastcdc2020", "min_size": 32}, "minimum"),
-        ({"chunker": "fastcdc2020", "avg_size": 1 << 30}, "average"),
+        ({"chunker": "fastcdc2020", "min_size": 4096, "avg_size": 1 << 30, "max_size": 1 << 24}, "average"),
+        ({"chunker": "fastcdc2020", "avg_size": 1 << 30}, "fastcdc2020"),
         ({"chunker": "fastcdc2020", "min_size": 1 << 16, "avg_size": 1 << 15}, "minimum <= average"),
         ({"chunker": "fastcdc2020", "min_size": 4097}, "even"),
         ({"threads": 0}, "threads"),
@@ -288,3 +289,13 @@ def test_xet_hash_equals_hf_xet(tmp_path: Path) -> None:
         with open(path, "rb") as f:
             assert simdcrypt.xet_hash(f) == want, path.name
         assert simdcrypt.xet_hash(ReadOnly(data, [10_000, 77])) == want, path.name
+
+
+def test_fastcdc_sizes_not_given_scale_with_avg_size() -> None:
+    data = rand(300_000, 8)
+    explicit = as_lists(simdcrypt.chunks(data, chunker="fastcdc2020", min_size=2048, avg_size=8192, max_size=32768))
+    assert as_lists(simdcrypt.chunks(data, chunker="fastcdc2020", avg_size=8192)) == explicit
+    defaults = as_lists(simdcrypt.chunks(data, chunker="fastcdc2020"))
+    assert defaults == as_lists(
+        simdcrypt.chunks(data, chunker="fastcdc2020", min_size=16384, avg_size=65536, max_size=262144, level=1)
+    )

@@ -114,7 +114,8 @@ import io as _io
 from . import _native
 from ._native import *  # noqa: F403
 from ._native import _HASH_CLASSES
-from ._chunking import Chunks, chunks
+from ._chunking import Chunks as Chunks
+from ._chunking import chunks as chunks
 
 del ALGORITHMS  # noqa: F821 (bound by the star import)
 

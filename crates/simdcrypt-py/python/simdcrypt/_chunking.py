@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 import struct
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Optional, Union, overload
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Optional, Union, cast, overload
 
 from . import _native
 
@@ -125,7 +125,8 @@ def chunks(
         return _arrays(*_native._chunk_table(source, **options))
     is_path = isinstance(source, str) or hasattr(source, "__fspath__")
     if is_path or not _is_buffer(source):
-        return _native._ChunkIter(source, **options)
+        # A path or a file object (anything else is refused by _ChunkIter with TypeError).
+        return _native._ChunkIter(cast("str | os.PathLike[str] | _native._BinaryReader", source), **options)
     return _iterate(*_native._chunk_table(source, **options))
 
 
