@@ -42,6 +42,8 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+#[cfg(target_arch = "aarch64")]
+mod neon;
 mod parts;
 mod platform;
 mod portable;
