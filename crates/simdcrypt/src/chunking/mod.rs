@@ -38,6 +38,7 @@
 //! `chunk_slice`, `chunk_file`, `ChunkReader`, the Xet hash functions, the part functions;
 //! and `Stream`, the windowed reader behind the file and reader APIs
 
+mod algorithm;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
@@ -56,6 +57,7 @@ use std::collections::VecDeque;
 use std::io::Read;
 use std::path::Path;
 
+pub use algorithm::{XetHasher, ALGORITHM};
 pub use parts::{digest_spans, part_candidates, select_cuts, PartCandidates, PART_LOOKBACK};
 pub use platform::{Kind, Platform};
 use select::{Bytes, Cutter, Rule};
@@ -365,9 +367,9 @@ pub fn xet_hash_slice(data: &[u8]) -> XetHash {
 pub fn xet_hash_file(path: &Path, threads: Threads) -> Result<XetHash, Error> {
     let mut opts = ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet);
     opts.threads = threads;
-    let mut leaves = Vec::new();
-    for_each_file_batch(path, &opts, |batch| leaves.extend(batch.iter().map(|c| (c.digest, u64::from(c.len)))))?;
-    Ok(xet::file_hash_of_leaves(&leaves))
+    let mut tree = xet::XetTree::default();
+    for_each_file_batch(path, &opts, |batch| batch.iter().for_each(|c| tree.push_leaf(c.digest, u64::from(c.len))))?;
+    Ok(tree.file_hash())
 }
 
 /// A reader chunked a window at a time: bytes from `base` are in `buf[..filled]`, scanned up
