@@ -274,3 +274,35 @@ fn xet_chunks_respect_the_size_limits() {
         let _ = xet_hash_slice(&data);
     }
 }
+
+/// `-a xet` through the registry: pieces of any size, a state exported and restored midway,
+/// and the digest's hex is the Xet text.
+#[test]
+fn registry_xet_hasher_streams() {
+    use simdcrypt::any::{AnyHasher, HashOptions};
+    let mut rng = common::rng(61);
+    for len in [0usize, 1, 8191, 8192, 200_000, (9 << 20) + 77] {
+        let data = common::random_bytes(len as u64 + 3, len);
+        let expected = xet_hash_slice(&data).to_hex();
+        for round in 0..3 {
+            let opts =
+                HashOptions { threads: if round == 2 { Threads::Max(2) } else { Threads::One }, ..Default::default() };
+            let mut h = AnyHasher::new("xet", &opts).unwrap();
+            let mut at = 0;
+            let restore_at = if len == 0 { 0 } else { rng.random_range(0..len) };
+            let mut restored = false;
+            while at < len {
+                let n = rng.random_range(1..=(len - at).min(if round == 0 { 5000 } else { 3 << 20 }));
+                h.update(&data[at..at + n]);
+                at += n;
+                if !restored && at >= restore_at {
+                    h = AnyHasher::restore(&h.export(), None).unwrap();
+                    restored = true;
+                }
+            }
+            let digest = h.finalize(None).unwrap();
+            assert_eq!(hex::encode(&digest), expected, "len {len} round {round}");
+        }
+    }
+    assert_eq!(simdcrypt::registry::find("xet").unwrap().name, "xet");
+}

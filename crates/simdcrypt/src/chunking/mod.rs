@@ -38,6 +38,13 @@
 //! `chunk_slice`, `chunk_file`, `ChunkReader`, the Xet hash functions, the part functions;
 //! and `Stream`, the windowed reader behind the file and reader APIs
 
+mod algorithm;
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+#[cfg(target_arch = "aarch64")]
+mod neon;
 mod parts;
 mod platform;
 mod portable;
@@ -50,6 +57,7 @@ use std::collections::VecDeque;
 use std::io::Read;
 use std::path::Path;
 
+pub use algorithm::{XetHasher, ALGORITHM};
 pub use parts::{digest_spans, part_candidates, select_cuts, PartCandidates, PART_LOOKBACK};
 pub use platform::{Kind, Platform};
 use select::{Bytes, Cutter, Rule};
@@ -359,9 +367,9 @@ pub fn xet_hash_slice(data: &[u8]) -> XetHash {
 pub fn xet_hash_file(path: &Path, threads: Threads) -> Result<XetHash, Error> {
     let mut opts = ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet);
     opts.threads = threads;
-    let mut leaves = Vec::new();
-    for_each_file_batch(path, &opts, |batch| leaves.extend(batch.iter().map(|c| (c.digest, u64::from(c.len)))))?;
-    Ok(xet::file_hash_of_leaves(&leaves))
+    let mut tree = xet::XetTree::default();
+    for_each_file_batch(path, &opts, |batch| batch.iter().for_each(|c| tree.push_leaf(c.digest, u64::from(c.len))))?;
+    Ok(tree.file_hash())
 }
 
 /// A reader chunked a window at a time: bytes from `base` are in `buf[..filled]`, scanned up
@@ -585,6 +593,47 @@ mod tests {
                         got.extend(batch);
                     }
                     assert_eq!(got, reference, "{} window {window} pool {pool}", chunker.name());
+                }
+            }
+        }
+    }
+
+    /// Every scan kernel against portable, with masks loose enough for candidates every few
+    /// bytes (both flags, one flag), at every start and length around the lane layout.
+    #[test]
+    fn every_scan_kernel_equals_portable() {
+        let mut rng = XorShift64::new(99);
+        let mut data = vec![0u8; 40_000];
+        rng.fill(&mut data);
+        data[20_000..22_000].fill(0);
+        let gears = [
+            scan::Gear { table: &tables::XET_GEAR, mask_a: 0xe000_0000_0000_0000, mask_b: 0xe000_0000_0000_0000 },
+            scan::Gear { table: &tables::FASTCDC_GEAR, mask_a: 0x0000_0000_0000_0f00, mask_b: 0x0000_0000_0300_0000 },
+            Rule::Xet.gear(),
+        ];
+        let platforms = Platform::all_supported();
+        let names: Vec<&str> = platforms.iter().map(|p| p.name()).collect();
+        println!("every_scan_kernel_equals_portable: gear backends exercised: {}", names.join(", "));
+        let mut lens: Vec<usize> = vec![0, 1, 63, 64, 65, 127, 128, 129, 200, 1000, 1024 + 64, 4095, 40_000];
+        lens.extend((0..30).map(|_| (rng.next_u64() % 40_000) as usize));
+        for gear in &gears {
+            for &len in &lens {
+                for from in [0usize, 1, 63, 64, 65, 100, len / 2, len.saturating_sub(1), len] {
+                    let from = from.min(len);
+                    let mut reference = Vec::new();
+                    portable::scan(gear, &data[..len], from, 1000, &mut reference);
+                    for &p in &platforms {
+                        let mut got = Vec::new();
+                        p.scan(gear, &data[..len], from, 1000, &mut got);
+                        assert_eq!(
+                            got,
+                            reference,
+                            "{} len {len} from {from} masks {:x} {:x}",
+                            p.name(),
+                            gear.mask_a,
+                            gear.mask_b
+                        );
+                    }
                 }
             }
         }

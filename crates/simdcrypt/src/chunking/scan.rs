@@ -84,3 +84,70 @@ fn split(platform: Platform, gear: &Gear, data: &[u8], from: usize, base: u64, p
     a.extend_from_slice(&b);
     a
 }
+
+/// The lane layout of the SIMD kernels: `lanes` equal segments of `from..data.len()`, each
+/// a multiple of `step` bytes and each with the 64 bytes before it inside `data`.
+/// Returns where the first segment starts and the segment length (0: too short for lanes).
+/// The positions before the first segment and after the last are the portable scan's.
+pub(crate) fn lane_layout(len: usize, from: usize, lanes: usize, step: usize) -> (usize, usize) {
+    let first = from.max(WINDOW);
+    let seg = len.saturating_sub(first) / lanes / step * step;
+    (first, seg)
+}
+
+/// Where a lane kernel's segments lie: lane `i` covers positions `first + i * seg ..
+/// first + (i + 1) * seg` of the buffer, reported as `base +` those.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LaneSpan {
+    pub(crate) first: usize,
+    pub(crate) seg: usize,
+    pub(crate) base: u64,
+}
+
+/// Runs a lane kernel: the portable scan before the lanes, `kernel(span, outs)` on
+/// `L` segments (it pushes each lane's candidates to `outs[lane]`), the portable scan on the
+/// tail; the candidates come out in order because lane `i` lies before lane `i + 1`.
+pub(crate) fn in_lanes<const L: usize>(
+    gear: &Gear,
+    data: &[u8],
+    from: usize,
+    base: u64,
+    out: &mut Vec<u64>,
+    step: usize,
+    kernel: impl FnOnce(LaneSpan, &mut [Vec<u64>; L]),
+) {
+    let (first, seg) = lane_layout(data.len(), from, L, step);
+    if seg == 0 {
+        return super::portable::scan(gear, data, from, base, out);
+    }
+    super::portable::scan(gear, &data[..first], from.min(first), base, out);
+    let mut lanes: [Vec<u64>; L] = std::array::from_fn(|_| Vec::new());
+    kernel(LaneSpan { first, seg, base }, &mut lanes);
+    for lane in lanes {
+        out.extend_from_slice(&lane);
+    }
+    super::portable::scan(gear, data, first + L * seg, base, out);
+}
+
+/// The kernels' rare path: for each lane set in `hits` (whose hash `h[lane]` matched the
+/// bits both masks share) at offset `at` of its segment, pushes its candidate if it matches
+/// either mask.
+#[cold]
+pub(crate) fn report<const L: usize>(
+    gear: &Gear,
+    h: &[u64; L],
+    mut hits: u32,
+    span: LaneSpan,
+    at: usize,
+    out: &mut [Vec<u64>; L],
+) {
+    while hits != 0 {
+        let lane = hits.trailing_zeros() as usize;
+        hits &= hits - 1;
+        let flags = (u64::from(h[lane] & gear.mask_a == 0) * FLAG_A) | (u64::from(h[lane] & gear.mask_b == 0) * FLAG_B);
+        if flags != 0 {
+            let position = span.base + (span.first + lane * span.seg + at) as u64;
+            out[lane].push((position << 2) | flags);
+        }
+    }
+}

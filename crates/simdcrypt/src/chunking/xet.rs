@@ -151,6 +151,64 @@ pub fn xet_merkle_root(leaves: &[([u8; 32], u64)]) -> XetHash {
     XetHash(level[0].0)
 }
 
+/// The Merkle tree built as leaves arrive, holding one unfinished group per level
+/// (`O(log n)` entries whatever the file size): a group's end depends only on its own
+/// entries, and the last, unfinished group of a level is exactly the tail group the
+/// level-by-level rule would form, so the root is [`xet_merkle_root`]'s.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct XetTree {
+    /// Per level: how many entries it has received, and its unfinished group.
+    pub(crate) levels: Vec<(u64, Vec<([u8; 32], u64)>)>,
+}
+
+impl XetTree {
+    /// Adds the next leaf (chunk hash and length).
+    pub(crate) fn push_leaf(&mut self, hash: [u8; 32], len: u64) {
+        self.push(0, (hash, len));
+    }
+
+    fn push(&mut self, level: usize, entry: ([u8; 32], u64)) {
+        if self.levels.len() == level {
+            self.levels.push((0, Vec::new()));
+        }
+        let (count, group) = &mut self.levels[level];
+        *count += 1;
+        group.push(entry);
+        if (group.len() >= 3 && closes_group(&entry.0)) || group.len() == MAX_GROUP {
+            let node = merge(group);
+            group.clear();
+            self.push(level + 1, node);
+        }
+    }
+
+    /// The root (zeros without leaves).
+    pub(crate) fn root(&self) -> XetHash {
+        let mut tree = self.clone();
+        let mut level = 0;
+        while level < tree.levels.len() {
+            let (count, group) = &mut tree.levels[level];
+            if *count == 1 {
+                return XetHash(group[0].0);
+            }
+            if !group.is_empty() {
+                let node = merge(group);
+                group.clear();
+                tree.push(level + 1, node);
+            }
+            level += 1;
+        }
+        XetHash::default()
+    }
+
+    /// The file hash (zeros without leaves).
+    pub(crate) fn file_hash(&self) -> XetHash {
+        if self.levels.is_empty() {
+            return XetHash::default();
+        }
+        XetHash(blake3::keyed_hash(&[0u8; 32], &self.root().0))
+    }
+}
+
 /// The file hash from the file's chunks, in order, each hashed with
 /// [`ChunkDigest::Xet`](super::ChunkDigest::Xet): what `hf_xet.hash_files` computes.
 pub fn xet_file_hash(chunks: &[Chunk]) -> XetHash {
@@ -165,4 +223,40 @@ pub(crate) fn file_hash_of_leaves(leaves: &[([u8; 32], u64)]) -> XetHash {
         return XetHash::default();
     }
     XetHash(blake3::keyed_hash(&[0u8; 32], &xet_merkle_root(leaves).0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::XorShift64;
+
+    /// The streaming tree against the level-by-level rule, on leaf counts around every
+    /// group size and level, with hashes that close groups often and rarely.
+    #[test]
+    fn streaming_tree_equals_level_by_level() {
+        let mut rng = XorShift64::new(5);
+        for count in (0..120).chain([242, 729, 730, 1000]) {
+            for closing in [0u64, 1, 3] {
+                let leaves: Vec<([u8; 32], u64)> = (0..count)
+                    .map(|_| {
+                        let mut h = [0u8; 32];
+                        rng.fill(&mut h);
+                        // closing 0: never a natural cut; 3: one in four; 1: one in two.
+                        h[24] = match closing {
+                            0 => h[24] | 1,
+                            1 => h[24] & !2,
+                            _ => h[24],
+                        };
+                        (h, rng.next_u64() % 200_000)
+                    })
+                    .collect();
+                let mut tree = XetTree::default();
+                for &(h, len) in &leaves {
+                    tree.push_leaf(h, len);
+                }
+                assert_eq!(tree.root(), xet_merkle_root(&leaves), "{count} leaves, closing {closing}");
+                assert_eq!(tree.file_hash(), file_hash_of_leaves(&leaves), "{count} leaves");
+            }
+        }
+    }
 }
