@@ -299,3 +299,54 @@ fn usage_errors_exit_2_before_reading() {
         assert!(!stderr(&o).contains("missing:"), "{args:?} read a file: {}", stderr(&o));
     }
 }
+
+// --- sum -a xet / check: the Hub's file hash ------------------------------------------
+
+#[test]
+fn sum_a_xet_prints_the_library_xet_hash_and_check_verifies_it() {
+    let dir = TempDir::new("sum-xet");
+    let sizes = [0usize, 1, 8191, 8192, 131_072, 131_073, 1_000_000];
+    let names: Vec<String> = sizes.iter().map(|n| format!("x{n}")).collect();
+    let mut want = String::new();
+    let mut tagged = String::new();
+    for (i, (n, name)) in sizes.iter().zip(&names).enumerate() {
+        let data = data(*n, 100 + i as u64);
+        dir.file(name, &data);
+        let hex = chunking::xet_hash_slice(&data).to_hex();
+        if *n == 0 {
+            // hf_xet's hash of an empty file.
+            assert_eq!(hex, "0".repeat(64));
+        }
+        want.push_str(&format!("{hex}  {name}\n"));
+        tagged.push_str(&format!("XET ({name}) = {hex}\n"));
+    }
+    for j in ["1", "4"] {
+        assert_eq!(ok(run(simdcrypt(dir.path()).args(["sum", "-a", "xet", "-j", j]).args(&names))), want, "-j {j}");
+    }
+    assert_eq!(ok(run(simdcrypt(dir.path()).args(["sum", "-a", "xet", "--tag"]).args(&names))), tagged);
+    let big = fs::read(dir.path().join("x1000000")).unwrap();
+    let stdin = ok(run_with_stdin(simdcrypt(dir.path()).args(["sum", "-a", "xet"]), &big));
+    assert_eq!(stdin, format!("{}  -\n", chunking::xet_hash_slice(&big).to_hex()));
+    let json = json_of(&ok(run(simdcrypt(dir.path()).args(["sum", "-a", "xet", "--json", "x1000000"]))));
+    assert_eq!(json["algorithm"], "xet");
+    assert_eq!(json["digest"], chunking::xet_hash_slice(&big).to_hex());
+    // chunks --json records the same file hash.
+    let manifest = json_of(&ok(run(simdcrypt(dir.path()).args(["chunks", "--json", "x1000000"]))));
+    assert_eq!(manifest["xet_hash"], json["digest"]);
+
+    // check: GNU lines with -a xet, BSD lines by their label; a changed file FAILS.
+    fs::write(dir.path().join("gnu.txt"), &want).unwrap();
+    fs::write(dir.path().join("bsd.txt"), &tagged).unwrap();
+    let all_ok: String = names.iter().map(|n| format!("{n}: OK\n")).collect();
+    assert_eq!(ok(run(simdcrypt(dir.path()).args(["check", "-a", "xet", "gnu.txt"]))), all_ok);
+    assert_eq!(ok(run(simdcrypt(dir.path()).args(["check", "bsd.txt"]))), all_ok);
+    let mut changed = big.clone();
+    changed[500_000] ^= 1;
+    fs::write(dir.path().join("x1000000"), &changed).unwrap();
+    let o = run(simdcrypt(dir.path()).args(["check", "bsd.txt"]));
+    assert_eq!(code(&o), 1);
+    assert!(stdout(&o).contains("x1000000: FAILED"), "{}", stdout(&o));
+    // -r: every file under a folder.
+    let o = ok(run(simdcrypt(dir.path()).args(["sum", "-a", "xet", "-r", "."])));
+    assert!(o.contains(&format!("{}  ./x1000000", chunking::xet_hash_slice(&changed).to_hex())), "{o}");
+}
