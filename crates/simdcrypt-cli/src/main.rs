@@ -12,7 +12,8 @@
 //! threads, hashing a file or stdin), `escape.rs` (coreutils/b3sum name escaping; `check`
 //! result lines follow each algorithm's reference tool, `Style`), `output.rs` (buffered
 //! stdout, error messages without Rust's "(os error N)" suffix, quiet exit on a closed pipe),
-//! `bao.rs` (`bao hash|encode|decode|slice|decode-slice|scrub`, the `bao` command's arguments;
+//! `chunks.rs` (`chunks`: content-defined chunks of files as lines or JSON manifests,
+//! and `chunks --diff OLD.json NEW` with its manifest checks), `bao.rs` (`bao hash|encode|decode|slice|decode-slice|scrub`, the `bao` command's arguments;
 //! output files through `atomic_file.rs`), `crypt.rs` (`keygen`, `encrypt`, `decrypt`: the
 //! sealed_stream format, key files or passphrases (`rpassword`), `-j`, refusals of folders and
 //! of IN as OUT; `getrandom` for keys, nonces and salts), `atomic_file.rs` (the one way the
@@ -116,7 +117,8 @@ Exit status:
 ///
 /// `sum` prints checksums in the format of b3sum, sha256sum and RHash, and `check` verifies
 /// them (algorithms: blake3, sha256, highwayhash64, highwayhash128, highwayhash256,
-/// streebog256, streebog512, gost94, gost94-test). `keygen` writes a key file, `encrypt` and
+/// streebog256, streebog512, gost94, gost94-test, xet). `chunks` lists content-defined
+/// chunks (Xet, FastCDC 2020) and compares a file with an old chunk manifest. `keygen` writes a key file, `encrypt` and
 /// `decrypt` protect files with it (XSalsa20-Poly1305 in authenticated chunks). `backends`
 /// shows what this CPU can run, `bench` compares simdcrypt with other libraries here.
 #[derive(Parser, Debug)]

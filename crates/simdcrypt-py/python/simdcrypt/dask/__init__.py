@@ -21,7 +21,9 @@ Files
 `python/simdcrypt/dask/` (pure Python, the `[dask]` extra): hashing files on a Dask cluster
 (docs/dask.md): BLAKE3 parts hashed by the workers from their own reads (fsspec; local
 files memory-mapped) and merged on the client, one task per file for the other algorithms,
-checkpoints, manifests, `merkle_root`; `__main__.py` is `python -m simdcrypt.dask sum`;
+checkpoints, manifests, `merkle_root`, the content-defined chunks of one file
+(`chunk_file`, `xet_hash_file`: candidates per part, cuts chosen on the client, digests per
+part); `__main__.py` is `python -m simdcrypt.dask sum`;
 `_checkpoint.py` is the checkpoint file (identity, finished parts, written whole).
 """
 
