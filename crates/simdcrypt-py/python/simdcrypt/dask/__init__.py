@@ -134,12 +134,18 @@ def _file_identity(fs: Any, path: str) -> tuple[int, str]:
     return size, f"ukey={fs.ukey(path)}"
 
 
+def _checked_fs(url: str, size: int, version: str, storage_options: Mapping[str, Any]) -> tuple[Any, str]:
+    """The file system and path of ``url``, after checking it is still the file the plan
+    was made for (its size and version)."""
+    fs, path = fsspec.core.url_to_fs(url, **storage_options)
+    if _file_identity(fs, path) != (size, version):
+        raise RuntimeError(f"{url}: the file changed while it was being read (size or modification time)")
+    return fs, path
+
+
 def _open_checked(url: str, size: int, version: str, storage_options: Mapping[str, Any]) -> Any:
     """Opens ``url`` after checking it is still the file the plan was made for."""
-    fs, path = fsspec.core.url_to_fs(url, **storage_options)
-    now = _file_identity(fs, path)
-    if now != (size, version):
-        raise RuntimeError(f"{url}: the file changed while it was being hashed (size or modification time)")
+    fs, path = _checked_fs(url, size, version, storage_options)
     return fs.open(path, "rb")
 
 
@@ -151,9 +157,7 @@ def _read_range(
     ``with``. A local file is memory-mapped (hashed straight from the page cache: reading a
     64 MiB part into a new bytes object cost several times the hashing); other file systems
     are read."""
-    fs, path = fsspec.core.url_to_fs(url, **storage_options)
-    if _file_identity(fs, path) != (size, version):
-        raise RuntimeError(f"{url}: the file changed while it was being hashed (size or modification time)")
+    fs, path = _checked_fs(url, size, version, storage_options)
     if length and isinstance(fs, LocalFileSystem) and offset % mmap.ALLOCATIONGRANULARITY == 0:
         with open(path, "rb") as f, mmap.mmap(f.fileno(), length, offset=offset, access=mmap.ACCESS_READ) as m:
             yield m
@@ -171,9 +175,7 @@ def _windows(
     resident set, so a part mapped whole made the worker's peak follow the part size, which
     grows with the file: docs/memory.md); other file systems are read. A window is a power
     of two of chunks, aligned like the part: a whole subtree."""
-    fs, path = fsspec.core.url_to_fs(url, **storage_options)
-    if _file_identity(fs, path) != (size, version):
-        raise RuntimeError(f"{url}: the file changed while it was being hashed (size or modification time)")
+    fs, path = _checked_fs(url, size, version, storage_options)
     end = offset + length
     if length and isinstance(fs, LocalFileSystem) and offset % mmap.ALLOCATIONGRANULARITY == 0:
         with open(path, "rb") as f:
@@ -319,6 +321,18 @@ def _for_workers(url: str) -> str:
     return os.path.abspath(url)
 
 
+def _one_file(urlpath: Url, storage_options: Mapping[str, Any]) -> tuple[str, int, str]:
+    """The URL the workers open for one file, with its size and version (see
+    _file_identity); FileNotFoundError naming the file if it is missing."""
+    url = _for_workers(os.fspath(urlpath))
+    fs, path = fsspec.core.url_to_fs(url, **storage_options)
+    try:
+        size, version = _file_identity(fs, path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{url}: no such file") from None
+    return url, size, version
+
+
 def _task_key(kind: str, *parts: Any) -> str:
     return f"simdcrypt-{kind}-{tokenize(*parts)}"
 
@@ -415,12 +429,7 @@ def hash_file(
     mode = _mode(algorithm, key, derive_key_context)
     _part_size(part_size)  # an invalid part size is refused before anything is read
     opts = dict(storage_options or {})
-    url = _for_workers(os.fspath(urlpath))
-    fs, path = fsspec.core.url_to_fs(url, **opts)
-    try:
-        size, version = _file_identity(fs, path)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{url}: no such file") from None
+    url, size, version = _one_file(urlpath, opts)
     if part_size is None and checkpoint is not None:
         part_size = _checkpoint_part_size(checkpoint)
     psize = _part_size(part_size, size)
@@ -675,12 +684,7 @@ def merkle_root(
     zero hashes. Equal to ``simdcrypt.merkle_root(data, depth=depth)``."""
     psize = _part_size(part_size)
     opts = dict(storage_options or {})
-    url = _for_workers(os.fspath(urlpath))
-    fs, path = fsspec.core.url_to_fs(url, **opts)
-    try:
-        size, version = _file_identity(fs, path)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{url}: no such file") from None
+    url, size, version = _one_file(urlpath, opts)
     if size % 32:
         raise ValueError(f"{url}: {size} bytes is not a whole number of 32-byte leaves")
     leaves = size // 32
@@ -738,9 +742,7 @@ def _candidates_task(
     """Phase 1 on the range ``[start, end)``: its candidate cut points, packed u64, found a
     window at a time (a candidate depends only on the bytes before it within the Gear
     window, so windows with their look-back find exactly the range's candidates)."""
-    fs, path = fsspec.core.url_to_fs(url, **storage_options)
-    if _file_identity(fs, path) != (size, version):
-        raise RuntimeError(f"{url}: the file changed while it was being chunked (size or modification time)")
+    fs, path = _checked_fs(url, size, version, storage_options)
     lookback = simdcrypt._native._CHUNK_PART_LOOKBACK
     out = []
     for lo, hi in _chunk_windows(start, end):
@@ -757,9 +759,7 @@ def _digests_task(
 ) -> bytes:
     """Phase 2: the digests of the chunks (packed offsets and lengths, consecutive), reading
     a window of about ``_WINDOW_LEN`` bytes of whole chunks at a time."""
-    fs, path = fsspec.core.url_to_fs(url, **storage_options)
-    if _file_identity(fs, path) != (size, version):
-        raise RuntimeError(f"{url}: the file changed while it was being chunked (size or modification time)")
+    fs, path = _checked_fs(url, size, version, storage_options)
     n = len(offsets) // 8
     offs = [int.from_bytes(offsets[8 * i : 8 * i + 8], "little") for i in range(n)]
     lens = [int.from_bytes(lengths[4 * i : 4 * i + 4], "little") for i in range(n)]
@@ -807,12 +807,7 @@ def _chunk_packed(
     # Every option is checked (and a bad one refused) before anything is read.
     simdcrypt._native._chunk_table(b"", **options)
     opts = dict(storage_options or {})
-    url = _for_workers(os.fspath(urlpath))
-    fs, path = fsspec.core.url_to_fs(url, **opts)
-    try:
-        size, version = _file_identity(fs, path)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{url}: no such file") from None
+    url, size, version = _one_file(urlpath, opts)
     psize = _chunk_part_size(part_size, size)
     chunker, digest = options["chunker"], options["digest"]
     with _client(client) as c:
