@@ -32,7 +32,8 @@ pub struct ChunksArgs {
     #[arg(long = "min", value_name = "BYTES", value_parser = parse_size)]
     pub min: Option<u32>,
 
-    /// FastCDC 2020: the average (target) chunk size in bytes
+    /// FastCDC 2020: the average (target) chunk size in bytes (default 64K); --min and --max
+    /// not given are then a quarter and four times it (defaults 16K and 256K)
     #[arg(long = "avg", value_name = "BYTES", value_parser = parse_size)]
     pub avg: Option<u32>,
 
@@ -40,7 +41,7 @@ pub struct ChunksArgs {
     #[arg(long = "max", value_name = "BYTES", value_parser = parse_size)]
     pub max: Option<u32>,
 
-    /// FastCDC 2020: the normalisation level, 0 to 3
+    /// FastCDC 2020: the normalisation level, 0 to 3 (default 1)
     #[arg(long, value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=3))]
     pub level: Option<u8>,
 

@@ -36,6 +36,7 @@ pub(crate) struct RawOptions<'a> {
     level: Option<BigIndex>,
     digest: Option<&'a str>,
     threads: Option<BigIndex>,
+    backend: Option<&'a str>,
 }
 
 /// A size parameter: `None`, or an integer in `0..2**32`.
@@ -56,6 +57,12 @@ pub(crate) fn threads_arg(threads: Option<BigIndex>) -> PyResult<Threads> {
         Some(n) if n > 1 => Ok(Threads::Max(usize::try_from(n).unwrap_or(usize::MAX))),
         Some(n) => Err(PyValueError::new_err(format!("threads must be None or an integer >= 1, got {n}"))),
     }
+}
+
+/// `backend=`: a Gear-scan kernel from `backends()["gear"]["supported"]`, or None for the
+/// best this CPU has (the library's error names the ones it can run).
+fn gear_backend(name: Option<&str>) -> PyResult<Option<chunking::Platform>> {
+    name.map(|n| args::backend::<chunking::Platform>(Some(n))).transpose()
 }
 
 impl RawOptions<'_> {
@@ -95,7 +102,11 @@ impl RawOptions<'_> {
             None => ChunkDigest::None,
             Some(name) => ChunkDigest::from_name(name).map_err(args::value_error)?,
         };
-        Ok(ChunkOptions { threads: threads_arg(self.threads)?, ..ChunkOptions::new(chunker, digest) })
+        Ok(ChunkOptions {
+            threads: threads_arg(self.threads)?,
+            platform: gear_backend(self.backend)?,
+            ..ChunkOptions::new(chunker, digest)
+        })
     }
 }
 
@@ -175,13 +186,13 @@ fn chunk_source(source: &Bound<'_, PyAny>, opts: ChunkOptions) -> PyResult<Vec<C
     if pyfile::is_path(source) {
         let (path, fspath) = crate::fs_path(source)?;
         drop(check_readable(py, &path, &fspath)?);
-        return py.detach(|| chunking::chunk_file(&path, &opts)).map_err(|e| library_error(py, e, Some(&fspath)));
+        return py.detach(|| chunking::chunk_file(&path, &opts)).map_err(library_error);
     }
     match HeldBuffer::new(source) {
         Ok(held) => {
             let bytes = held.bytes();
             // The export is held until `held` drops, after the hashing: the memory stays put.
-            return py.detach(|| chunking::try_chunk_slice(bytes, &opts)).map_err(|e| library_error(py, e, None));
+            return py.detach(|| chunking::try_chunk_slice(bytes, &opts)).map_err(library_error);
         }
         Err(ExportError::NotContiguous) => {
             return Err(PyBufferError::new_err(
@@ -204,16 +215,12 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type().name().map_or_else(|_| "object".to_string(), |n| n.to_string())
 }
 
-/// A library error of a chunking call: its message, as ValueError (an I/O failure that the
-/// library reports on `filename` is an OSError naming it).
-fn library_error(py: Python<'_>, err: simdcrypt::Error, filename: Option<&Bound<'_, PyAny>>) -> PyErr {
+/// A library error of a chunking call: its message, as ValueError, or for an I/O failure
+/// (a read error, a file that shrank while read: the message names the path) the OSError
+/// subclass of its kind (FileNotFoundError, PermissionError, ...).
+fn library_error(err: simdcrypt::Error) -> PyErr {
     match err {
-        // The library's message names the path already; the kind picks the OSError
-        // subclass (FileNotFoundError, PermissionError, ...).
-        simdcrypt::Error::Io { kind, message } => {
-            let _ = (py, filename);
-            PyErr::from(io::Error::new(kind, message))
-        }
+        simdcrypt::Error::Io { kind, message } => PyErr::from(io::Error::new(kind, message)),
         other => args::value_error(other),
     }
 }
@@ -223,8 +230,8 @@ fn library_error(py: Python<'_>, err: simdcrypt::Error, filename: Option<&Bound<
 /// the module doc); `digests` is None with `digest=None`.
 #[pyfunction]
 #[pyo3(
-        signature = (source, /, *, chunker="xet", min_size=None, avg_size=None, max_size=None, level=None, digest=Some("xet"), threads=None),
-        text_signature = "(source, /, *, chunker='xet', min_size=None, avg_size=None, max_size=None, level=None, digest='xet', threads=None)"
+        signature = (source, /, *, chunker="xet", min_size=None, avg_size=None, max_size=None, level=None, digest=Some("xet"), threads=None, backend=None),
+        text_signature = "(source, /, *, chunker='xet', min_size=None, avg_size=None, max_size=None, level=None, digest='xet', threads=None, backend=None)"
     )]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn _chunk_table<'py>(
@@ -237,8 +244,9 @@ pub(crate) fn _chunk_table<'py>(
     level: Option<BigIndex>,
     digest: Option<&str>,
     threads: Option<BigIndex>,
+    backend: Option<&str>,
 ) -> PyResult<Packed<'py>> {
-    let raw = RawOptions { chunker, min_size, avg_size, max_size, level, digest, threads };
+    let raw = RawOptions { chunker, min_size, avg_size, max_size, level, digest, threads, backend };
     let opts = raw.options()?;
     let chunks = chunk_source(source, opts)?;
     pack(py, &chunks, digest.is_some())
@@ -307,7 +315,7 @@ impl Stream {
     fn error_of(&self, py: Python<'_>, err: simdcrypt::Error) -> PyErr {
         let kept = self.error.lock().ok().and_then(|mut slot| slot.take());
         let Some(io) = kept else {
-            return library_error(py, err, self.fspath.as_ref().map(|f| f.bind(py)));
+            return library_error(err);
         };
         match pyfile::py_err_of(io) {
             Ok(py_err) => py_err,
@@ -346,8 +354,8 @@ impl ChunkIter {
 impl ChunkIter {
     #[new]
     #[pyo3(
-        signature = (source, /, *, chunker="xet", min_size=None, avg_size=None, max_size=None, level=None, digest=Some("xet"), threads=None),
-        text_signature = "(source, /, *, chunker='xet', min_size=None, avg_size=None, max_size=None, level=None, digest='xet', threads=None)"
+        signature = (source, /, *, chunker="xet", min_size=None, avg_size=None, max_size=None, level=None, digest=Some("xet"), threads=None, backend=None),
+        text_signature = "(source, /, *, chunker='xet', min_size=None, avg_size=None, max_size=None, level=None, digest='xet', threads=None, backend=None)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -359,8 +367,9 @@ impl ChunkIter {
         level: Option<BigIndex>,
         digest: Option<&str>,
         threads: Option<BigIndex>,
+        backend: Option<&str>,
     ) -> PyResult<Self> {
-        let raw = RawOptions { chunker, min_size, avg_size, max_size, level, digest, threads };
+        let raw = RawOptions { chunker, min_size, avg_size, max_size, level, digest, threads, backend };
         let opts = raw.options()?;
         let stream = Stream::open(source, opts)?;
         Ok(ChunkIter { stream: Mutex::new(Some(stream)), digests: digest.is_some() })
@@ -394,18 +403,25 @@ impl ChunkIter {
 /// `xet_hash(source, /, *, threads=None) -> str`: the Xet file hash (the Hugging Face
 /// Hub's `xetHash`, what `hf_xet.hash_files` gives) of a path, a buffer or a binary file
 /// object, as 64 hex digits. Hashed without the GIL; threads=None uses every CPU on large
-/// inputs, an integer at most that many threads; the hash never depends on it.
+/// inputs, an integer at most that many threads; backend= names a Gear-scan kernel
+/// (`backends()["gear"]`); the hash never depends on either.
 #[pyfunction]
-#[pyo3(signature = (source, /, *, threads=None))]
-pub(crate) fn xet_hash(source: &Bound<'_, PyAny>, threads: Option<BigIndex>) -> PyResult<String> {
+#[pyo3(signature = (source, /, *, threads=None, backend=None))]
+pub(crate) fn xet_hash(
+    source: &Bound<'_, PyAny>,
+    threads: Option<BigIndex>,
+    backend: Option<&str>,
+) -> PyResult<String> {
     let py = source.py();
-    let opts = ChunkOptions { threads: threads_arg(threads)?, ..ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet) };
-    if pyfile::is_path(source) {
+    let opts = ChunkOptions {
+        threads: threads_arg(threads)?,
+        platform: gear_backend(backend)?,
+        ..ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet)
+    };
+    if pyfile::is_path(source) && opts.platform.is_none() {
         let (path, fspath) = crate::fs_path(source)?;
         drop(check_readable(py, &path, &fspath)?);
-        let hash = py
-            .detach(|| chunking::xet_hash_file(&path, opts.threads))
-            .map_err(|e| library_error(py, e, Some(&fspath)))?;
+        let hash = py.detach(|| chunking::xet_hash_file(&path, opts.threads)).map_err(library_error)?;
         return Ok(hash.to_hex());
     }
     Ok(chunking::xet_file_hash(&chunk_source(source, opts)?).to_hex())

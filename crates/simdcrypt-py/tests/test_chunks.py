@@ -24,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simdcrypt
+from conftest import record_backend
 
 XET_MIN, XET_MAX = 8 << 10, 128 << 10
 FASTCDC = dict(chunker="fastcdc2020", min_size=2048, avg_size=8192, max_size=32768, level=2)
@@ -299,3 +300,27 @@ def test_fastcdc_sizes_not_given_scale_with_avg_size() -> None:
     assert defaults == as_lists(
         simdcrypt.chunks(data, chunker="fastcdc2020", min_size=16384, avg_size=65536, max_size=262144, level=1)
     )
+
+
+def test_every_gear_backend_gives_the_same_chunks(gear_backend: str, tmp_path: Path) -> None:
+    data = rand(1_300_001, 9)
+    path = tmp_path / "f"
+    path.write_bytes(data)
+    for kwargs in CHUNKERS:
+        want = as_lists(simdcrypt.chunks(data, backend="portable", threads=1, **kwargs))
+        for threads in (1, 3):
+            assert as_lists(simdcrypt.chunks(data, backend=gear_backend, threads=threads, **kwargs)) == want
+        assert as_lists(simdcrypt.chunks(path, backend=gear_backend, **kwargs)) == want
+        stream = simdcrypt.chunks(io.BytesIO(data), backend=gear_backend, as_arrays=False, **kwargs)
+        assert list(stream) == as_tuples(simdcrypt.chunks(data, backend="portable", **kwargs))
+    want_hash = simdcrypt.xet_hash(data)
+    assert simdcrypt.xet_hash(data, backend=gear_backend) == want_hash
+    assert simdcrypt.xet_hash(path, backend=gear_backend) == want_hash
+    record_backend(gear_backend, "gear")
+
+
+def test_unknown_gear_backend_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="gear"):
+        simdcrypt.chunks(b"abc", backend="nope")
+    with pytest.raises(ValueError, match="gear"):
+        simdcrypt.xet_hash(b"abc", backend="nope")

@@ -152,7 +152,7 @@ algorithms_available: frozenset[str] = frozenset(
 )
 """The names ``new()`` and ``hash_file()`` accept. (``backends()`` also lists
 ``"sha256-batch"``, the kernels of ``sha256_many``, ``merkle_root`` and
-``merkle_layers``; ``"highwayhash"``, ``"streebog"`` and ``"gost94"``, each the kernels of
+``merkle_layers``; ``"gear"``, the Gear-scan kernels of ``chunks`` and ``xet_hash``; ``"highwayhash"``, ``"streebog"`` and ``"gost94"``, each the kernels of
 all sizes or parameter sets of one algorithm; and ``"salsa20"``, the kernels of the
 ``Salsa20``/``XSalsa20`` ciphers.)"""
 

@@ -73,13 +73,13 @@ def _iterate(offsets: bytearray, lengths: bytearray, digests: Optional[bytearray
 def chunks(
     source: Source, *, chunker: str = ..., min_size: Optional[int] = ..., avg_size: Optional[int] = ...,
     max_size: Optional[int] = ..., level: Optional[int] = ..., digest: Optional[str] = ...,
-    threads: Optional[int] = ..., as_arrays: Literal[True] = ...,
+    threads: Optional[int] = ..., backend: Optional[str] = ..., as_arrays: Literal[True] = ...,
 ) -> Chunks: ...
 @overload
 def chunks(
     source: Source, *, chunker: str = ..., min_size: Optional[int] = ..., avg_size: Optional[int] = ...,
     max_size: Optional[int] = ..., level: Optional[int] = ..., digest: Optional[str] = ...,
-    threads: Optional[int] = ..., as_arrays: Literal[False],
+    threads: Optional[int] = ..., backend: Optional[str] = ..., as_arrays: Literal[False],
 ) -> Iterator[ChunkTuple]: ...
 
 
@@ -93,6 +93,7 @@ def chunks(
     level: Optional[int] = None,
     digest: Optional[str] = "xet",
     threads: Optional[int] = None,
+    backend: Optional[str] = None,
     as_arrays: bool = True,
 ) -> Union[Chunks, Iterator[ChunkTuple]]:
     """Cuts ``source`` into content-defined chunks and hashes each.
@@ -109,6 +110,8 @@ def chunks(
       key: the Hub's chunk hashes), ``"blake3"``, ``"sha256"``, or None for no digests.
     - threads: None (every CPU, on large inputs) or at most that many threads; the
       result never depends on it.
+    - backend: the Gear-scan kernel, a name from ``backends()["gear"]["supported"]``;
+      None for the best this CPU has. The result never depends on it.
     - as_arrays: True returns a :class:`Chunks` (the table of all chunks); False returns
       an iterator of ``(offset, length, digest)`` tuples, which for a path or a file object
       reads as it goes (memory: one maximum chunk and a read window, whatever the size).
@@ -119,7 +122,7 @@ def chunks(
     """
     options: dict[str, Any] = dict(
         chunker=chunker, min_size=min_size, avg_size=avg_size, max_size=max_size,
-        level=level, digest=digest, threads=threads,
+        level=level, digest=digest, threads=threads, backend=backend,
     )  # fmt: skip
     if as_arrays:
         return _arrays(*_native._chunk_table(source, **options))

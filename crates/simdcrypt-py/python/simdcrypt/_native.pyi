@@ -622,6 +622,7 @@ def _chunk_table(
     level: int | None = None,
     digest: str | None = "xet",
     threads: int | None = None,
+    backend: str | None = None,
 ) -> tuple[bytearray, bytearray, bytearray | None]:
     """(offsets, lengths, digests) packed little-endian: u64, u32, 32 bytes each."""
 
@@ -639,11 +640,12 @@ class _ChunkIter:
         level: int | None = None,
         digest: str | None = "xet",
         threads: int | None = None,
+        backend: str | None = None,
     ) -> Self: ...
     def __iter__(self) -> Self: ...
     def __next__(self) -> tuple[int, int, bytes | None]: ...
 
-def xet_hash(source: _ChunkSource, /, *, threads: int | None = None) -> str:
+def xet_hash(source: _ChunkSource, /, *, threads: int | None = None, backend: str | None = None) -> str:
     """The Xet file hash (the Hugging Face Hub's xetHash) as 64 hex digits."""
 
 # The parts of one file chunked on several workers (simdcrypt.dask.chunk_file).
