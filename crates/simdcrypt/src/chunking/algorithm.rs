@@ -1,5 +1,5 @@
 //! The Xet file hash as a registry algorithm (`sum -a xet`, `check`, `hash_file("xet")`):
-//! [`XetHasher`], a [`StreamingHash`] that chunks and hashes as bytes arrive.
+//! [`XetHasher`], a [`StreamingHash`](crate::streaming::StreamingHash) that chunks and hashes as bytes arrive.
 //!
 //! The digest bytes are the Xet hash as xet-core prints it (each group of 8 bytes
 //! reversed, see `xet.rs`), so the ordinary hex of the digest is the Hub's `xetHash`. The

@@ -307,14 +307,35 @@ pub fn chunk_slice(data: &[u8], opts: &ChunkOptions) -> Vec<Chunk> {
     try_chunk_slice(data, opts).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Chunks `data` (a whole file); an error for FastCDC parameters out of range.
+/// Chunks `data` (a whole file); an error for FastCDC parameters out of range. Scans a
+/// window at a time (one read window per thread), so the candidates held stay few whatever
+/// the size of `data`.
 pub fn try_chunk_slice(data: &[u8], opts: &ChunkOptions) -> Result<Vec<Chunk>, Error> {
-    let rule = opts.chunker.rule()?;
     let pool = opts.threads.pool_size(data.len());
-    let candidates = scan::scan_parallel(opts.platform(), &rule.gear(), data, 0, 0, pool);
-    let mut spans = Vec::new();
-    Cutter::default().cut(&rule, &candidates, data.len() as u64, true, Bytes { data, base: 0 }, &mut spans);
-    Ok(digest_in(data, 0, &spans, opts.digest, pool))
+    chunk_slice_windowed(data, opts, pool, WINDOW_PER_THREAD * pool)
+}
+
+/// [`try_chunk_slice`] scanning `window` bytes at a time (tests use small ones).
+fn chunk_slice_windowed(data: &[u8], opts: &ChunkOptions, pool: usize, window: usize) -> Result<Vec<Chunk>, Error> {
+    let rule = opts.chunker.rule()?;
+    let (platform, gear) = (opts.platform(), rule.gear());
+    let (mut cutter, mut candidates, mut spans, mut out) = (Cutter::default(), Vec::new(), Vec::new(), Vec::new());
+    let mut scanned = 0;
+    loop {
+        let end = (scanned + window).min(data.len());
+        // The bytes before `scanned` are the scan's lookback; positions from `scanned` are new.
+        candidates.extend(scan::scan_parallel(platform, &gear, &data[..end], scanned, 0, pool));
+        scanned = end;
+        let eof = end == data.len();
+        cutter.cut(&rule, &candidates, end as u64, eof, Bytes { data: &data[..end], base: 0 }, &mut spans);
+        out.extend(digest_in(data, 0, &spans, opts.digest, pool));
+        spans.clear();
+        candidates.drain(..cutter.cursor);
+        cutter.cursor = 0;
+        if eof {
+            return Ok(out);
+        }
+    }
 }
 
 /// The chunks of `spans`, which lie in `data` (file bytes from offset `base`), hashed.
@@ -593,6 +614,8 @@ mod tests {
                         got.extend(batch);
                     }
                     assert_eq!(got, reference, "{} window {window} pool {pool}", chunker.name());
+                    let sliced = chunk_slice_windowed(&data, &opts, pool, window).unwrap();
+                    assert_eq!(sliced, reference, "{} slice window {window} pool {pool}", chunker.name());
                 }
             }
         }

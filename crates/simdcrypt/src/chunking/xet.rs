@@ -151,6 +151,9 @@ pub fn xet_merkle_root(leaves: &[([u8; 32], u64)]) -> XetHash {
     XetHash(level[0].0)
 }
 
+/// One entry of a tree level: a hash and the bytes under it.
+pub(crate) type Entry = ([u8; 32], u64);
+
 /// The Merkle tree built as leaves arrive, holding one unfinished group per level
 /// (`O(log n)` entries whatever the file size): a group's end depends only on its own
 /// entries, and the last, unfinished group of a level is exactly the tail group the
@@ -158,7 +161,7 @@ pub fn xet_merkle_root(leaves: &[([u8; 32], u64)]) -> XetHash {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct XetTree {
     /// Per level: how many entries it has received, and its unfinished group.
-    pub(crate) levels: Vec<(u64, Vec<([u8; 32], u64)>)>,
+    pub(crate) levels: Vec<(u64, Vec<Entry>)>,
 }
 
 impl XetTree {
