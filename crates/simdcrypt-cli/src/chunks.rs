@@ -55,6 +55,11 @@ pub struct ChunksArgs {
     #[arg(short = 'j', long, visible_alias = "num-threads", value_name = "N|auto", default_value = "auto", value_parser = hashing::parse_threads)]
     pub threads: Threads,
 
+    /// Use this Gear-scan backend instead of the best one for this CPU (`simdcrypt backends`
+    /// lists them under gear); the output does not depend on it
+    #[arg(long, value_name = "NAME")]
+    pub backend: Option<String>,
+
     /// Print one JSON manifest per file (one line each): the chunker's parameters, the
     /// digest, the file's size, its Xet hash (xet chunker and digest) and the chunks; with
     /// --diff, the comparison as one JSON object
@@ -112,7 +117,16 @@ fn options(args: &ChunksArgs) -> Result<ChunkOptions, Failure> {
         }
     };
     let digest = ChunkDigest::from_name(&args.digest).map_err(|e| Failure::Usage(e.to_string()))?;
-    Ok(ChunkOptions { threads: args.threads, ..ChunkOptions::new(chunker, digest) })
+    Ok(ChunkOptions { threads: args.threads, platform: platform(args)?, ..ChunkOptions::new(chunker, digest) })
+}
+
+/// `--backend NAME`: a Gear-scan kernel this CPU can run (the library's error says which it
+/// can otherwise), or None for the best.
+fn platform(args: &ChunksArgs) -> Result<Option<chunking::Platform>, Failure> {
+    args.backend
+        .as_deref()
+        .map(|name| chunking::Platform::from_name(name).map_err(|e| Failure::Usage(e.to_string())))
+        .transpose()
 }
 
 /// FastCDC 2020's sizes from those given: without --avg the library's defaults; with it,
@@ -413,6 +427,7 @@ fn run_diff(args: &ChunksArgs, old_path: &Path, out: &mut Out) -> Result<bool, F
     };
     let mut old = read_manifest(old_path)?;
     old.opts.threads = args.threads;
+    old.opts.platform = platform(args)?;
     let new = chunk_input(new_path, &old.opts).map_err(Failure::Fatal)?;
     let old_digests: std::collections::HashSet<[u8; 32]> = old.chunks.iter().map(|&(_, d)| d).collect();
     let new_digests: std::collections::HashSet<[u8; 32]> = new.iter().map(|c| c.digest).collect();

@@ -40,8 +40,10 @@ fn json_of(text: &str) -> Value {
 }
 
 #[test]
-fn lines_are_the_library_chunks_for_every_digest_thread_count_and_stdin() {
+fn lines_are_the_library_chunks_for_every_digest_backend_thread_count_and_stdin() {
     let dir = TempDir::new("chunks-lines");
+    let names: Vec<&str> = chunking::Platform::all_supported().into_iter().map(|p| p.name()).collect();
+    println!("chunks --backend: gear backends exercised: {}", names.join(", "));
     // Sizes around Xet's and FastCDC's minimum and maximum chunk lengths, and several chunks.
     let fastcdc = Chunker::fastcdc2020(4096, 16384, 65536, 2).unwrap();
     for (chunker, args) in [
@@ -290,6 +292,7 @@ fn usage_errors_exit_2_before_reading() {
         &["chunks", "--chunker", "fastcdc2020", "--max", "9999999999", "missing"],
         &["chunks", "--chunker", "rabin", "missing"],
         &["chunks", "--digest", "md5", "missing"],
+        &["chunks", "--backend", "nope", "missing"],
         &["chunks", "--diff", "missing.json", "a", "b"],
         &["chunks", "--diff", "missing.json", "--chunker", "xet", "a"],
     ] {
