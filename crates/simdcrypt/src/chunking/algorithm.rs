@@ -44,11 +44,12 @@ pub static ALGORITHM: Algorithm = Algorithm {
     restore: |blob, key| Ok(Box::new(XetHasher::restore(blob, key)?)),
 };
 
-/// Input gathered before a scan: large enough that scans and batch hashes are long, small
-/// next to memory.
-const BATCH: usize = 4 << 20;
-/// The most pending bytes a state may carry (one batch and one maximum chunk, rounded up).
-const MAX_PENDING: usize = 2 * BATCH;
+/// Input gathered per thread before a scan: large enough that scans and batch hashes are
+/// long, small next to memory.
+const BATCH_PER_THREAD: usize = 8 << 20;
+/// The most pending bytes a state carries: `export` first cuts every chunk it can, so
+/// fewer than one maximum chunk are left.
+const MAX_PENDING: u64 = XET_MAX;
 const NAME: &str = "xet";
 
 /// The Xet file hash, computed as bytes arrive.
@@ -63,6 +64,8 @@ pub struct XetHasher {
     tree: XetTree,
     platform: Platform,
     threads: Threads,
+    /// Threads a batch is scanned and hashed on (`threads` resolved).
+    pool: usize,
 }
 
 impl Default for XetHasher {
@@ -83,6 +86,7 @@ impl XetHasher {
             tree: XetTree::default(),
             platform: Platform::detect(),
             threads: Threads::One,
+            pool: 1,
         }
     }
 
@@ -94,17 +98,20 @@ impl XetHasher {
             h.platform = platform;
         }
         h.threads = opts.threads;
+        // Auto: every CPU, as for any input of unknown length.
+        h.pool = opts.threads.pool_size(usize::MAX);
         Ok(h)
     }
 
     /// Adds input.
     pub fn update(&mut self, mut data: &[u8]) -> &mut Self {
+        let batch = BATCH_PER_THREAD * self.pool;
         while !data.is_empty() {
-            let room = BATCH.saturating_sub(self.buf.len() - (self.scanned - self.base) as usize).max(1);
+            let room = batch.saturating_sub(self.buf.len() - (self.scanned - self.base) as usize).max(1);
             let (now, rest) = data.split_at(room.min(data.len()));
             self.buf.extend_from_slice(now);
             data = rest;
-            if self.buf.len() - (self.scanned - self.base) as usize >= BATCH {
+            if self.buf.len() - (self.scanned - self.base) as usize >= batch {
                 self.process(false);
             }
         }
@@ -113,7 +120,7 @@ impl XetHasher {
 
     /// Scans the new bytes, hashes the chunks they decide into the tree, drops what is done.
     fn process(&mut self, eof: bool) {
-        let pool = self.threads.pool_size(self.buf.len());
+        let pool = self.pool;
         let from = (self.scanned - self.base) as usize;
         let rule = Rule::Xet;
         let found = scan_parallel(self.platform, &rule.gear(), &self.buf, from, self.base, pool);
@@ -150,18 +157,20 @@ impl XetHasher {
 
     /// Starts over, keeping the backend and threads.
     pub fn reset(&mut self) -> &mut Self {
-        *self = XetHasher { platform: self.platform, threads: self.threads, ..XetHasher::new() };
+        *self = XetHasher { platform: self.platform, threads: self.threads, pool: self.pool, ..XetHasher::new() };
         self
     }
 
     /// The unfinished hash as a state (docs/state-format.md): the bytes not yet in a chunk
     /// and the tree's unfinished groups.
     pub fn export(&self) -> Vec<u8> {
-        let pending = &self.buf[(self.cutter.start - self.base) as usize..];
+        let mut cut = self.clone();
+        cut.process(false);
+        let pending = &cut.buf[(cut.cutter.start - cut.base) as usize..];
         let mut f = Writer::default();
-        f.u64s(&[self.cutter.start, pending.len() as u64]).bytes(pending);
-        f.u8(self.tree.levels.len() as u8);
-        for (count, group) in &self.tree.levels {
+        f.u64s(&[cut.cutter.start, pending.len() as u64]).bytes(pending);
+        f.u8(cut.tree.levels.len() as u8);
+        for (count, group) in &cut.tree.levels {
             f.u64s(&[*count]).u8(group.len() as u8);
             for (hash, len) in group {
                 f.bytes(hash).u64s(&[*len]);
@@ -178,7 +187,7 @@ impl XetHasher {
         opened.params.finish()?;
         let mut f = opened.fields;
         let [start, pending_len] = f.u64s::<2>()?;
-        if pending_len > MAX_PENDING as u64 {
+        if pending_len > MAX_PENDING {
             return Err(bad(format!("{pending_len} pending bytes, at most {MAX_PENDING}")));
         }
         let pending = f.take(pending_len as usize)?.to_vec();
