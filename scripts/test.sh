@@ -138,6 +138,7 @@ if [ "$(uname -m)" = x86_64 ] && [ -r /proc/cpuinfo ]; then
     SIMDCRYPT_EXPECT_BACKENDS+=";gost94=$(pick avx512 avx512f+avx512bw+avx512vl+avx512vbmi avx2 ssse3+sse4_1+avx+avx2 ssse3 ssse3)"
     SIMDCRYPT_EXPECT_BACKENDS+=";highwayhash=$(pick avx512 avx512f+avx512bw+avx512vl avx2 avx2 sse41 sse4_1)"
     SIMDCRYPT_EXPECT_BACKENDS+=";salsa20=$(pick avx512 avx512f avx2 avx2 sse2 sse2)"
+    SIMDCRYPT_EXPECT_BACKENDS+=";gear=$(pick avx512 avx512f+avx2 avx2 avx2)"
     export SIMDCRYPT_EXPECT_BACKENDS
     echo "$SIMDCRYPT_EXPECT_BACKENDS" | tr ';' '\n'
 fi
@@ -210,8 +211,11 @@ if ! quick_skip; then
         SIMDCRYPT_REQUIRE_NVRTC=1 SIMDCRYPT_REQUIRE_CUDA_EMULATION=1)
 fi
 
-step "Rust tests (library, CLI, C ABI; full run: CUDA kernels on the host emulation, NVRTC compile check)"
-env "${cuda_env[@]}" cargo test --workspace --exclude simdcrypt-py "${ws_features[@]}" --no-fail-fast -- --show-output 2>&1 \
+step "Rust tests (library, CLI, C ABI; full run: CUDA kernels on the host emulation, NVRTC compile check, Xet hashes against hf_xet)"
+# Full run: tests/chunking_xet.rs compares our Xet hashes with hf_xet (from .venv) on 200+ files.
+xet_env=()
+[ "$quick" = 1 ] || xet_env=(SIMDCRYPT_HF_XET_PYTHON="$PWD/.venv/bin/python" SIMDCRYPT_REQUIRE_HF_XET=1)
+env "${cuda_env[@]}" "${xet_env[@]}" cargo test --workspace --exclude simdcrypt-py "${ws_features[@]}" --no-fail-fast -- --show-output 2>&1 \
     | grep -v '^---- .* stdout ----$' | grep -v '^successes:$'
 
 step "Rust: dispatch falls back when the wide instruction sets are hidden"
@@ -237,6 +241,8 @@ if ! quick_skip; then
     fallback avx512,avx2,ssse3 'exercised|test result' gost94_kat
     fallback avx512,avx2 'exercised|test result' salsa20_kat
     fallback avx512,avx2,sse4.1 'exercised|test result' highwayhash_kat
+    fallback avx512 'exercised|test result' chunking
+    fallback avx512,avx2 'exercised|test result' chunking
     # The smallest read block (a 512 KiB L2): one-chunk encryption batches, 64 KiB file reads.
     for t in crates/simdcrypt/tests/salsa20_sealed_pipeline.rs crates/simdcrypt/tests/salsa20_sealed_v2.rs \
         crates/simdcrypt-cli/tests/threads_default.rs; do

@@ -34,6 +34,9 @@
 // Bytes a secretbox adds to its plaintext (the Poly1305 tag, stored first).
 #define SIMDCRYPT_SECRETBOX_TAG_LEN 16
 
+// The length of the buffer `simdcrypt_xet_hash_file` writes: 64 hex digits and a NUL.
+#define SIMDCRYPT_XET_HEX_LEN 65
+
 // Status codes. Every function that returns `int` returns `SIMDCRYPT_STATUS_OK` (0) on success
 // or one of these negative values; `simdcrypt_last_error()` then says what was wrong.
 typedef enum {
@@ -52,6 +55,8 @@ typedef enum {
   SIMDCRYPT_STATUS_AUTHENTICATION_FAILED = -5,
   // An internal error (a bug in simdcrypt: a panic was caught at the ABI boundary).
   SIMDCRYPT_STATUS_INTERNAL = -6,
+  // Reading a file failed (missing, unreadable, or it shrank while it was read).
+  SIMDCRYPT_STATUS_IO_ERROR = -7,
 } simdcrypt_status;
 
 // A streaming hasher of any algorithm. Create with `simdcrypt_hasher_new`, free with
@@ -300,6 +305,20 @@ int simdcrypt_hmac_streebog(uint32_t bits,
                             size_t len,
                             uint8_t *out,
                             size_t out_len);
+
+// Writes the Xet hash of the file at `path` (what `hf_xet.hash_files` and the Hub's
+// `xetHash` give) into `hex_out` as 64 lower-case hex digits and a NUL
+// (`SIMDCRYPT_XET_HEX_LEN` bytes). `threads`: 0 or 1 (one), `n`, or
+// `SIMDCRYPT_THREADS_AUTO`. The file is read a window at a time (memory stays bounded
+// whatever its size); a file that cannot be read, or shrinks meanwhile, is
+// `SIMDCRYPT_STATUS_IO_ERROR`.
+//
+// Thread safety: safe to call concurrently from any threads on distinct outputs.
+//
+// # Safety
+//
+// `path` a NUL-terminated UTF-8 string; `hex_out` writable for `hex_out_len` bytes.
+int simdcrypt_xet_hash_file(const char *path, size_t threads, char *hex_out, size_t hex_out_len);
 
 // Salsa20 (`rounds` 20, 12 or 8) with a 32- or 16-byte key and an 8-byte nonce, from block
 // `counter` of the keystream: `output = input XOR keystream` over `len` bytes (encrypts

@@ -27,6 +27,8 @@ pub enum SimdcryptStatus {
     AuthenticationFailed = -5,
     /// An internal error (a bug in simdcrypt: a panic was caught at the ABI boundary).
     Internal = -6,
+    /// Reading a file failed (missing, unreadable, or it shrank while it was read).
+    IoError = -7,
 }
 
 /// A failure on its way to a status code and a message.
@@ -55,6 +57,7 @@ impl From<Error> for Failure {
         let status = match e {
             Error::UnknownBackend { .. } | Error::UnsupportedBackend { .. } => SimdcryptStatus::UnsupportedBackend,
             Error::InvalidLength { .. } => SimdcryptStatus::InvalidLength,
+            Error::Io { .. } => SimdcryptStatus::IoError,
             _ => SimdcryptStatus::InvalidArgument,
         };
         Failure::new(status, e.to_string())

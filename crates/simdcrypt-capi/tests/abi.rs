@@ -488,3 +488,40 @@ fn hmac_streebog_matches_rustcrypto() {
     let rc = unsafe { simdcrypt_hmac_streebog(384, null(), 0, null(), 0, out.as_mut_ptr(), 48) };
     assert_eq!(rc, SimdcryptStatus::InvalidArgument as i32);
 }
+
+/// The Xet file hash by path equals the library's, and `simdcrypt_hash("xet")` on the same
+/// bytes prints the same text; a missing file and a wrong buffer length are errors.
+#[test]
+fn xet_hash_file_by_path() {
+    let dir = std::env::temp_dir().join(format!("simdcrypt-capi-xet-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for len in [0usize, 1, 70_000, 1 << 20] {
+        let data = pseudo_random(len, 46);
+        let path = dir.join(format!("{len}.bin"));
+        std::fs::write(&path, &data).unwrap();
+        let c_path = CString::new(path.to_str().unwrap()).unwrap();
+        let mut hex = [1 as c_char; SIMDCRYPT_XET_HEX_LEN];
+        for threads in [0, 2, SIMDCRYPT_THREADS_AUTO] {
+            // SAFETY: a NUL-terminated path and a buffer of the length given.
+            let rc = unsafe { simdcrypt_xet_hash_file(c_path.as_ptr(), threads, hex.as_mut_ptr(), hex.len()) };
+            assert_eq!(rc, OK, "{}", last_error());
+            // SAFETY: the function wrote a NUL-terminated string.
+            let text = unsafe { CStr::from_ptr(hex.as_ptr()) }.to_str().unwrap().to_string();
+            assert_eq!(text, simdcrypt::chunking::xet_hash_slice(&data).to_hex(), "{len} bytes");
+            assert_eq!(hex::encode(hash_by_name("xet", None, &data, 32).unwrap()), text);
+        }
+    }
+    let missing = CString::new(dir.join("missing.bin").to_str().unwrap()).unwrap();
+    let mut hex = [0 as c_char; SIMDCRYPT_XET_HEX_LEN];
+    // SAFETY: as above.
+    let rc = unsafe { simdcrypt_xet_hash_file(missing.as_ptr(), 0, hex.as_mut_ptr(), hex.len()) };
+    assert_eq!(rc, SimdcryptStatus::IoError as i32);
+    assert!(last_error().contains("missing.bin"), "{}", last_error());
+    // SAFETY: as above, with a shorter length than the buffer has.
+    let rc = unsafe { simdcrypt_xet_hash_file(missing.as_ptr(), 0, hex.as_mut_ptr(), 64) };
+    assert_eq!(rc, SimdcryptStatus::InvalidLength as i32);
+    // SAFETY: NULL path, checked by the function.
+    let rc = unsafe { simdcrypt_xet_hash_file(null(), 0, hex.as_mut_ptr(), hex.len()) };
+    assert_eq!(rc, SimdcryptStatus::NullPointer as i32);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -99,7 +99,8 @@ pub fn is_gost(hasher: &AnyHasher) -> bool {
     hasher.descriptor().printed_reversed
 }
 
-fn parse_threads(s: &str) -> Result<Threads, String> {
+/// The parser of `-j N|auto`.
+pub fn parse_threads(s: &str) -> Result<Threads, String> {
     if s.eq_ignore_ascii_case("auto") {
         return Ok(Threads::Auto);
     }

@@ -12,7 +12,8 @@
 //! threads, hashing a file or stdin), `escape.rs` (coreutils/b3sum name escaping; `check`
 //! result lines follow each algorithm's reference tool, `Style`), `output.rs` (buffered
 //! stdout, error messages without Rust's "(os error N)" suffix, quiet exit on a closed pipe),
-//! `bao.rs` (`bao hash|encode|decode|slice|decode-slice|scrub`, the `bao` command's arguments;
+//! `chunks.rs` (`chunks`: content-defined chunks of files as lines or JSON manifests,
+//! and `chunks --diff OLD.json NEW` with its manifest checks), `bao.rs` (`bao hash|encode|decode|slice|decode-slice|scrub`, the `bao` command's arguments;
 //! output files through `atomic_file.rs`), `crypt.rs` (`keygen`, `encrypt`, `decrypt`: the
 //! sealed_stream format, key files or passphrases (`rpassword`), `-j`, refusals of folders and
 //! of IN as OUT; `getrandom` for keys, nonces and salts), `atomic_file.rs` (the one way the
@@ -51,6 +52,7 @@ mod bao;
 mod bench;
 mod check;
 mod check_manifest;
+mod chunks;
 mod crypt;
 mod dropin;
 mod escape;
@@ -90,6 +92,15 @@ Exit status:
   2  command-line usage error (unknown option, invalid value, conflicting options,
      a backend this CPU or build does not have)";
 
+/// Shown at the end of `simdcrypt chunks --help`.
+const CHUNKS_EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0  success
+  1  a file could not be read, OLD.json is not a valid manifest (the message names
+     the field), or standard output was closed early
+  2  command-line usage error (unknown option, invalid value, conflicting options,
+     chunker parameters out of range)";
+
 /// Shown at the end of `simdcrypt keygen --help`.
 const KEYGEN_EXIT_STATUS_HELP: &str = "\
 Exit status:
@@ -113,7 +124,8 @@ Exit status:
 ///
 /// `sum` prints checksums in the format of b3sum, sha256sum and RHash, and `check` verifies
 /// them (algorithms: blake3, sha256, highwayhash64, highwayhash128, highwayhash256,
-/// streebog256, streebog512, gost94, gost94-test). `keygen` writes a key file, `encrypt` and
+/// streebog256, streebog512, gost94, gost94-test, xet). `chunks` lists content-defined
+/// chunks (Xet, FastCDC 2020) and compares a file with an old chunk manifest. `keygen` writes a key file, `encrypt` and
 /// `decrypt` protect files with it (XSalsa20-Poly1305 in authenticated chunks). `backends`
 /// shows what this CPU can run, `bench` compares simdcrypt with other libraries here.
 #[derive(Parser, Debug)]
@@ -151,6 +163,20 @@ enum Command {
     /// with `#` are ignored; warnings about failures go to stderr at the end.
     #[command(after_help = EXIT_STATUS_HELP)]
     Check(Lazy<check::CheckArgs>),
+
+    /// List content-defined chunks of files (Xet, FastCDC 2020), or compare a file with an old manifest
+    ///
+    /// Prints `OFFSET LENGTH DIGEST  NAME` for each chunk of each FILE, or with --json one
+    /// manifest per file (one line: path, size, chunker parameters, digest, the Xet file
+    /// hash for the xet chunker and digest, the chunks). The Xet chunker (the default) and
+    /// its digest give the Hugging Face Hub's chunks and chunk hashes; `--chunker
+    /// fastcdc2020` takes --min, --avg, --max and --level. The cuts and digests do not
+    /// depend on -j. `--diff OLD.json NEW` chunks NEW with OLD.json's chunker and reports
+    /// how many of its chunks and bytes OLD.json already has (matched by digest), how many
+    /// are new, and how many of OLD's are gone. A file that cannot be read is reported on
+    /// stderr and nothing is printed for it.
+    #[command(after_help = CHUNKS_EXIT_STATUS_HELP)]
+    Chunks(Lazy<chunks::ChunksArgs>),
 
     /// Show CPU features and the backend each algorithm uses
     ///
@@ -239,6 +265,7 @@ fn main() -> ExitCode {
         // b3sum's checking rules and messages differ from coreutils' (see b3sum_check.rs).
         Command::Check(args) if as_b3sum => b3sum_check::run(args, &mut out),
         Command::Check(args) => check::run(args, &mut out),
+        Command::Chunks(args) => chunks::run(args, &mut out),
         Command::Backends(args) => backends::run(args, &mut out),
         Command::Bench(args) => return bench::run(args),
         Command::Keygen(args) => crypt::keygen(args),

@@ -15,7 +15,7 @@ use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::PyBytes;
 use simdcrypt::atomic_file::AtomicFile;
 use simdcrypt::blake3::bao::{self, Decoder, Format, Options};
 
@@ -23,10 +23,7 @@ use crate::args;
 use crate::buffer;
 use crate::secretbox::AuthenticationError;
 
-/// A `data` argument: a file path (str or os.PathLike) or a buffer.
-fn is_path(obj: &Bound<'_, PyAny>) -> bool {
-    obj.is_instance_of::<PyString>() || obj.hasattr("__fspath__").unwrap_or(false)
-}
+use crate::pyfile::{is_path, PyFileReader};
 
 fn to_py(py: Python<'_>, err: bao::Error, filename: Option<&Bound<'_, PyAny>>) -> PyErr {
     match err {
@@ -439,32 +436,14 @@ pub(crate) fn bao_scrub(
     })
 }
 
-/// Reads a Python binary file object (its `read(n)`), for BaoReader.
-struct PyFileReader(Py<PyAny>);
-
-impl Read for PyFileReader {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        Python::attach(|py| {
-            let chunk = self.0.bind(py).call_method1("read", (buf.len(),)).map_err(io::Error::other)?;
-            let n = buffer::with_bytes(&chunk, |b| {
-                let n = b.len().min(buf.len());
-                buf[..n].copy_from_slice(&b[..n]);
-                n
-            })
-            .map_err(io::Error::other)?;
-            Ok(n)
-        })
-    }
-}
-
 type Reader = Box<dyn Read + Send>;
 
 fn reader(obj: &Bound<'_, PyAny>) -> PyResult<Reader> {
     if is_path(obj) {
         return Ok(Box::new(open_path(obj)?.0));
     }
-    if obj.hasattr("read")? {
-        return Ok(Box::new(PyFileReader(obj.clone().unbind())));
+    if crate::pyfile::is_file_object(obj) {
+        return Ok(Box::new(PyFileReader::new(obj)));
     }
     let bytes = buffer::with_bytes(obj, |b| b.to_vec())
         .map_err(|_| PyTypeError::new_err("source must be a file path, a binary file object or a buffer"))?;

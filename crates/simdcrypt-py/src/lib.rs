@@ -50,7 +50,11 @@
 //! `src/state.rs` (saved states: the `Resumable` trait, implemented in each class file
 //! (`unkeyed!`, `hmac!` for the common shapes), the helpers behind each class's one-line
 //! `export`, `restore` and `__reduce__`, and `_restore_state`, the function pickles call,
-//! which finds the class in `_HASH_CLASSES`).
+//! which finds the class in `_HASH_CLASSES`), `src/chunks.rs` (content-defined chunking:
+//! `xet_hash`, and the native halves of `simdcrypt.chunks` (python/simdcrypt/_chunking.py)
+//! and `simdcrypt.dask.chunk_file`: `_chunk_table`, `_ChunkIter`, the parts functions),
+//! `src/pyfile.rs` (Python binary file objects as Rust readers, `readinto` or `read`, for
+//! `BaoReader` and the chunking functions).
 //!
 //! Mixed maturin layout: the Rust extension is the private module `simdcrypt._native`;
 //! `python/simdcrypt/__init__.py` re-exports the native module's `__all__` (less `ALGORITHMS`)
@@ -95,6 +99,7 @@ mod bao;
 mod batch;
 mod blake3_class;
 mod buffer;
+mod chunks;
 mod cuda;
 mod file_crypt;
 mod gost94_class;
@@ -102,6 +107,7 @@ mod hash_class;
 mod highwayhash_class;
 mod merkle;
 mod messages;
+mod pyfile;
 mod salsa20_class;
 mod secretbox;
 mod sha256_batch;
@@ -251,5 +257,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     bao::register(m)?;
     m.add_function(wrap_pyfunction!(state::_restore_state, m)?)?;
     file_crypt::register(m)?;
+    chunks::register(m)?;
     Ok(())
 }

@@ -254,10 +254,12 @@ def test_algorithms_available() -> None:
     assert "blake3" in simdcrypt.algorithms_available
     # Every algorithm of the native library has a constructor; backends() also lists the
     # kernels of sha256_many and the salsa20 cipher's, which are not algorithms of new(),
-    # and the GPU backend of the batch functions (test_cuda.py).
+    # the Gear-scan kernels of chunks() and xet_hash() (test_chunks.py), and the GPU
+    # backend of the batch functions (test_cuda.py).
     assert {BACKEND_FAMILY.get(n, n) for n in simdcrypt.algorithms_available} == set(simdcrypt.backends()) - {
         "sha256-batch",
         "salsa20",
+        "gear",
         "cuda",
     }
     for name in simdcrypt.algorithms_available:
@@ -288,7 +290,7 @@ def test_new() -> None:
 def test_backends_shape() -> None:
     info = simdcrypt.backends()
     families = {BACKEND_FAMILY.get(n, n) for n in simdcrypt.algorithms_available}
-    assert isinstance(info, dict) and set(info) == families | {"sha256-batch", "salsa20", "cuda"}
+    assert isinstance(info, dict) and set(info) == families | {"sha256-batch", "salsa20", "gear", "cuda"}
     # The CPU kernel sets; the "cuda" entry has its own shape (test_cuda.py).
     del info["cuda"]
     for name, entry in info.items():
@@ -346,6 +348,8 @@ def test_all() -> None:
             "blake3_many",
             "blake3_merge",
             "blake3_subtree",
+            "Chunks",
+            "chunks",
             "gost94",
             "gost94_many",
             "hash_file",
@@ -364,6 +368,7 @@ def test_all() -> None:
             "streebog256",
             "streebog512",
             "streebog_many",
+            "xet_hash",
         ]
     )
     for name in simdcrypt.__all__:

@@ -342,3 +342,101 @@ def test_manifests_match_simdcrypt_sum_and_pass_check(client: Any, tmp_path: Pat
     check_args = [] if tag else ["-a", algorithm]
     check = subprocess.run([cli, "check", *check_args, "SUMS"], cwd=tmp_path, capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+# --- chunk_file / xet_hash_file: one file's chunks across workers -----------------------
+
+
+def chunk_lists(c: simdcrypt.Chunks) -> tuple[list[int], list[int], list[bytes] | None]:
+    digests = None if c.digests is None else [bytes(d) for d in c.digests]
+    return [int(o) for o in c.offsets], [int(n) for n in c.lengths], digests
+
+
+def test_chunk_file_equals_one_process_for_any_parts(client: Any, tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(46)
+    data = rng.randbytes(700_001)
+    path = tmp_path / "c.bin"
+    path.write_bytes(data)
+    want = chunk_lists(simdcrypt.chunks(data))
+    cuts = [int(o) for o in simdcrypt.chunks(data).offsets[1:4]]
+    lookback = simdcrypt._native._CHUNK_PART_LOOKBACK
+    # Part edges on cut points, next to them, at the Gear window's reach before them, and
+    # parts smaller and larger than a chunk.
+    sizes = {cuts[0] + d for d in (-lookback - 1, -lookback, -1, 0, 1)}
+    sizes |= {cuts[1], 131_073, len(data) - 1, len(data), 10 * len(data)}
+    for part_size in sorted(sizes):
+        got = sd.chunk_file(str(path), client=client, part_size=part_size, progress=False)
+        assert chunk_lists(got) == want, part_size
+    assert chunk_lists(sd.chunk_file(str(path), client=client, progress=False)) == want
+
+
+def test_chunk_file_small_files_digests_and_fastcdc(client: Any, tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(47)
+    for n in (0, 1, 100, 8193, 131_073, 300_000):
+        data = rng.randbytes(n)
+        path = tmp_path / f"s{n}"
+        path.write_bytes(data)
+        for part_size in (65_536,) if n > 1000 else (7, 1000):
+            for digest in ("xet", "blake3", "sha256", None) if n == 300_000 else ("xet",):
+                got = sd.chunk_file(str(path), client=client, part_size=part_size, digest=digest, progress=False)
+                assert chunk_lists(got) == chunk_lists(simdcrypt.chunks(data, digest=digest)), (n, part_size, digest)
+        fast = {"chunker": "fastcdc2020", "min_size": 2048, "avg_size": 8192, "max_size": 32768}
+        got = sd.chunk_file(str(path), client=client, part_size=65_536, progress=False, **fast)
+        assert chunk_lists(got) == chunk_lists(simdcrypt.chunks(data, **fast)), n
+
+
+def test_xet_hash_file_across_workers(client: Any, tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(48)
+    files = []
+    for n in (0, 1, 131_073, 1_000_000):
+        p = tmp_path / f"x{n}"
+        p.write_bytes(rng.randbytes(n))
+        files.append(p)
+    for p in files:
+        want = simdcrypt.xet_hash(p)
+        for part_size in (100_000, None):
+            assert sd.xet_hash_file(str(p), client=client, part_size=part_size, progress=False) == want, p
+    try:
+        import hf_xet
+    except ImportError:
+        return
+    for p, info in zip(files, hf_xet.hash_files([str(p) for p in files])):
+        assert sd.xet_hash_file(str(p), client=client, part_size=65_536, progress=False) == info.hash
+
+
+def test_chunk_file_errors(client: Any, tmp_path: Path) -> None:
+    path = tmp_path / "e.bin"
+    path.write_bytes(b"x" * 1000)
+    with pytest.raises(FileNotFoundError, match="missing"):
+        sd.chunk_file(str(tmp_path / "missing"), client=client, progress=False)
+    for kwargs, message in (
+        ({"chunker": "rabin"}, "chunker"),
+        ({"min_size": 4096}, "min_size"),
+        ({"digest": "md5"}, "digest"),
+        ({"part_size": 0}, "part_size"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            sd.chunk_file(str(path), client=client, progress=False, **kwargs)
+
+
+def test_chunk_file_memory_filesystem_in_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Windows smaller than a part and than a chunk: phase 1 scans and phase 2 hashes a
+    # window at a time, with the same result.
+    import random
+
+    monkeypatch.setattr(sd, "_WINDOW_LEN", 5000)
+    fs = fsspec.filesystem("memory")
+    data = random.Random(49).randbytes(400_003)
+    fs.pipe("/simdcrypt-test/cw.bin", data)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
+    ) as cluster, distributed.Client(cluster) as c:
+        got = sd.chunk_file("memory://simdcrypt-test/cw.bin", client=c, part_size=150_000, progress=False)
+    fs.rm("/simdcrypt-test/cw.bin")
+    assert chunk_lists(got) == chunk_lists(simdcrypt.chunks(data))

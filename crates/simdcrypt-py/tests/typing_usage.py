@@ -178,6 +178,18 @@ bao_report: simdcrypt.BaoScrubReport = simdcrypt.bao_scrub(bao_root, b"data", si
 bao_ranges: list[tuple[int, int]] = bao_report.damaged
 with simdcrypt.BaoReader(bao_root, bao_encoded) as bao_reader:
     bao_read: bytes = bao_reader.read(2)
+# Content-defined chunks and Xet hashes: a table (arrays) or an iterator of tuples.
+import io as _io  # noqa: E402
+
+table: simdcrypt.Chunks = simdcrypt.chunks(b"abc" * 10_000)
+table = simdcrypt.chunks(bytearray(100), chunker="fastcdc2020", avg_size=8192, digest=None, threads=2)
+n_chunks: int = len(table.offsets)
+for c_offset, c_len, c_digest in simdcrypt.chunks(_io.BytesIO(b"abc"), as_arrays=False):
+    c_hex: str | None = None if c_digest is None else c_digest.hex()
+    print(c_offset + c_len, c_hex)
+xet_hex: str = simdcrypt.xet_hash(b"abc")
+xet_hex = simdcrypt.xet_hash(_io.BytesIO(b"abc"), threads=1)
+
 # Saved states: export() / restore(), pickle and deepcopy of every hash class.
 import copy  # noqa: E402
 import pickle  # noqa: E402

@@ -2,8 +2,8 @@
 //!
 //! ## What this file holds
 //!
-//! `Error`: unknown/unsupported backend, wrong length, invalid argument; messages say what was
-//! expected
+//! `Error`: unknown/unsupported backend, wrong length, invalid argument, I/O; messages say what
+//! was expected
 
 use std::fmt;
 
@@ -54,6 +54,13 @@ pub enum Error {
     },
     /// A device (GPU) failed during work: the operation, and what the driver said.
     Device(String),
+    /// Reading or writing a file or stream failed.
+    Io {
+        /// The kind of I/O error.
+        kind: std::io::ErrorKind,
+        /// What failed: the path where there is one, and the system's message.
+        message: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -76,6 +83,7 @@ impl fmt::Display for Error {
             Error::InvalidArgument(msg) => f.write_str(msg),
             Error::Unavailable { backend, reason } => write!(f, "backend {backend:?} is unavailable: {reason}"),
             Error::Device(msg) => f.write_str(msg),
+            Error::Io { message, .. } => f.write_str(message),
         }
     }
 }

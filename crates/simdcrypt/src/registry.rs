@@ -250,6 +250,7 @@ pub static REGISTRY: &[&Algorithm] = &[
     &crate::streebog::ALGORITHM_512,
     &crate::gost94::ALGORITHM_CRYPTOPRO,
     &crate::gost94::ALGORITHM_TEST,
+    &crate::chunking::ALGORITHM,
 ];
 
 /// The algorithm called `name` (or an alias of it), case-insensitive.

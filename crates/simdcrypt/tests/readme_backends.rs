@@ -14,6 +14,7 @@ const ROWS: &[(&str, &str)] = &[
     ("Streebog", "streebog"),
     ("GOST R 34.11-94", "gost94"),
     ("Salsa20/20", "salsa20"),
+    ("Xet hash", "gear"),
 ];
 
 /// The table's column for this build's architecture.

@@ -114,6 +114,8 @@ import io as _io
 from . import _native
 from ._native import *  # noqa: F403
 from ._native import _HASH_CLASSES
+from ._chunking import Chunks as Chunks
+from ._chunking import chunks as chunks
 
 del ALGORITHMS  # noqa: F821 (bound by the star import)
 
@@ -132,7 +134,7 @@ _io.BufferedIOBase.register(EncryptedWriter)
 # the list, so no name joins or leaves it unnoticed.
 __all__ = sorted(
     {name for name in _native.__all__ if not name.startswith("_")} - {"ALGORITHMS"}
-    | {"__version__", "algorithms_available", "new"}
+    | {"__version__", "algorithms_available", "new", "Chunks", "chunks"}
 )
 
 
@@ -150,7 +152,7 @@ algorithms_available: frozenset[str] = frozenset(
 )
 """The names ``new()`` and ``hash_file()`` accept. (``backends()`` also lists
 ``"sha256-batch"``, the kernels of ``sha256_many``, ``merkle_root`` and
-``merkle_layers``; ``"highwayhash"``, ``"streebog"`` and ``"gost94"``, each the kernels of
+``merkle_layers``; ``"gear"``, the Gear-scan kernels of ``chunks`` and ``xet_hash``; ``"highwayhash"``, ``"streebog"`` and ``"gost94"``, each the kernels of
 all sizes or parameter sets of one algorithm; and ``"salsa20"``, the kernels of the
 ``Salsa20``/``XSalsa20`` ciphers.)"""
 

@@ -18,8 +18,15 @@ __all__ = [
     "TreeHash",
     "XSalsa20",
     "__version__",
+    "_CHUNK_PART_LOOKBACK",
+    "_ChunkIter",
     "_HASH_CLASSES",
+    "_chunk_digest_spans",
+    "_chunk_part_candidates",
+    "_chunk_select_cuts",
+    "_chunk_table",
     "_restore_state",
+    "_xet_file_hash",
     "backends",
     "bao_decode",
     "bao_decode_slice",
@@ -53,6 +60,7 @@ __all__ = [
     "streebog256",
     "streebog512",
     "streebog_many",
+    "xet_hash",
 ]
 
 __version__: Final[str]
@@ -624,3 +632,70 @@ def open_encrypted(
     passphrase: str | Buffer | None = None,
     argon2: tuple[int, int, int] | None = None,
 ) -> EncryptedWriter: ...
+
+# Content-defined chunking (src/chunks.rs; the public `chunks` is python/simdcrypt/_chunking.py).
+
+@type_check_only
+class _BinaryReadinto(Protocol):
+    def readinto(self, buffer: bytearray, /) -> int | None: ...
+
+_BinaryReader = _BinaryReadable | _BinaryReadinto
+_ChunkSource = Buffer | str | PathLike[str] | _BinaryReader
+
+def _chunk_table(
+    source: _ChunkSource,
+    /,
+    *,
+    chunker: str = "xet",
+    min_size: int | None = None,
+    avg_size: int | None = None,
+    max_size: int | None = None,
+    level: int | None = None,
+    digest: str | None = "xet",
+    threads: int | None = None,
+    backend: str | None = None,
+) -> tuple[bytearray, bytearray, bytearray | None]:
+    """(offsets, lengths, digests) packed little-endian: u64, u32, 32 bytes each."""
+
+@final
+class _ChunkIter:
+    def __new__(
+        cls,
+        source: str | PathLike[str] | _BinaryReader,
+        /,
+        *,
+        chunker: str = "xet",
+        min_size: int | None = None,
+        avg_size: int | None = None,
+        max_size: int | None = None,
+        level: int | None = None,
+        digest: str | None = "xet",
+        threads: int | None = None,
+        backend: str | None = None,
+    ) -> Self: ...
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> tuple[int, int, bytes | None]: ...
+
+def xet_hash(source: _ChunkSource, /, *, threads: int | None = None, backend: str | None = None) -> str:
+    """The Xet file hash (the Hugging Face Hub's xetHash) as 64 hex digits."""
+
+# The parts of one file chunked on several workers (simdcrypt.dask.chunk_file).
+_CHUNK_PART_LOOKBACK: Final[int]
+
+def _chunk_part_candidates(
+    data: Buffer, /, *, data_offset: int, start: int, end: int, chunker: str = "xet", threads: int | None = None
+) -> bytes: ...
+def _chunk_select_cuts(
+    parts: Sequence[tuple[int, int, Buffer]], /, *, chunker: str = "xet"
+) -> tuple[bytearray, bytearray]: ...
+def _chunk_digest_spans(
+    data: Buffer,
+    /,
+    *,
+    data_offset: int,
+    offsets: Buffer,
+    lengths: Buffer,
+    digest: str = "xet",
+    threads: int | None = None,
+) -> bytes: ...
+def _xet_file_hash(lengths: Buffer, digests: Buffer, /) -> str: ...

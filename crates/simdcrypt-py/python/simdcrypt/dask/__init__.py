@@ -21,7 +21,9 @@ Files
 `python/simdcrypt/dask/` (pure Python, the `[dask]` extra): hashing files on a Dask cluster
 (docs/dask.md): BLAKE3 parts hashed by the workers from their own reads (fsspec; local
 files memory-mapped) and merged on the client, one task per file for the other algorithms,
-checkpoints, manifests, `merkle_root`; `__main__.py` is `python -m simdcrypt.dask sum`;
+checkpoints, manifests, `merkle_root`, the content-defined chunks of one file
+(`chunk_file`, `xet_hash_file`: candidates per part, cuts chosen on the client, digests per
+part); `__main__.py` is `python -m simdcrypt.dask sum`;
 `_checkpoint.py` is the checkpoint file (identity, finished parts, written whole).
 """
 
@@ -63,12 +65,14 @@ __all__ = [
     "DEFAULT_PART_SIZE",
     "MAX_DEFAULT_PART_SIZE",
     "HashFilesError",
+    "chunk_file",
     "default_part_size",
     "format_manifest",
     "hash_file",
     "hash_files",
     "merkle_root",
     "write_manifest",
+    "xet_hash_file",
 ]
 
 #: The smallest default part (bytes of input per task; see :func:`default_part_size`), and
@@ -130,12 +134,18 @@ def _file_identity(fs: Any, path: str) -> tuple[int, str]:
     return size, f"ukey={fs.ukey(path)}"
 
 
+def _checked_fs(url: str, size: int, version: str, storage_options: Mapping[str, Any]) -> tuple[Any, str]:
+    """The file system and path of ``url``, after checking it is still the file the plan
+    was made for (its size and version)."""
+    fs, path = fsspec.core.url_to_fs(url, **storage_options)
+    if _file_identity(fs, path) != (size, version):
+        raise RuntimeError(f"{url}: the file changed while it was being read (size or modification time)")
+    return fs, path
+
+
 def _open_checked(url: str, size: int, version: str, storage_options: Mapping[str, Any]) -> Any:
     """Opens ``url`` after checking it is still the file the plan was made for."""
-    fs, path = fsspec.core.url_to_fs(url, **storage_options)
-    now = _file_identity(fs, path)
-    if now != (size, version):
-        raise RuntimeError(f"{url}: the file changed while it was being hashed (size or modification time)")
+    fs, path = _checked_fs(url, size, version, storage_options)
     return fs.open(path, "rb")
 
 
@@ -147,9 +157,7 @@ def _read_range(
     ``with``. A local file is memory-mapped (hashed straight from the page cache: reading a
     64 MiB part into a new bytes object cost several times the hashing); other file systems
     are read."""
-    fs, path = fsspec.core.url_to_fs(url, **storage_options)
-    if _file_identity(fs, path) != (size, version):
-        raise RuntimeError(f"{url}: the file changed while it was being hashed (size or modification time)")
+    fs, path = _checked_fs(url, size, version, storage_options)
     if length and isinstance(fs, LocalFileSystem) and offset % mmap.ALLOCATIONGRANULARITY == 0:
         with open(path, "rb") as f, mmap.mmap(f.fileno(), length, offset=offset, access=mmap.ACCESS_READ) as m:
             yield m
@@ -167,9 +175,7 @@ def _windows(
     resident set, so a part mapped whole made the worker's peak follow the part size, which
     grows with the file: docs/memory.md); other file systems are read. A window is a power
     of two of chunks, aligned like the part: a whole subtree."""
-    fs, path = fsspec.core.url_to_fs(url, **storage_options)
-    if _file_identity(fs, path) != (size, version):
-        raise RuntimeError(f"{url}: the file changed while it was being hashed (size or modification time)")
+    fs, path = _checked_fs(url, size, version, storage_options)
     end = offset + length
     if length and isinstance(fs, LocalFileSystem) and offset % mmap.ALLOCATIONGRANULARITY == 0:
         with open(path, "rb") as f:
@@ -315,6 +321,18 @@ def _for_workers(url: str) -> str:
     return os.path.abspath(url)
 
 
+def _one_file(urlpath: Url, storage_options: Mapping[str, Any]) -> tuple[str, int, str]:
+    """The URL the workers open for one file, with its size and version (see
+    _file_identity); FileNotFoundError naming the file if it is missing."""
+    url = _for_workers(os.fspath(urlpath))
+    fs, path = fsspec.core.url_to_fs(url, **storage_options)
+    try:
+        size, version = _file_identity(fs, path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{url}: no such file") from None
+    return url, size, version
+
+
 def _task_key(kind: str, *parts: Any) -> str:
     return f"simdcrypt-{kind}-{tokenize(*parts)}"
 
@@ -411,12 +429,7 @@ def hash_file(
     mode = _mode(algorithm, key, derive_key_context)
     _part_size(part_size)  # an invalid part size is refused before anything is read
     opts = dict(storage_options or {})
-    url = _for_workers(os.fspath(urlpath))
-    fs, path = fsspec.core.url_to_fs(url, **opts)
-    try:
-        size, version = _file_identity(fs, path)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{url}: no such file") from None
+    url, size, version = _one_file(urlpath, opts)
     if part_size is None and checkpoint is not None:
         part_size = _checkpoint_part_size(checkpoint)
     psize = _part_size(part_size, size)
@@ -671,12 +684,7 @@ def merkle_root(
     zero hashes. Equal to ``simdcrypt.merkle_root(data, depth=depth)``."""
     psize = _part_size(part_size)
     opts = dict(storage_options or {})
-    url = _for_workers(os.fspath(urlpath))
-    fs, path = fsspec.core.url_to_fs(url, **opts)
-    try:
-        size, version = _file_identity(fs, path)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{url}: no such file") from None
+    url, size, version = _one_file(urlpath, opts)
     if size % 32:
         raise ValueError(f"{url}: {size} bytes is not a whole number of 32-byte leaves")
     leaves = size // 32
@@ -710,3 +718,199 @@ def merkle_root(
             layer.append(zero[level])
         layer = [simdcrypt.sha256(layer[i] + layer[i + 1]).digest() for i in range(0, len(layer), 2)]
     return layer[0]
+
+
+# --- content-defined chunks of one file across workers --------------------------------
+#
+# Xet: phase 1, each part's worker reads its range (plus the Gear window before it) and
+# returns its candidate cut points (about 8 bytes per 64 KiB); the client picks the cuts
+# from all of them in one cheap sequential pass (`simdcrypt._native._chunk_select_cuts`,
+# the library's `select_cuts`), exactly those of a single process; phase 2, each part's
+# worker hashes the chunks that start in its range, reading up to the end of the last one.
+# FastCDC 2020 cannot be split this way (its hash restarts at each chunk's minimum size):
+# one worker streams the whole file.
+
+
+def _chunk_windows(start: int, end: int) -> list[tuple[int, int]]:
+    """``[start, end)`` in windows of at most ``_WINDOW_LEN`` bytes."""
+    return [(at, min(at + _WINDOW_LEN, end)) for at in range(start, end, _WINDOW_LEN)] or [(start, end)]
+
+
+def _candidates_task(
+    url: str, start: int, end: int, size: int, version: str, storage_options: Mapping[str, Any]
+) -> bytes:
+    """Phase 1 on the range ``[start, end)``: its candidate cut points, packed u64, found a
+    window at a time (a candidate depends only on the bytes before it within the Gear
+    window, so windows with their look-back find exactly the range's candidates)."""
+    fs, path = _checked_fs(url, size, version, storage_options)
+    lookback = simdcrypt._native._CHUNK_PART_LOOKBACK
+    out = []
+    for lo, hi in _chunk_windows(start, end):
+        data_offset = lo - min(lo, lookback)
+        data = _read_at(fs, path, url, data_offset, hi - data_offset)
+        out.append(
+            simdcrypt._native._chunk_part_candidates(data, data_offset=data_offset, start=lo, end=hi, threads=1)
+        )
+    return b"".join(out)
+
+
+def _digests_task(
+    url: str, offsets: bytes, lengths: bytes, size: int, version: str, digest: str, storage_options: Mapping[str, Any]
+) -> bytes:
+    """Phase 2: the digests of the chunks (packed offsets and lengths, consecutive), reading
+    a window of about ``_WINDOW_LEN`` bytes of whole chunks at a time."""
+    fs, path = _checked_fs(url, size, version, storage_options)
+    n = len(offsets) // 8
+    offs = [int.from_bytes(offsets[8 * i : 8 * i + 8], "little") for i in range(n)]
+    lens = [int.from_bytes(lengths[4 * i : 4 * i + 4], "little") for i in range(n)]
+    out = []
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and offs[j] + lens[j] - offs[i] <= _WINDOW_LEN:
+            j += 1
+        data = _read_at(fs, path, url, offs[i], offs[j - 1] + lens[j - 1] - offs[i])
+        out.append(
+            simdcrypt._native._chunk_digest_spans(
+                data, data_offset=offs[i], offsets=offsets[8 * i : 8 * j], lengths=lengths[4 * i : 4 * j],
+                digest=digest, threads=1,
+            )  # fmt: skip
+        )
+        i = j
+    return b"".join(out)
+
+
+def _whole_chunks_task(
+    url: str, size: int, version: str, options: Mapping[str, Any], storage_options: Mapping[str, Any]
+) -> tuple[bytearray, bytearray, bytearray | None]:
+    """A file chunked by one worker, streamed (FastCDC 2020)."""
+    with _open_checked(url, size, version, storage_options) as f:
+        return simdcrypt._native._chunk_table(f, **options)
+
+
+def _chunk_part_size(part_size: int | None, size: int) -> int:
+    psize = default_part_size(size) if part_size is None else int(part_size)
+    if psize < 1:
+        raise ValueError(f"part_size must be a positive number of bytes, got {part_size}")
+    return psize
+
+
+def _chunk_packed(
+    urlpath: Url,
+    options: dict[str, Any],
+    client: Any,
+    part_size: int | None,
+    progress: bool,
+    storage_options: Mapping[str, Any] | None,
+) -> tuple[bytes, bytes, bytes | None]:
+    """The packed chunk table of one file (see :func:`chunk_file`)."""
+    # Every option is checked (and a bad one refused) before anything is read.
+    simdcrypt._native._chunk_table(b"", **options)
+    opts = dict(storage_options or {})
+    url, size, version = _one_file(urlpath, opts)
+    psize = _chunk_part_size(part_size, size)
+    chunker, digest = options["chunker"], options["digest"]
+    with _client(client) as c:
+        if chunker.lower() != "xet":
+            fut = c.submit(
+                _whole_chunks_task, url, size, version, options, opts,
+                key=_task_key("chunks-whole", url, size, version, sorted(options.items())), pure=True,
+            )  # fmt: skip
+            with _progress([fut], progress):
+                offsets, lengths, digests = fut.result()
+            return bytes(offsets), bytes(lengths), None if digests is None else bytes(digests)
+        bounds = [(lo, min(lo + psize, size)) for lo in range(0, size, psize)] or [(0, 0)]
+        k = len(bounds)
+        futures = c.map(
+            _candidates_task, [url] * k, [lo for lo, _ in bounds], [hi for _, hi in bounds], [size] * k,
+            [version] * k, [opts] * k,
+            key=[_task_key("chunk-candidates", url, lo, hi, size, version) for lo, hi in bounds], pure=True,
+        )  # fmt: skip
+        with _progress(futures, progress):
+            candidates = c.gather(futures)
+        offsets, lengths = simdcrypt._native._chunk_select_cuts(
+            [(lo, hi, cand) for (lo, hi), cand in zip(bounds, candidates)], chunker="xet"
+        )
+        offsets, lengths = bytes(offsets), bytes(lengths)
+        if digest is None:
+            return offsets, lengths, None
+        # Each part's worker hashes the chunks that start in its range.
+        n = len(offsets) // 8
+        starts = [int.from_bytes(offsets[8 * i : 8 * i + 8], "little") for i in range(n)]
+        groups: list[tuple[int, int]] = []
+        i = 0
+        for _, hi in bounds:
+            j = i
+            while j < n and starts[j] < hi:
+                j += 1
+            if j > i:
+                groups.append((i, j))
+            i = j
+        g = len(groups)
+        if not g:
+            return offsets, lengths, b""
+        futures = c.map(
+            _digests_task, [url] * g, [offsets[8 * a : 8 * b] for a, b in groups],
+            [lengths[4 * a : 4 * b] for a, b in groups], [size] * g, [version] * g, [digest] * g, [opts] * g,
+            key=[_task_key("chunk-digests", url, starts[a], b - a, size, version, digest) for a, b in groups],
+            pure=True,
+        )  # fmt: skip
+        with _progress(futures, progress):
+            digests = b"".join(c.gather(futures))
+        return offsets, lengths, digests
+
+
+def chunk_file(
+    urlpath: Url,
+    *,
+    chunker: str = "xet",
+    min_size: int | None = None,
+    avg_size: int | None = None,
+    max_size: int | None = None,
+    level: int | None = None,
+    digest: str | None = "xet",
+    client: Any = None,
+    part_size: int | None = None,
+    progress: bool = True,
+    storage_options: Mapping[str, Any] | None = None,
+) -> simdcrypt.Chunks:
+    """The content-defined chunks of one file (any fsspec URL) computed on a Dask cluster:
+    exactly :func:`simdcrypt.chunks` of the file (the same cut points and digests for any
+    ``part_size`` and number of workers).
+
+    - chunker, min_size, avg_size, max_size, level, digest: as for :func:`simdcrypt.chunks`.
+      The Xet chunker is split into parts read by the workers (each part's worker reads its
+      own range, a window at a time, plus 64 bytes before it, then hashes the chunks that
+      start in it); FastCDC 2020 cannot be split (its hash restarts at each chunk's
+      minimum size) and runs as one task that streams the file.
+    - part_size: bytes per task, any positive size; default :func:`default_part_size`.
+    - client, progress, storage_options: as for :func:`hash_file`.
+
+    Returns a :class:`simdcrypt.Chunks` (numpy arrays, or lists without numpy). Raises
+    ValueError for a bad parameter before any task runs, FileNotFoundError naming a missing
+    file, and the errors of the tasks (a file that changed meanwhile is a RuntimeError).
+    """
+    options: dict[str, Any] = dict(
+        chunker=chunker, min_size=min_size, avg_size=avg_size, max_size=max_size, level=level, digest=digest
+    )
+    offsets, lengths, digests = _chunk_packed(urlpath, options, client, part_size, progress, storage_options)
+    return simdcrypt._chunking._arrays(
+        bytearray(offsets), bytearray(lengths), None if digests is None else bytearray(digests)
+    )
+
+
+def xet_hash_file(
+    urlpath: Url,
+    *,
+    client: Any = None,
+    part_size: int | None = None,
+    progress: bool = True,
+    storage_options: Mapping[str, Any] | None = None,
+) -> str:
+    """The Xet file hash (the Hugging Face Hub's ``xetHash``, :func:`simdcrypt.xet_hash`) of
+    one file, chunked and hashed on a Dask cluster as in :func:`chunk_file`; the chunk
+    digests are merged into the file hash on the client."""
+    options: dict[str, Any] = dict(chunker="xet", digest="xet")
+    _, lengths, digests = _chunk_packed(urlpath, options, client, part_size, progress, storage_options)
+    assert digests is not None
+    return simdcrypt._native._xet_file_hash(lengths, digests)

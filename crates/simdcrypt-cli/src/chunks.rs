@@ -1,0 +1,486 @@
+//! `simdcrypt chunks`: content-defined chunks of files (Xet or FastCDC 2020) with a digest
+//! each, as text lines or one JSON manifest per file; `chunks --diff OLD.json NEW` compares
+//! a new version of a file with the manifest of an old one (chunks matched by digest).
+//!
+//! The chunking is the library's (`simdcrypt::chunking`), so the cuts and digests are those
+//! of Python's `simdcrypt.chunks` and of `simdcrypt.dask.chunk_file`, for any `-j`. A file is
+//! printed only once all of it was chunked: a file that cannot be read writes nothing to
+//! stdout (its error goes to stderr, and the exit status is 1 at the end).
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde_json::{Map, Value};
+use simdcrypt::chunking::{self, Chunk, ChunkDigest, ChunkOptions, ChunkReader, Chunker, FastCdcParams};
+use simdcrypt::threads::Threads;
+
+use crate::escape::display_name;
+use crate::hashing;
+use crate::output::{io_error_text, Failure, Out};
+
+/// Arguments of `simdcrypt chunks`.
+#[derive(Args, Debug)]
+pub struct ChunksArgs {
+    /// The chunker: xet (the Hugging Face Hub's; sizes fixed by the protocol) or fastcdc2020
+    #[arg(long, value_name = "NAME", default_value = "xet", value_parser = ["xet", "fastcdc2020"])]
+    pub chunker: String,
+
+    /// FastCDC 2020: the minimum chunk size in bytes (suffixes K and M: KiB and MiB)
+    #[arg(long = "min", value_name = "BYTES", value_parser = parse_size)]
+    pub min: Option<u32>,
+
+    /// FastCDC 2020: the average (target) chunk size in bytes (default 64K); --min and --max
+    /// not given are then a quarter and four times it (defaults 16K and 256K)
+    #[arg(long = "avg", value_name = "BYTES", value_parser = parse_size)]
+    pub avg: Option<u32>,
+
+    /// FastCDC 2020: the maximum chunk size in bytes
+    #[arg(long = "max", value_name = "BYTES", value_parser = parse_size)]
+    pub max: Option<u32>,
+
+    /// FastCDC 2020: the normalisation level, 0 to 3 (default 1)
+    #[arg(long, value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub level: Option<u8>,
+
+    /// What each chunk is hashed with: xet (keyed BLAKE3 with the Xet data key, the Hub's
+    /// chunk hashes), blake3, sha256, or none
+    #[arg(long, value_name = "NAME", default_value = "xet", value_parser = ["xet", "blake3", "sha256", "none"])]
+    pub digest: String,
+
+    /// Threads for chunking and hashing one file: a number >= 1, or auto (one per CPU); the
+    /// output does not depend on it
+    #[arg(short = 'j', long, visible_alias = "num-threads", value_name = "N|auto", default_value = "auto", value_parser = hashing::parse_threads)]
+    pub threads: Threads,
+
+    /// Use this Gear-scan backend instead of the best one for this CPU (`simdcrypt backends`
+    /// lists them under gear); the output does not depend on it
+    #[arg(long, value_name = "NAME")]
+    pub backend: Option<String>,
+
+    /// Print one JSON manifest per file (one line each): the chunker's parameters, the
+    /// digest, the file's size, its Xet hash (xet chunker and digest) and the chunks; with
+    /// --diff, the comparison as one JSON object
+    #[arg(long)]
+    pub json: bool,
+
+    /// Compare NEW with OLD.json (a manifest from `chunks --json`): chunks and bytes of NEW
+    /// whose digest is in OLD (reused) or not (new), and OLD's chunks NEW no longer has.
+    /// NEW is chunked with OLD's chunker and digest
+    #[arg(
+        long,
+        value_name = "OLD.json",
+        conflicts_with_all = ["chunker", "min", "avg", "max", "level", "digest"]
+    )]
+    pub diff: Option<PathBuf>,
+
+    /// Files to chunk; - (or no FILE) reads standard input. With --diff: the one NEW file
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+/// `--min 64K`: bytes, with K (KiB) or M (MiB) allowed.
+fn parse_size(s: &str) -> Result<u32, String> {
+    let (digits, unit) = match s.as_bytes().last() {
+        Some(b'k' | b'K') => (&s[..s.len() - 1], 1u64 << 10),
+        Some(b'm' | b'M') => (&s[..s.len() - 1], 1u64 << 20),
+        _ => (s, 1),
+    };
+    let n: u64 = digits.parse().map_err(|_| format!("expected a number of bytes (e.g. 65536 or 64K), got {s:?}"))?;
+    n.checked_mul(unit)
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| format!("{s} is too large: sizes are at most 4 GiB - 1"))
+}
+
+/// The chunker and digest the arguments name, checked by the library.
+fn options(args: &ChunksArgs) -> Result<ChunkOptions, Failure> {
+    let chunker = Chunker::from_name(&args.chunker).map_err(|e| Failure::Usage(e.to_string()))?;
+    let chunker = match chunker {
+        Chunker::FastCdc2020(d) => {
+            let (min, avg, max) = fastcdc_sizes(&d, args.min, args.avg, args.max);
+            Chunker::fastcdc2020(min, avg, max, args.level.unwrap_or(d.level))
+                .map_err(|e| Failure::Usage(e.to_string()))?
+        }
+        xet => {
+            let given = [("--min", args.min.is_some()), ("--avg", args.avg.is_some()), ("--max", args.max.is_some())];
+            if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
+                return Err(Failure::Usage(format!(
+                    "{flag} applies to --chunker fastcdc2020 only: the Xet chunker's sizes are fixed by the protocol"
+                )));
+            }
+            if args.level.is_some() {
+                return Err(Failure::Usage("--level applies to --chunker fastcdc2020 only".to_string()));
+            }
+            xet
+        }
+    };
+    let digest = ChunkDigest::from_name(&args.digest).map_err(|e| Failure::Usage(e.to_string()))?;
+    Ok(ChunkOptions { threads: args.threads, platform: platform(args)?, ..ChunkOptions::new(chunker, digest) })
+}
+
+/// `--backend NAME`: a Gear-scan kernel this CPU can run (the library's error says which it
+/// can otherwise), or None for the best.
+fn platform(args: &ChunksArgs) -> Result<Option<chunking::Platform>, Failure> {
+    args.backend
+        .as_deref()
+        .map(|name| chunking::Platform::from_name(name).map_err(|e| Failure::Usage(e.to_string())))
+        .transpose()
+}
+
+/// FastCDC 2020's sizes from those given: without --avg the library's defaults; with it,
+/// --min and --max default to the same fractions of it as the defaults' (a quarter, four
+/// times), rounded down to even. The same rule as Python's `simdcrypt.chunks`
+/// (crates/simdcrypt-py/src/chunks.rs).
+fn fastcdc_sizes(d: &FastCdcParams, min: Option<u32>, avg: Option<u32>, max: Option<u32>) -> (u32, u32, u32) {
+    let Some(avg) = avg else { return (min.unwrap_or(d.min), d.avg, max.unwrap_or(d.max)) };
+    let scaled = |of: u32| ((u64::from(of) * u64::from(avg) / u64::from(d.avg)).min(u64::from(u32::MAX)) as u32) & !1;
+    (min.unwrap_or_else(|| scaled(d.min)), avg, max.unwrap_or_else(|| scaled(d.max)))
+}
+
+/// Runs `chunks` (or `chunks --diff`). `Ok(false)` when some file could not be read.
+pub fn run(args: &ChunksArgs, out: &mut Out) -> Result<bool, Failure> {
+    if let Some(old) = &args.diff {
+        return run_diff(args, old, out);
+    }
+    let opts = options(args)?;
+    let stdin = [PathBuf::from("-")];
+    let files: &[PathBuf] = if args.files.is_empty() { &stdin } else { &args.files };
+    let mut all_ok = true;
+    for path in files {
+        match chunk_input(path, &opts) {
+            Ok(chunks) => {
+                let text =
+                    if args.json { manifest_line(path, &opts, &chunks) } else { text_lines(path, &opts, &chunks) };
+                out.record(&text)?;
+            }
+            Err(e) => {
+                all_ok = false;
+                out.warn(format_args!("{e}"))?;
+            }
+        }
+    }
+    Ok(all_ok)
+}
+
+/// The chunks of a file, or of standard input for `-`; the message, naming the input.
+fn chunk_input(path: &Path, opts: &ChunkOptions) -> Result<Vec<Chunk>, String> {
+    let name = path.to_string_lossy();
+    if hashing::is_stdin(path) {
+        return ChunkReader::new(io::stdin(), *opts).collect::<Result<Vec<_>, _>>().map_err(|e| format!("{name}: {e}"));
+    }
+    // Opened here first, so that a missing or unreadable file (or a folder) gets the
+    // system's words before any work starts.
+    let meta = fs::File::open(path).and_then(|f| f.metadata()).map_err(|e| format!("{name}: {}", io_error_text(&e)))?;
+    if meta.is_dir() {
+        return Err(format!("{name}: Is a directory"));
+    }
+    chunking::chunk_file(path, opts).map_err(|e| match e {
+        // The library's I/O messages name the path already.
+        simdcrypt::Error::Io { message, .. } => message,
+        other => format!("{name}: {other}"),
+    })
+}
+
+/// `OFFSET LENGTH DIGEST  NAME` per chunk (no DIGEST with `--digest none`); a name that
+/// needs escaping is escaped as in `sum`'s lines.
+fn text_lines(path: &Path, opts: &ChunkOptions, chunks: &[Chunk]) -> String {
+    let name = display_name(path);
+    let prefix = name.line_prefix();
+    let mut text = String::with_capacity(chunks.len() * (90 + name.text.len()));
+    for c in chunks {
+        let _ = write!(text, "{prefix}{} {}", c.offset, c.len);
+        if !matches!(opts.digest, ChunkDigest::None) {
+            let _ = write!(text, " {}", simdcrypt::to_hex(&c.digest));
+        }
+        let _ = writeln!(text, "  {}", name.text);
+    }
+    text
+}
+
+/// The chunker as the manifest records it: `{"name", "min", "max"}`, and for FastCDC 2020
+/// also `"avg"` and `"level"`.
+fn chunker_json(chunker: &Chunker) -> Value {
+    let mut obj = Map::new();
+    obj.insert("name".into(), chunker.name().into());
+    match chunker {
+        Chunker::FastCdc2020(p) => {
+            obj.insert("min".into(), p.min.into());
+            obj.insert("avg".into(), p.avg.into());
+            obj.insert("max".into(), p.max.into());
+            obj.insert("level".into(), p.level.into());
+        }
+        other => {
+            obj.insert("min".into(), other.min_len().into());
+            obj.insert("max".into(), other.max_len().into());
+        }
+    }
+    Value::Object(obj)
+}
+
+/// One file's manifest, one line of JSON (key order as documented in docs/cli.md):
+/// `{"path", ["path_hex",] "size", "chunker", "digest", ["xet_hash",] "chunks": [{"offset",
+/// "length", ["digest"]}, ...]}`.
+fn manifest_line(path: &Path, opts: &ChunkOptions, chunks: &[Chunk]) -> String {
+    let size = chunks.last().map_or(0, |c| c.offset + u64::from(c.len));
+    let mut head = crate::sum::json_path(path);
+    head.insert("size".into(), size.into());
+    head.insert("chunker".into(), chunker_json(&opts.chunker));
+    head.insert("digest".into(), opts.digest.name().into());
+    if matches!(opts.chunker, Chunker::Xet) && matches!(opts.digest, ChunkDigest::Xet) {
+        head.insert("xet_hash".into(), chunking::xet_file_hash(chunks).to_hex().into());
+    }
+    // The head through serde_json (escaping), the chunks written directly: a large file has
+    // tens of thousands of them.
+    let head = Value::Object(head).to_string();
+    let mut text = String::with_capacity(head.len() + chunks.len() * 110 + 16);
+    text.push_str(&head[..head.len() - 1]);
+    text.push_str(",\"chunks\":[");
+    for (i, c) in chunks.iter().enumerate() {
+        let sep = if i == 0 { "" } else { "," };
+        let _ = write!(text, "{sep}{{\"offset\":{},\"length\":{}", c.offset, c.len);
+        if !matches!(opts.digest, ChunkDigest::None) {
+            let _ = write!(text, ",\"digest\":\"{}\"", simdcrypt::to_hex(&c.digest));
+        }
+        text.push('}');
+    }
+    text.push_str("]}\n");
+    text
+}
+
+/// An old file's manifest, as `--diff` needs it.
+struct Manifest {
+    opts: ChunkOptions,
+    /// (length, digest) of each chunk, in order.
+    chunks: Vec<(u32, [u8; 32])>,
+}
+
+/// What is wrong with a manifest: `OLD.json: FIELD: PROBLEM`.
+fn bad(path: &Path, field: &str, problem: impl std::fmt::Display) -> Failure {
+    Failure::Fatal(format!("{}: {field}: {problem}", path.display()))
+}
+
+/// A JSON value's kind, for messages.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A non-negative integer field of `obj`.
+fn uint(path: &Path, obj: &Map<String, Value>, field: &str, key: &str) -> Result<u64, Failure> {
+    match obj.get(key) {
+        None => Err(bad(path, field, "missing")),
+        Some(v) => v.as_u64().ok_or_else(|| bad(path, field, format!("expected a non-negative integer, got {v}"))),
+    }
+}
+
+/// A string field of `obj`.
+fn string<'a>(path: &Path, obj: &'a Map<String, Value>, field: &str, key: &str) -> Result<&'a str, Failure> {
+    match obj.get(key) {
+        None => Err(bad(path, field, "missing")),
+        Some(v) => v.as_str().ok_or_else(|| bad(path, field, format!("expected a string, got {}", kind(v)))),
+    }
+}
+
+/// A 32-bit size field of a chunker.
+fn size_field(path: &Path, obj: &Map<String, Value>, key: &str) -> Result<u32, Failure> {
+    let field = format!("chunker.{key}");
+    let n = uint(path, obj, &field, key)?;
+    u32::try_from(n).map_err(|_| bad(path, &field, format!("{n} is larger than 2^32 - 1")))
+}
+
+/// 32 bytes from 64 hex digits.
+fn digest_hex(s: &str) -> Option<[u8; 32]> {
+    let bytes = s.as_bytes();
+    if bytes.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (o, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+        let hi = (pair[0] as char).to_digit(16)?;
+        let lo = (pair[1] as char).to_digit(16)?;
+        *o = (hi * 16 + lo) as u8;
+    }
+    Some(out)
+}
+
+/// Reads and checks OLD.json: one manifest object whose chunks tile `size` bytes from 0.
+fn read_manifest(path: &Path) -> Result<Manifest, Failure> {
+    let text =
+        fs::read_to_string(path).map_err(|e| Failure::Fatal(format!("{}: {}", path.display(), io_error_text(&e))))?;
+    let mut values = serde_json::Deserializer::from_str(&text).into_iter::<Value>();
+    let value = match values.next() {
+        None => {
+            return Err(Failure::Fatal(format!(
+                "{}: empty: expected a manifest from `simdcrypt chunks --json`",
+                path.display()
+            )))
+        }
+        Some(Err(e)) => return Err(Failure::Fatal(format!("{}: not valid JSON: {e}", path.display()))),
+        Some(Ok(v)) => v,
+    };
+    match values.next() {
+        None => {}
+        Some(Ok(_)) => {
+            return Err(Failure::Fatal(format!(
+                "{}: holds more than one manifest (one line per file); --diff compares one file: keep its line",
+                path.display()
+            )))
+        }
+        Some(Err(e)) => {
+            return Err(Failure::Fatal(format!("{}: not valid JSON after the manifest: {e}", path.display())))
+        }
+    }
+    let Value::Object(top) = value else {
+        return Err(bad(path, "the manifest", format!("expected a JSON object, got {}", kind(&value))));
+    };
+    let chunker = match top.get("chunker") {
+        Some(Value::Object(c)) => c,
+        Some(v) => return Err(bad(path, "chunker", format!("expected an object, got {}", kind(v)))),
+        None => return Err(bad(path, "chunker", "missing")),
+    };
+    let name = string(path, chunker, "chunker.name", "name")?;
+    let chunker = match Chunker::from_name(name).map_err(|e| bad(path, "chunker.name", e))? {
+        Chunker::FastCdc2020(_) => {
+            let level = uint(path, chunker, "chunker.level", "level")?;
+            let level =
+                u8::try_from(level).map_err(|_| bad(path, "chunker.level", format!("{level} is not 0 to 3")))?;
+            Chunker::fastcdc2020(
+                size_field(path, chunker, "min")?,
+                size_field(path, chunker, "avg")?,
+                size_field(path, chunker, "max")?,
+                level,
+            )
+            .map_err(|e| bad(path, "chunker", e))?
+        }
+        xet => xet,
+    };
+    let digest_name = string(path, &top, "digest", "digest")?;
+    let digest = ChunkDigest::from_name(digest_name).map_err(|e| bad(path, "digest", e))?;
+    if matches!(digest, ChunkDigest::None) {
+        return Err(bad(path, "digest", "\"none\": the chunks have no digests, and --diff matches chunks by digest"));
+    }
+    let size = uint(path, &top, "size", "size")?;
+    let list = match top.get("chunks") {
+        Some(Value::Array(list)) => list,
+        Some(v) => return Err(bad(path, "chunks", format!("expected an array, got {}", kind(v)))),
+        None => return Err(bad(path, "chunks", "missing")),
+    };
+    let mut chunks = Vec::with_capacity(list.len());
+    let mut end = 0u64;
+    for (i, item) in list.iter().enumerate() {
+        let Value::Object(c) = item else {
+            return Err(bad(path, &format!("chunks[{i}]"), format!("expected an object, got {}", kind(item))));
+        };
+        let offset = uint(path, c, &format!("chunks[{i}].offset"), "offset")?;
+        if offset != end {
+            return Err(bad(
+                path,
+                &format!("chunks[{i}].offset"),
+                format!("{offset}, expected {end} (chunks follow each other from offset 0)"),
+            ));
+        }
+        let len = uint(path, c, &format!("chunks[{i}].length"), "length")?;
+        let len = u32::try_from(len).ok().filter(|&l| l > 0).ok_or_else(|| {
+            bad(path, &format!("chunks[{i}].length"), format!("{len} is not a chunk length (1 to 2^32 - 1)"))
+        })?;
+        let hex = string(path, c, &format!("chunks[{i}].digest"), "digest")?;
+        let digest = digest_hex(hex)
+            .ok_or_else(|| bad(path, &format!("chunks[{i}].digest"), format!("expected 64 hex digits, got {hex:?}")))?;
+        end += u64::from(len);
+        chunks.push((len, digest));
+    }
+    if end != size {
+        return Err(bad(path, "size", format!("{size}, but the chunks cover {end} bytes")));
+    }
+    Ok(Manifest { opts: ChunkOptions::new(chunker, digest), chunks })
+}
+
+/// Chunks and bytes, for the diff's report.
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    chunks: u64,
+    bytes: u64,
+}
+
+impl Tally {
+    fn add(&mut self, len: u32) {
+        self.chunks += 1;
+        self.bytes += u64::from(len);
+    }
+}
+
+/// `chunks --diff OLD.json NEW`.
+fn run_diff(args: &ChunksArgs, old_path: &Path, out: &mut Out) -> Result<bool, Failure> {
+    let [new_path] = &args.files[..] else {
+        return Err(Failure::Usage(format!(
+            "--diff OLD.json compares one NEW file with it; got {} files",
+            args.files.len()
+        )));
+    };
+    let mut old = read_manifest(old_path)?;
+    old.opts.threads = args.threads;
+    old.opts.platform = platform(args)?;
+    let new = chunk_input(new_path, &old.opts).map_err(Failure::Fatal)?;
+    let old_digests: std::collections::HashSet<[u8; 32]> = old.chunks.iter().map(|&(_, d)| d).collect();
+    let new_digests: std::collections::HashSet<[u8; 32]> = new.iter().map(|c| c.digest).collect();
+    let (mut total, mut reused, mut fresh, mut dropped) =
+        (Tally::default(), Tally::default(), Tally::default(), Tally::default());
+    for c in &new {
+        total.add(c.len);
+        if old_digests.contains(&c.digest) {
+            reused.add(c.len);
+        } else {
+            fresh.add(c.len);
+        }
+    }
+    for &(len, digest) in &old.chunks {
+        if !new_digests.contains(&digest) {
+            dropped.add(len);
+        }
+    }
+    let pct = |part: u64| if total.bytes == 0 { 0.0 } else { 100.0 * part as f64 / total.bytes as f64 };
+    if args.json {
+        let mut obj = Map::new();
+        obj.insert("old".into(), old_path.to_string_lossy().into_owned().into());
+        obj.extend(crate::sum::json_path(new_path));
+        obj.insert("chunker".into(), chunker_json(&old.opts.chunker));
+        obj.insert("digest".into(), old.opts.digest.name().into());
+        obj.insert("size".into(), total.bytes.into());
+        obj.insert("chunks".into(), total.chunks.into());
+        for (key, t) in [("reused", reused), ("new", fresh), ("dropped", dropped)] {
+            obj.insert(format!("{key}_chunks"), t.chunks.into());
+            obj.insert(format!("{key}_bytes"), t.bytes.into());
+        }
+        out.record(&format!("{}\n", Value::Object(obj)))?;
+    } else {
+        out.record(&format!(
+            "{}: {} chunks, {} bytes ({} chunker, {} digests)\n\
+             reused:  {} chunks, {} bytes ({:.1}%)\n\
+             new:     {} chunks, {} bytes ({:.1}%)\n\
+             dropped: {} chunks, {} bytes of {} no longer present\n",
+            new_path.display(),
+            total.chunks,
+            total.bytes,
+            old.opts.chunker.name(),
+            old.opts.digest.name(),
+            reused.chunks,
+            reused.bytes,
+            pct(reused.bytes),
+            fresh.chunks,
+            fresh.bytes,
+            pct(fresh.bytes),
+            dropped.chunks,
+            dropped.bytes,
+            old_path.display(),
+        ))?;
+    }
+    Ok(true)
+}

@@ -1,0 +1,247 @@
+//! The Xet file hash as a registry algorithm (`sum -a xet`, `check`, `hash_file("xet")`):
+//! [`XetHasher`], a [`StreamingHash`](crate::streaming::StreamingHash) that chunks and hashes as bytes arrive.
+//!
+//! The digest bytes are the Xet hash as xet-core prints it (each group of 8 bytes
+//! reversed, see `xet.rs`), so the ordinary hex of the digest is the Hub's `xetHash`. The
+//! hasher holds at most one maximum chunk plus one batch of input, and the Merkle tree's
+//! unfinished groups; its state (`export`) is those bytes and groups.
+//!
+//! ## What this file holds
+//!
+//! `ALGORITHM` (the `xet` registry entry), `XetHasher` with its `StreamingHash` and
+//! `export`/`restore`
+
+use super::scan::{scan_parallel, WINDOW};
+use super::select::{Bytes, Cutter, Rule, XET_MAX};
+use super::xet::{XetHash, XetTree};
+use super::{digest_in, ChunkDigest, Kind, Platform};
+use crate::any::HashOptions;
+use crate::backend::{BackendReport, Kernels};
+use crate::registry::{Algorithm, KeyUse, ReferenceTool};
+use crate::state::{self, Writer};
+use crate::threads::Threads;
+use crate::Error;
+
+/// The Xet file hash (Hugging Face Hub `xetHash`, `hf_xet.hash_files`).
+pub static ALGORITHM: Algorithm = Algorithm {
+    name: "xet",
+    aliases: &["xethash"],
+    bsd_label: "XET",
+    reference_tool: ReferenceTool::Coreutils,
+    digest_len: 32,
+    block_len: 64,
+    xof: false,
+    key: KeyUse::None,
+    key_name: "key",
+    keyed_alternative: "",
+    derive_key: false,
+    threads: true,
+    printed_reversed: false,
+    backend_family: Kind::ALGORITHM,
+    backends: BackendReport::of::<Kind>,
+    new: |opts| Ok(Box::new(XetHasher::from_options(opts)?)),
+    hash_many: |opts, messages, out| crate::registry::hash_many_sequential(&ALGORITHM, opts, messages, out),
+    restore: |blob, key| Ok(Box::new(XetHasher::restore(blob, key)?)),
+};
+
+/// Input gathered per thread before a scan: large enough that scans and batch hashes are
+/// long, small next to memory.
+const BATCH_PER_THREAD: usize = 8 << 20;
+/// The most pending bytes a state carries: `export` first cuts every chunk it can, so
+/// fewer than one maximum chunk are left.
+const MAX_PENDING: u64 = XET_MAX;
+const NAME: &str = "xet";
+
+/// The Xet file hash, computed as bytes arrive.
+#[derive(Clone, Debug)]
+pub struct XetHasher {
+    /// Input from file offset `base`.
+    buf: Vec<u8>,
+    base: u64,
+    scanned: u64,
+    candidates: Vec<u64>,
+    cutter: Cutter,
+    tree: XetTree,
+    platform: Platform,
+    threads: Threads,
+    /// Threads a batch is scanned and hashed on (`threads` resolved).
+    pool: usize,
+}
+
+impl Default for XetHasher {
+    fn default() -> Self {
+        XetHasher::new()
+    }
+}
+
+impl XetHasher {
+    /// A hasher with the detected Gear-scan kernels and one thread.
+    pub fn new() -> Self {
+        XetHasher {
+            buf: Vec::new(),
+            base: 0,
+            scanned: 0,
+            candidates: Vec::new(),
+            cutter: Cutter::default(),
+            tree: XetTree::default(),
+            platform: Platform::detect(),
+            threads: Threads::One,
+            pool: 1,
+        }
+    }
+
+    /// A hasher with the options' backend and threads; a key or context is an error.
+    pub fn from_options(opts: &HashOptions) -> Result<Self, Error> {
+        let named = ALGORITHM.named_backend::<Kind>(opts)?;
+        let mut h = XetHasher::new();
+        if let Some(platform) = named {
+            h.platform = platform;
+        }
+        h.threads = opts.threads;
+        // Auto: every CPU, as for any input of unknown length.
+        h.pool = opts.threads.pool_size(usize::MAX);
+        Ok(h)
+    }
+
+    /// Adds input.
+    pub fn update(&mut self, mut data: &[u8]) -> &mut Self {
+        let batch = BATCH_PER_THREAD * self.pool;
+        while !data.is_empty() {
+            let room = batch.saturating_sub(self.buf.len() - (self.scanned - self.base) as usize).max(1);
+            let (now, rest) = data.split_at(room.min(data.len()));
+            self.buf.extend_from_slice(now);
+            data = rest;
+            if self.buf.len() - (self.scanned - self.base) as usize >= batch {
+                self.process(false);
+            }
+        }
+        self
+    }
+
+    /// Scans the new bytes, hashes the chunks they decide into the tree, drops what is done.
+    fn process(&mut self, eof: bool) {
+        let pool = self.pool;
+        let from = (self.scanned - self.base) as usize;
+        let rule = Rule::Xet;
+        let found = scan_parallel(self.platform, &rule.gear(), &self.buf, from, self.base, pool);
+        self.candidates.extend_from_slice(&found);
+        let end = self.base + self.buf.len() as u64;
+        self.scanned = end;
+        let mut spans = Vec::new();
+        self.cutter.cut(&rule, &self.candidates, end, eof, Bytes { data: &self.buf, base: self.base }, &mut spans);
+        for c in digest_in(&self.buf, self.base, &spans, ChunkDigest::Xet, pool) {
+            self.tree.push_leaf(c.digest, u64::from(c.len));
+        }
+        let keep = self.cutter.start.min(self.scanned.saturating_sub(WINDOW as u64)).max(self.base);
+        self.buf.drain(..(keep - self.base) as usize);
+        self.base = keep;
+        self.candidates.drain(..self.cutter.cursor);
+        self.cutter.cursor = 0;
+    }
+
+    /// The Xet hash of the input so far.
+    pub fn finalize_xet(&self) -> XetHash {
+        let mut done = self.clone();
+        done.process(true);
+        done.tree.file_hash()
+    }
+
+    /// The digest bytes: [`XetHash::to_hex`]'s order, so that their hex is the `xetHash`.
+    pub fn finalize(&self) -> [u8; 32] {
+        let mut bytes = self.finalize_xet().0;
+        for group in bytes.chunks_exact_mut(8) {
+            group.reverse();
+        }
+        bytes
+    }
+
+    /// Starts over, keeping the backend and threads.
+    pub fn reset(&mut self) -> &mut Self {
+        *self = XetHasher { platform: self.platform, threads: self.threads, pool: self.pool, ..XetHasher::new() };
+        self
+    }
+
+    /// The unfinished hash as a state (docs/state-format.md): the bytes not yet in a chunk
+    /// and the tree's unfinished groups.
+    pub fn export(&self) -> Vec<u8> {
+        let mut cut = self.clone();
+        cut.process(false);
+        let pending = &cut.buf[(cut.cutter.start - cut.base) as usize..];
+        let mut f = Writer::default();
+        f.u64s(&[cut.cutter.start, pending.len() as u64]).bytes(pending);
+        f.u8(cut.tree.levels.len() as u8);
+        for (count, group) in &cut.tree.levels {
+            f.u64s(&[*count]).u8(group.len() as u8);
+            for (hash, len) in group {
+                f.bytes(hash).u64s(&[*len]);
+            }
+        }
+        state::seal(NAME, &[], &f.bytes, None)
+    }
+
+    /// Resumes a hash from [`XetHasher::export`]'s state, on the detected backend and one
+    /// thread. The Xet hash has no key: `key` must be `None`.
+    pub fn restore(blob: &[u8], key: Option<&[u8]>) -> Result<XetHasher, Error> {
+        let bad = |msg: String| Error::InvalidArgument(format!("damaged xet state: {msg}"));
+        let opened = state::open(blob, NAME, key)?;
+        opened.params.finish()?;
+        let mut f = opened.fields;
+        let [start, pending_len] = f.u64s::<2>()?;
+        if pending_len > MAX_PENDING {
+            return Err(bad(format!("{pending_len} pending bytes, at most {MAX_PENDING}")));
+        }
+        let pending = f.take(pending_len as usize)?.to_vec();
+        let levels = usize::from(f.u8()?);
+        let mut tree = XetTree::default();
+        for level in 0..levels {
+            let [count] = f.u64s::<1>()?;
+            let n = usize::from(f.u8()?);
+            if n > 8 || n as u64 > count || (level + 1 < levels && count < 3) {
+                return Err(bad(format!("level {level}: a group of {n} of {count} entries")));
+            }
+            let mut group = Vec::with_capacity(n);
+            for _ in 0..n {
+                let hash = f.array::<32>()?;
+                let [len] = f.u64s::<1>()?;
+                group.push((hash, len));
+            }
+            tree.levels.push((count, group));
+        }
+        f.finish()?;
+        if tree.levels.first().is_some_and(|(_, g)| g.iter().any(|&(_, len)| len > XET_MAX)) {
+            return Err(bad("a chunk longer than the Xet maximum".to_string()));
+        }
+        Ok(XetHasher {
+            buf: pending,
+            base: start,
+            scanned: start,
+            cutter: Cutter { start, cursor: 0 },
+            tree,
+            ..XetHasher::new()
+        })
+    }
+}
+
+impl crate::streaming::StreamingHash for XetHasher {
+    fn update(&mut self, data: &[u8]) {
+        XetHasher::update(self, data);
+    }
+    fn finalize_into(&self, out: &mut [u8]) {
+        out.copy_from_slice(&self.finalize());
+    }
+    fn reset(&mut self) {
+        XetHasher::reset(self);
+    }
+    fn backend_name(&self) -> &'static str {
+        self.platform.name()
+    }
+    fn digest_len(&self) -> usize {
+        32
+    }
+    fn export(&self) -> Vec<u8> {
+        XetHasher::export(self)
+    }
+    fn max_threads(&self) -> Threads {
+        self.threads
+    }
+}

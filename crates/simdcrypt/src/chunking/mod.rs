@@ -1,0 +1,686 @@
+//! Content-defined chunking: the Xet protocol's Gear chunker and FastCDC 2020, chunk
+//! digests, and the Xet file hash of the Hugging Face Hub.
+//!
+//! A content-defined chunker cuts a file where a rolling hash of the last bytes matches a
+//! mask, so an edit moves only the cut points near it and an edited or appended file shares
+//! most chunks with its old version. Both chunkers here use the Gear hash
+//! `h = (h << 1) + table[byte]`, which depends only on the last 64 bytes; the work is split
+//! in two so that the cut points never depend on threads, read sizes or partitions:
+//!
+//! 1. **Scan** (`scan.rs`, kernels behind `platform.rs`): every position whose window hash
+//!    matches a mask is a candidate. Segments are scanned in parallel, each starting its
+//!    hash 64 bytes early.
+//! 2. **Select** (`select.rs`): one sequential pass applies the minimum and maximum chunk
+//!    sizes to the candidates (and for FastCDC re-hashes the 64 bytes after each chunk's
+//!    minimum size, where its hash has not yet seen a full window).
+//!
+//! Then the chunks are hashed many at a time ([`ChunkDigest`]); for Xet the chunk hashes
+//! and sizes form the Merkle tree whose root gives the file hash (`xet.rs`). Files are read
+//! a window at a time: memory holds one maximum chunk plus the read window of each thread,
+//! whatever the file size.
+//!
+//! Across processes (one large file split between Dask workers), [`part_candidates`] runs
+//! the scan on one byte range and [`select_cuts`] the selection over all ranges.
+//!
+//! ```
+//! use simdcrypt::chunking::{chunk_slice, xet_file_hash, xet_hash_slice, ChunkDigest, ChunkOptions, Chunker};
+//!
+//! let data = vec![7u8; 300_000];
+//! let opts = ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet);
+//! let chunks = chunk_slice(&data, &opts);
+//! assert_eq!(chunks.iter().map(|c| u64::from(c.len)).sum::<u64>(), 300_000);
+//! assert_eq!(xet_file_hash(&chunks), xet_hash_slice(&data));
+//! ```
+//!
+//! ## What this file holds
+//!
+//! the public API: `Chunker`, `FastCdcParams`, `ChunkDigest`, `Chunk`, `ChunkOptions`,
+//! `chunk_slice`, `chunk_file`, `ChunkReader`, the Xet hash functions, the part functions;
+//! and `Stream`, the windowed reader behind the file and reader APIs
+
+mod algorithm;
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+#[cfg(target_arch = "aarch64")]
+mod neon;
+mod parts;
+mod platform;
+mod portable;
+mod scan;
+mod select;
+mod tables;
+mod xet;
+
+use std::collections::VecDeque;
+use std::io::Read;
+use std::path::Path;
+
+pub use algorithm::{XetHasher, ALGORITHM};
+pub use parts::{digest_spans, part_candidates, select_cuts, PartCandidates, PART_LOOKBACK};
+pub use platform::{Kind, Platform};
+use select::{Bytes, Cutter, Rule};
+pub use xet::{xet_file_hash, xet_merkle_root, XetHash, DATA_KEY, INTERNAL_NODE_KEY};
+
+use crate::threads::Threads;
+use crate::Error;
+
+/// The `fastcdc` crate's limits on FastCDC 2020's sizes (`v2020::MINIMUM_MIN` … `MAXIMUM_MAX`).
+pub const FASTCDC_MIN_RANGE: (u32, u32) = (64, 1_048_576);
+/// The allowed average sizes of FastCDC 2020 (`v2020::AVERAGE_MIN`, `AVERAGE_MAX`).
+pub const FASTCDC_AVG_RANGE: (u32, u32) = (256, 4_194_304);
+/// The allowed maximum sizes of FastCDC 2020 (`v2020::MAXIMUM_MIN`, `MAXIMUM_MAX`).
+pub const FASTCDC_MAX_RANGE: (u32, u32) = (1024, 16_777_216);
+
+/// The parameters of FastCDC 2020, as the `fastcdc` crate's `v2020::FastCDC::with_level`
+/// takes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FastCdcParams {
+    /// The smallest chunk but the last, in bytes (even, 64 ..= 1 MiB).
+    pub min: u32,
+    /// The average ("normal") chunk size, in bytes (even, 256 ..= 4 MiB), where the cut
+    /// mask changes.
+    pub avg: u32,
+    /// The largest chunk, in bytes (even, 1 KiB ..= 16 MiB).
+    pub max: u32,
+    /// The normalisation level, 0 ..= 3: how many mask bits are added before the average
+    /// size and removed after it.
+    pub level: u8,
+}
+
+impl Default for FastCdcParams {
+    /// 16 KiB / 64 KiB / 256 KiB, level 1.
+    fn default() -> Self {
+        FastCdcParams { min: 16 << 10, avg: 64 << 10, max: 256 << 10, level: 1 }
+    }
+}
+
+impl FastCdcParams {
+    /// Checks the parameters: each within the `fastcdc` crate's limits, even, and
+    /// `min <= avg <= max`; the error names the parameter and the allowed range.
+    pub fn check(&self) -> Result<(), Error> {
+        let range = |name: &str, value: u32, (lo, hi): (u32, u32)| {
+            if value < lo || value > hi {
+                return Err(Error::InvalidArgument(format!(
+                    "fastcdc2020 {name} size must be between {lo} and {hi} bytes, got {value}"
+                )));
+            }
+            if !value.is_multiple_of(2) {
+                return Err(Error::InvalidArgument(format!(
+                    "fastcdc2020 {name} size must be even (FastCDC 2020 steps two bytes at a time), got {value}"
+                )));
+            }
+            Ok(())
+        };
+        range("minimum", self.min, FASTCDC_MIN_RANGE)?;
+        range("average", self.avg, FASTCDC_AVG_RANGE)?;
+        range("maximum", self.max, FASTCDC_MAX_RANGE)?;
+        if self.min > self.avg || self.avg > self.max {
+            return Err(Error::InvalidArgument(format!(
+                "fastcdc2020 sizes must satisfy minimum <= average <= maximum, got {} / {} / {}",
+                self.min, self.avg, self.max
+            )));
+        }
+        if self.level > 3 {
+            return Err(Error::InvalidArgument(format!(
+                "fastcdc2020 normalisation level must be 0, 1, 2 or 3, got {}",
+                self.level
+            )));
+        }
+        Ok(())
+    }
+
+    /// FastCDC 2020's two masks for these parameters (the `fastcdc` crate's `select_masks`:
+    /// the table entry of `round(log2(avg))` plus and minus the level).
+    fn masks(&self) -> (u64, u64) {
+        let bits = f64::from(self.avg).log2().round() as usize;
+        let level = usize::from(self.level);
+        (tables::FASTCDC_MASKS[bits + level], tables::FASTCDC_MASKS[bits - level])
+    }
+}
+
+/// Which content-defined chunker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chunker {
+    /// The Xet protocol's Gear chunker (Hugging Face Hub): chunks of 8 KiB to 128 KiB,
+    /// 64 KiB on average.
+    Xet,
+    /// FastCDC 2020 with these (checked) parameters, cut points equal to the `fastcdc`
+    /// crate's `v2020` module.
+    FastCdc2020(FastCdcParams),
+}
+
+impl Chunker {
+    /// `"xet"`, or `"fastcdc2020"` with [`FastCdcParams::default`] (case-insensitive).
+    pub fn from_name(name: &str) -> Result<Chunker, Error> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "xet" => Ok(Chunker::Xet),
+            "fastcdc2020" | "fastcdc" => Ok(Chunker::FastCdc2020(FastCdcParams::default())),
+            _ => Err(Error::InvalidArgument(format!("unknown chunker {name:?}; chunkers: xet, fastcdc2020"))),
+        }
+    }
+
+    /// FastCDC 2020 with these sizes and normalisation level, checked
+    /// ([`FastCdcParams::check`]).
+    pub fn fastcdc2020(min: u32, avg: u32, max: u32, level: u8) -> Result<Chunker, Error> {
+        let params = FastCdcParams { min, avg, max, level };
+        params.check()?;
+        Ok(Chunker::FastCdc2020(params))
+    }
+
+    /// `"xet"` or `"fastcdc2020"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Chunker::Xet => "xet",
+            Chunker::FastCdc2020(_) => "fastcdc2020",
+        }
+    }
+
+    /// The smallest chunk but a file's last.
+    pub fn min_len(&self) -> u32 {
+        match self {
+            Chunker::Xet => select::XET_MIN as u32,
+            Chunker::FastCdc2020(p) => p.min,
+        }
+    }
+
+    /// The largest chunk.
+    pub fn max_len(&self) -> u32 {
+        match self {
+            Chunker::Xet => select::XET_MAX as u32,
+            Chunker::FastCdc2020(p) => p.max,
+        }
+    }
+
+    /// The cut rule; parameters built by hand (not through [`Chunker::fastcdc2020`]) are
+    /// checked here.
+    fn rule(&self) -> Result<Rule, Error> {
+        match *self {
+            Chunker::Xet => Ok(Rule::Xet),
+            Chunker::FastCdc2020(p) => {
+                p.check()?;
+                let (mask_s, mask_l) = p.masks();
+                Ok(Rule::FastCdc { min: p.min.into(), avg: p.avg.into(), max: p.max.into(), mask_s, mask_l })
+            }
+        }
+    }
+}
+
+/// What each chunk is hashed with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChunkDigest {
+    /// No digest: `Chunk::digest` is all zeros.
+    None,
+    /// The Xet chunk hash: BLAKE3 keyed with the protocol's [`DATA_KEY`].
+    Xet,
+    /// Plain BLAKE3.
+    Blake3,
+    /// SHA-256.
+    Sha256,
+}
+
+impl ChunkDigest {
+    /// `"none"`, `"xet"`, `"blake3"` or `"sha256"` (case-insensitive).
+    pub fn from_name(name: &str) -> Result<Self, Error> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "none" => Ok(ChunkDigest::None),
+            "xet" => Ok(ChunkDigest::Xet),
+            "blake3" => Ok(ChunkDigest::Blake3),
+            "sha256" | "sha-256" => Ok(ChunkDigest::Sha256),
+            _ => Err(Error::InvalidArgument(format!(
+                "unknown chunk digest {name:?}; chunk digests: none, xet, blake3, sha256"
+            ))),
+        }
+    }
+
+    /// `"none"`, `"xet"`, `"blake3"` or `"sha256"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ChunkDigest::None => "none",
+            ChunkDigest::Xet => "xet",
+            ChunkDigest::Blake3 => "blake3",
+            ChunkDigest::Sha256 => "sha256",
+        }
+    }
+
+    /// Writes the digests of `messages` into `out`, 32 bytes each, on up to `pool` threads.
+    fn hash_into(self, messages: &[&[u8]], pool: usize, out: &mut [u8]) {
+        let threads = if pool > 1 { Threads::Max(pool) } else { Threads::One };
+        match self {
+            ChunkDigest::None => out.fill(0),
+            ChunkDigest::Xet => xet::chunk_hashes(messages, threads, out),
+            ChunkDigest::Blake3 => crate::blake3::Batch::new(crate::blake3::Mode::Hash)
+                .set_max_threads(threads)
+                .hash_into(messages, 32, out)
+                .expect("the output holds 32 bytes per message"),
+            ChunkDigest::Sha256 => crate::threads::split_messages(messages, out, 32, threads, 64, &|part, part_out| {
+                for (m, o) in part.iter().zip(part_out.chunks_exact_mut(32)) {
+                    o.copy_from_slice(&crate::sha256::hash(m));
+                }
+            }),
+        }
+    }
+}
+
+/// One chunk: where it starts in the file, its length, and its digest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// Offset of its first byte in the file.
+    pub offset: u64,
+    /// Its length in bytes (at most [`Chunker::max_len`]).
+    pub len: u32,
+    /// Its digest ([`ChunkOptions::digest`]); all zeros for [`ChunkDigest::None`].
+    pub digest: [u8; 32],
+}
+
+/// How to chunk: the chunker, the chunk digest, and how many threads may work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkOptions {
+    /// Where to cut.
+    pub chunker: Chunker,
+    /// What each chunk is hashed with.
+    pub digest: ChunkDigest,
+    /// How many threads may scan and hash; the result never depends on it.
+    pub threads: Threads,
+    /// The Gear-scan kernels; `None` for the best this CPU has.
+    pub platform: Option<Platform>,
+}
+
+impl ChunkOptions {
+    /// These chunker and digest, one thread, the detected kernels.
+    pub fn new(chunker: Chunker, digest: ChunkDigest) -> Self {
+        ChunkOptions { chunker, digest, threads: Threads::One, platform: None }
+    }
+
+    fn platform(&self) -> Platform {
+        self.platform.unwrap_or_else(Platform::detect)
+    }
+}
+
+/// Each thread reads and scans this much of a file per window.
+const WINDOW_PER_THREAD: usize = 8 << 20;
+
+/// Chunks `data` (a whole file). Panics only if `opts.chunker` holds FastCDC parameters
+/// that [`FastCdcParams::check`] rejects; use [`try_chunk_slice`] to get that as an error.
+pub fn chunk_slice(data: &[u8], opts: &ChunkOptions) -> Vec<Chunk> {
+    try_chunk_slice(data, opts).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Chunks `data` (a whole file); an error for FastCDC parameters out of range. Scans a
+/// window at a time (one read window per thread), so the candidates held stay few whatever
+/// the size of `data`.
+pub fn try_chunk_slice(data: &[u8], opts: &ChunkOptions) -> Result<Vec<Chunk>, Error> {
+    let pool = opts.threads.pool_size(data.len());
+    chunk_slice_windowed(data, opts, pool, WINDOW_PER_THREAD * pool)
+}
+
+/// [`try_chunk_slice`] scanning `window` bytes at a time (tests use small ones).
+fn chunk_slice_windowed(data: &[u8], opts: &ChunkOptions, pool: usize, window: usize) -> Result<Vec<Chunk>, Error> {
+    let rule = opts.chunker.rule()?;
+    let (platform, gear) = (opts.platform(), rule.gear());
+    let (mut cutter, mut candidates, mut spans, mut out) = (Cutter::default(), Vec::new(), Vec::new(), Vec::new());
+    let mut scanned = 0;
+    loop {
+        let end = (scanned + window).min(data.len());
+        // The bytes before `scanned` are the scan's lookback; positions from `scanned` are new.
+        candidates.extend(scan::scan_parallel(platform, &gear, &data[..end], scanned, 0, pool));
+        scanned = end;
+        let eof = end == data.len();
+        cutter.cut(&rule, &candidates, end as u64, eof, Bytes { data: &data[..end], base: 0 }, &mut spans);
+        out.extend(digest_in(data, 0, &spans, opts.digest, pool));
+        spans.clear();
+        candidates.drain(..cutter.cursor);
+        cutter.cursor = 0;
+        if eof {
+            return Ok(out);
+        }
+    }
+}
+
+/// The chunks of `spans`, which lie in `data` (file bytes from offset `base`), hashed.
+fn digest_in(data: &[u8], base: u64, spans: &[(u64, u32)], digest: ChunkDigest, pool: usize) -> Vec<Chunk> {
+    let messages: Vec<&[u8]> =
+        spans.iter().map(|&(offset, len)| &data[(offset - base) as usize..][..len as usize]).collect();
+    let mut out = vec![0u8; 32 * spans.len()];
+    digest.hash_into(&messages, pool, &mut out);
+    spans
+        .iter()
+        .zip(out.chunks_exact(32))
+        .map(|(&(offset, len), d)| Chunk { offset, len, digest: d.try_into().expect("32 bytes") })
+        .collect()
+}
+
+/// Chunks the file at `path`, reading it a window at a time. An error if it cannot be
+/// read, or shrinks while it is read.
+pub fn chunk_file(path: &Path, opts: &ChunkOptions) -> Result<Vec<Chunk>, Error> {
+    let mut out = Vec::new();
+    for_each_file_batch(path, opts, |batch| out.extend_from_slice(batch))?;
+    Ok(out)
+}
+
+/// Runs `f` on each window's chunks of the file at `path`, in order.
+fn for_each_file_batch(path: &Path, opts: &ChunkOptions, mut f: impl FnMut(&[Chunk])) -> Result<(), Error> {
+    let file = std::fs::File::open(path).map_err(|e| io_error(path, &e))?;
+    let size = file.metadata().map_err(|e| io_error(path, &e))?.len();
+    let pool = opts.threads.pool_size(usize::try_from(size).unwrap_or(usize::MAX));
+    let mut stream = Stream::new(file, opts, pool, Some(size))?;
+    loop {
+        let batch = stream.next_batch().map_err(|e| io_error(path, &e))?;
+        if batch.is_empty() {
+            return Ok(());
+        }
+        f(&batch);
+    }
+}
+
+fn io_error(path: &Path, e: &std::io::Error) -> Error {
+    Error::Io { kind: e.kind(), message: format!("{}: {e}", path.display()) }
+}
+
+/// The Xet file hash of `data`: what `hf_xet.hash_files` gives a file with these bytes.
+pub fn xet_hash_slice(data: &[u8]) -> XetHash {
+    xet_file_hash(&chunk_slice(data, &ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet)))
+}
+
+/// The Xet file hash of the file at `path` (its `xetHash` on the Hub), reading it a window
+/// at a time on up to `threads` threads.
+pub fn xet_hash_file(path: &Path, threads: Threads) -> Result<XetHash, Error> {
+    let mut opts = ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet);
+    opts.threads = threads;
+    let mut tree = xet::XetTree::default();
+    for_each_file_batch(path, &opts, |batch| batch.iter().for_each(|c| tree.push_leaf(c.digest, u64::from(c.len))))?;
+    Ok(tree.file_hash())
+}
+
+/// A reader chunked a window at a time: bytes from `base` are in `buf[..filled]`, scanned up
+/// to `scanned`; the next chunk starts at `cutter.start`.
+struct Stream<R> {
+    reader: R,
+    rule: Rule,
+    platform: Platform,
+    digest: ChunkDigest,
+    pool: usize,
+    buf: Vec<u8>,
+    filled: usize,
+    base: u64,
+    scanned: u64,
+    candidates: Vec<u64>,
+    cutter: Cutter,
+    eof: bool,
+    expected_len: Option<u64>,
+}
+
+impl<R: Read> Stream<R> {
+    fn new(reader: R, opts: &ChunkOptions, pool: usize, expected_len: Option<u64>) -> Result<Self, Error> {
+        Self::with_window(reader, opts, pool, expected_len, WINDOW_PER_THREAD * pool)
+    }
+
+    /// [`Stream::new`] reading `window` bytes at a time (tests use small ones).
+    fn with_window(
+        reader: R,
+        opts: &ChunkOptions,
+        pool: usize,
+        expected_len: Option<u64>,
+        window: usize,
+    ) -> Result<Self, Error> {
+        let rule = opts.chunker.rule()?;
+        // A file smaller than the window gets a buffer of its size.
+        // (At least a page: files under /proc report a size of 0 and are not empty.)
+        let cap = expected_len.map_or(window, |len| window.min(usize::try_from(len).unwrap_or(usize::MAX).max(4096)));
+        let len = cap + rule.max() as usize + scan::WINDOW;
+        Ok(Stream {
+            reader,
+            rule,
+            platform: opts.platform(),
+            digest: opts.digest,
+            pool,
+            buf: vec![0; len],
+            filled: 0,
+            base: 0,
+            scanned: 0,
+            candidates: Vec::new(),
+            cutter: Cutter::default(),
+            eof: false,
+            expected_len,
+        })
+    }
+
+    /// The next chunks (several, in order), or none at the end.
+    fn next_batch(&mut self) -> std::io::Result<Vec<Chunk>> {
+        loop {
+            if self.eof && self.cutter.start == self.base + self.filled as u64 {
+                return Ok(Vec::new());
+            }
+            self.compact();
+            self.fill()?;
+            let end = self.base + self.filled as u64;
+            let from = (self.scanned - self.base) as usize;
+            let new = scan::scan_parallel(
+                self.platform,
+                &self.rule.gear(),
+                &self.buf[..self.filled],
+                from,
+                self.base,
+                self.pool,
+            );
+            self.candidates.extend_from_slice(&new);
+            self.scanned = end;
+            let mut spans = Vec::new();
+            let bytes = Bytes { data: &self.buf[..self.filled], base: self.base };
+            self.cutter.cut(&self.rule, &self.candidates, end, self.eof, bytes, &mut spans);
+            if !spans.is_empty() {
+                return Ok(digest_in(&self.buf[..self.filled], self.base, &spans, self.digest, self.pool));
+            }
+        }
+    }
+
+    /// Drops the bytes and candidates no longer needed: everything before the next chunk's
+    /// start and the 64 bytes the next scan warms up on.
+    fn compact(&mut self) {
+        let keep = self.cutter.start.min(self.scanned.saturating_sub(scan::WINDOW as u64)).max(self.base);
+        let drop = (keep - self.base) as usize;
+        if drop > 0 {
+            self.buf.copy_within(drop..self.filled, 0);
+            self.filled -= drop;
+            self.base = keep;
+        }
+        self.candidates.drain(..self.cutter.cursor);
+        self.cutter.cursor = 0;
+    }
+
+    /// Reads until the buffer is full or the reader ends; checks the length at the end.
+    fn fill(&mut self) -> std::io::Result<()> {
+        while !self.eof && self.filled < self.buf.len() {
+            match self.reader.read(&mut self.buf[self.filled..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if self.eof {
+            let total = self.base + self.filled as u64;
+            if let Some(expected) = self.expected_len {
+                if total < expected {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        format!("the file shrank while it was read: {expected} bytes expected, {total} read"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Chunks a reader as it is read: yields chunks in order, holding one maximum chunk and one
+/// read window per thread whatever the input's size.
+pub struct ChunkReader<R: Read> {
+    stream: Result<Stream<R>, Option<Error>>,
+    ready: VecDeque<Chunk>,
+}
+
+impl<R: Read> ChunkReader<R> {
+    /// Chunks `reader` with `opts`. Parameters out of range come out as the first item's error.
+    pub fn new(reader: R, opts: ChunkOptions) -> Self {
+        let pool = opts.threads.pool_size(usize::MAX);
+        ChunkReader { stream: Stream::new(reader, &opts, pool, None).map_err(Some), ready: VecDeque::new() }
+    }
+}
+
+impl<R: Read> std::fmt::Debug for ChunkReader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = self.stream.as_ref().map(|s| s.cutter.start).ok();
+        f.debug_struct("ChunkReader").field("next_offset", &at).field("ready", &self.ready.len()).finish()
+    }
+}
+
+impl<R: Read> Iterator for ChunkReader<R> {
+    type Item = Result<Chunk, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(chunk) = self.ready.pop_front() {
+            return Some(Ok(chunk));
+        }
+        let stream = match &mut self.stream {
+            Ok(stream) => stream,
+            Err(e) => return e.take().map(Err),
+        };
+        match stream.next_batch() {
+            Ok(batch) => {
+                self.ready.extend(batch);
+                self.ready.pop_front().map(Ok)
+            }
+            Err(e) => {
+                let e = Error::Io { kind: e.kind(), message: e.to_string() };
+                self.stream = Err(None);
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::XorShift64;
+
+    #[test]
+    fn tables_are_the_crates_tables() {
+        assert_eq!(tables::XET_GEAR, gearhash::DEFAULT_TABLE);
+        assert_eq!(tables::FASTCDC_MASKS, fastcdc::v2020::MASKS);
+        assert_eq!(select::XET_MASK, 0xffff_0000_0000_0000);
+        for level in 0..=3u8 {
+            let p = FastCdcParams { min: 64, avg: 6000, max: 1 << 20, level };
+            let l = [
+                fastcdc::v2020::Normalization::Level0,
+                fastcdc::v2020::Normalization::Level1,
+                fastcdc::v2020::Normalization::Level2,
+                fastcdc::v2020::Normalization::Level3,
+            ][usize::from(level)];
+            assert_eq!(p.masks(), fastcdc::v2020::select_masks(6000, l));
+        }
+    }
+
+    /// Small read windows put window edges everywhere: the chunks must not move.
+    #[test]
+    fn window_edges_do_not_move_cuts() {
+        let mut rng = XorShift64::new(77);
+        let mut data = vec![0u8; 1_500_000];
+        rng.fill(&mut data);
+        // Runs of zeros and a short period, where candidates crowd or vanish.
+        data[200_000..400_000].fill(0);
+        for (i, b) in data.iter_mut().enumerate().take(800_000).skip(600_000) {
+            *b = (i % 61) as u8;
+        }
+        for chunker in [
+            Chunker::Xet,
+            Chunker::fastcdc2020(64, 256, 1024, 3).unwrap(),
+            Chunker::fastcdc2020(8192, 32768, 131072, 1).unwrap(),
+        ] {
+            let opts = ChunkOptions::new(chunker, ChunkDigest::Blake3);
+            let reference = chunk_slice(&data, &opts);
+            for window in [1usize, 63, 64, 65, 4096, 65_537, 300_000] {
+                for pool in [1, 3] {
+                    let mut stream =
+                        Stream::with_window(&data[..], &opts, pool, Some(data.len() as u64), window).unwrap();
+                    let mut got = Vec::new();
+                    loop {
+                        let batch = stream.next_batch().unwrap();
+                        if batch.is_empty() {
+                            break;
+                        }
+                        got.extend(batch);
+                    }
+                    assert_eq!(got, reference, "{} window {window} pool {pool}", chunker.name());
+                    let sliced = chunk_slice_windowed(&data, &opts, pool, window).unwrap();
+                    assert_eq!(sliced, reference, "{} slice window {window} pool {pool}", chunker.name());
+                }
+            }
+        }
+    }
+
+    /// Every scan kernel against portable, with masks loose enough for candidates every few
+    /// bytes (both flags, one flag), at every start and length around the lane layout.
+    #[test]
+    fn every_scan_kernel_equals_portable() {
+        let mut rng = XorShift64::new(99);
+        let mut data = vec![0u8; 40_000];
+        rng.fill(&mut data);
+        data[20_000..22_000].fill(0);
+        let gears = [
+            scan::Gear { table: &tables::XET_GEAR, mask_a: 0xe000_0000_0000_0000, mask_b: 0xe000_0000_0000_0000 },
+            scan::Gear { table: &tables::FASTCDC_GEAR, mask_a: 0x0000_0000_0000_0f00, mask_b: 0x0000_0000_0300_0000 },
+            Rule::Xet.gear(),
+        ];
+        let platforms = Platform::all_supported();
+        let names: Vec<&str> = platforms.iter().map(|p| p.name()).collect();
+        println!("every_scan_kernel_equals_portable: gear backends exercised: {}", names.join(", "));
+        let mut lens: Vec<usize> = vec![0, 1, 63, 64, 65, 127, 128, 129, 200, 1000, 1024 + 64, 4095, 40_000];
+        lens.extend((0..30).map(|_| (rng.next_u64() % 40_000) as usize));
+        for gear in &gears {
+            for &len in &lens {
+                for from in [0usize, 1, 63, 64, 65, 100, len / 2, len.saturating_sub(1), len] {
+                    let from = from.min(len);
+                    let mut reference = Vec::new();
+                    portable::scan(gear, &data[..len], from, 1000, &mut reference);
+                    for &p in &platforms {
+                        let mut got = Vec::new();
+                        p.scan(gear, &data[..len], from, 1000, &mut got);
+                        assert_eq!(
+                            got,
+                            reference,
+                            "{} len {len} from {from} masks {:x} {:x}",
+                            p.name(),
+                            gear.mask_a,
+                            gear.mask_b
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_shrinking_input_is_an_error() {
+        let opts = ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet);
+        let mut stream = Stream::new(&[1u8; 1000][..], &opts, 1, Some(2000)).unwrap();
+        let err = stream.next_batch().unwrap_err();
+        assert!(err.to_string().contains("shrank"), "{err}");
+    }
+
+    #[test]
+    fn xet_hex_is_four_little_endian_words() {
+        let mut bytes = [0u8; 32];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = i as u8;
+        }
+        let hex = XetHash(bytes).to_hex();
+        assert_eq!(&hex[..16], "0706050403020100");
+        assert_eq!(&hex[48..], "1f1e1d1c1b1a1918");
+        assert_eq!(XetHash::from_hex(&hex.to_uppercase()).unwrap(), XetHash(bytes));
+        assert!(XetHash::from_hex(&hex[1..]).is_err());
+        assert!(XetHash::from_hex(&format!("{}g", &hex[1..])).is_err());
+    }
+}

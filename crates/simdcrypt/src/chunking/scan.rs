@@ -1,0 +1,153 @@
+//! Candidate cut points: the positions whose rolling Gear hash matches a mask, found in
+//! parallel over segments of a buffer.
+//!
+//! The Gear hash `h = (h << 1) + table[byte]` forgets a byte after 64 steps (its term is
+//! shifted out of the 64-bit word), so the hash at position `p` is a function of the bytes
+//! `p - 63 ..= p` alone ([`WINDOW`]): a segment that starts hashing 64 bytes before its first
+//! position computes exactly the values a single pass from the start of the file would.
+//! That is what makes the candidates independent of threads, read blocks and parts; which
+//! candidates become cut points is decided afterwards, sequentially (`select.rs`).
+//!
+//! A candidate is encoded as one `u64`: the position (of the byte whose hash matched) shifted
+//! left by two, and two flags: [`FLAG_A`] if `hash & mask_a == 0`, [`FLAG_B`] if
+//! `hash & mask_b == 0` (FastCDC's normalised chunking has a harder mask before the average
+//! size and an easier one after it; Xet has one mask, given twice).
+//!
+//! ## What this file holds
+//!
+//! `Gear` (table and masks), the candidate encoding, `WINDOW`, `scan_parallel` (the split of a
+//! buffer between threads, each segment through the dispatch point of `platform.rs`)
+
+use super::platform::Platform;
+use crate::threads::{join, with_pool};
+
+/// The bytes the Gear hash at a position depends on: itself and the 63 before it.
+pub(crate) const WINDOW: usize = 64;
+
+/// Candidate flag: the hash matched `mask_a`.
+pub(crate) const FLAG_A: u64 = 1;
+/// Candidate flag: the hash matched `mask_b`.
+pub(crate) const FLAG_B: u64 = 2;
+
+/// A Gear table and the two masks a scan reports matches of.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Gear {
+    pub(crate) table: &'static [u64; 256],
+    pub(crate) mask_a: u64,
+    pub(crate) mask_b: u64,
+}
+
+/// The position of an encoded candidate.
+#[inline]
+pub(crate) fn position(candidate: u64) -> u64 {
+    candidate >> 2
+}
+
+/// Segments smaller than this are not worth a thread of their own.
+const MIN_SEGMENT: usize = 1 << 20;
+
+/// The candidates of positions `from..data.len()` of `data` (position `i` reported as
+/// `base + i`), in increasing order, the buffer split between up to `pool` threads. The hash
+/// at position `i` covers `data[i.saturating_sub(63)..=i]`: callers keep 64 bytes before
+/// `from` in `data` unless `data` starts the file.
+pub(crate) fn scan_parallel(
+    platform: Platform,
+    gear: &Gear,
+    data: &[u8],
+    from: usize,
+    base: u64,
+    pool: usize,
+) -> Vec<u64> {
+    let len = data.len().saturating_sub(from);
+    let pieces = pool.min(len / MIN_SEGMENT).max(1);
+    if pieces == 1 {
+        let mut out = Vec::new();
+        platform.scan(gear, data, from, base, &mut out);
+        return out;
+    }
+    with_pool(pool, || split(platform, gear, data, from, base, pieces))
+}
+
+fn split(platform: Platform, gear: &Gear, data: &[u8], from: usize, base: u64, pieces: usize) -> Vec<u64> {
+    if pieces <= 1 {
+        let mut out = Vec::new();
+        platform.scan(gear, data, from, base, &mut out);
+        return out;
+    }
+    let left = pieces / 2;
+    let mid = from + (data.len() - from) / pieces * left;
+    let (mut a, b) = join(
+        true,
+        || split(platform, gear, &data[..mid], from, base, left),
+        || split(platform, gear, data, mid, base, pieces - left),
+    );
+    a.extend_from_slice(&b);
+    a
+}
+
+/// The lane layout of the SIMD kernels: `lanes` equal segments of `from..data.len()`, each
+/// a multiple of `step` bytes and each with the 64 bytes before it inside `data`.
+/// Returns where the first segment starts and the segment length (0: too short for lanes).
+/// The positions before the first segment and after the last are the portable scan's.
+pub(crate) fn lane_layout(len: usize, from: usize, lanes: usize, step: usize) -> (usize, usize) {
+    let first = from.max(WINDOW);
+    let seg = len.saturating_sub(first) / lanes / step * step;
+    (first, seg)
+}
+
+/// Where a lane kernel's segments lie: lane `i` covers positions `first + i * seg ..
+/// first + (i + 1) * seg` of the buffer, reported as `base +` those.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LaneSpan {
+    pub(crate) first: usize,
+    pub(crate) seg: usize,
+    pub(crate) base: u64,
+}
+
+/// Runs a lane kernel: the portable scan before the lanes, `kernel(span, outs)` on
+/// `L` segments (it pushes each lane's candidates to `outs[lane]`), the portable scan on the
+/// tail; the candidates come out in order because lane `i` lies before lane `i + 1`.
+pub(crate) fn in_lanes<const L: usize>(
+    gear: &Gear,
+    data: &[u8],
+    from: usize,
+    base: u64,
+    out: &mut Vec<u64>,
+    step: usize,
+    kernel: impl FnOnce(LaneSpan, &mut [Vec<u64>; L]),
+) {
+    let (first, seg) = lane_layout(data.len(), from, L, step);
+    if seg == 0 {
+        return super::portable::scan(gear, data, from, base, out);
+    }
+    super::portable::scan(gear, &data[..first], from.min(first), base, out);
+    let mut lanes: [Vec<u64>; L] = std::array::from_fn(|_| Vec::new());
+    kernel(LaneSpan { first, seg, base }, &mut lanes);
+    for lane in lanes {
+        out.extend_from_slice(&lane);
+    }
+    super::portable::scan(gear, data, first + L * seg, base, out);
+}
+
+/// The kernels' rare path: for each lane set in `hits` (whose hash `h[lane]` matched the
+/// bits both masks share) at offset `at` of its segment, pushes its candidate if it matches
+/// either mask.
+#[cold]
+pub(crate) fn report<const L: usize>(
+    gear: &Gear,
+    h: &[u64; L],
+    mut hits: u32,
+    span: LaneSpan,
+    at: usize,
+    out: &mut [Vec<u64>; L],
+) {
+    while hits != 0 {
+        let lane = hits.trailing_zeros() as usize;
+        hits &= hits - 1;
+        let flags = (u64::from(h[lane] & gear.mask_a == 0) * FLAG_A) | (u64::from(h[lane] & gear.mask_b == 0) * FLAG_B);
+        if flags != 0 {
+            let position = span.base + (span.first + lane * span.seg + at) as u64;
+            out[lane].push((position << 2) | flags);
+        }
+    }
+}
