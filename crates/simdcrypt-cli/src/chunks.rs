@@ -98,11 +98,9 @@ fn parse_size(s: &str) -> Result<u32, String> {
 fn options(args: &ChunksArgs) -> Result<ChunkOptions, Failure> {
     let chunker = Chunker::from_name(&args.chunker).map_err(|e| Failure::Usage(e.to_string()))?;
     let chunker = match chunker {
-        Chunker::FastCdc2020(d) => {
-            let (min, avg, max) = fastcdc_sizes(&d, args.min, args.avg, args.max);
-            Chunker::fastcdc2020(min, avg, max, args.level.unwrap_or(d.level))
-                .map_err(|e| Failure::Usage(e.to_string()))?
-        }
+        Chunker::FastCdc2020(_) => FastCdcParams::from_sizes(args.min, args.avg, args.max, args.level)
+            .map(Chunker::FastCdc2020)
+            .map_err(|e| Failure::Usage(e.to_string()))?,
         xet => {
             let given = [("--min", args.min.is_some()), ("--avg", args.avg.is_some()), ("--max", args.max.is_some())];
             if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
@@ -127,16 +125,6 @@ fn platform(args: &ChunksArgs) -> Result<Option<chunking::Platform>, Failure> {
         .as_deref()
         .map(|name| chunking::Platform::from_name(name).map_err(|e| Failure::Usage(e.to_string())))
         .transpose()
-}
-
-/// FastCDC 2020's sizes from those given: without --avg the library's defaults; with it,
-/// --min and --max default to the same fractions of it as the defaults' (a quarter, four
-/// times), rounded down to even. The same rule as Python's `simdcrypt.chunks`
-/// (crates/simdcrypt-py/src/chunks.rs).
-fn fastcdc_sizes(d: &FastCdcParams, min: Option<u32>, avg: Option<u32>, max: Option<u32>) -> (u32, u32, u32) {
-    let Some(avg) = avg else { return (min.unwrap_or(d.min), d.avg, max.unwrap_or(d.max)) };
-    let scaled = |of: u32| ((u64::from(of) * u64::from(avg) / u64::from(d.avg)).min(u64::from(u32::MAX)) as u32) & !1;
-    (min.unwrap_or_else(|| scaled(d.min)), avg, max.unwrap_or_else(|| scaled(d.max)))
 }
 
 /// Runs `chunks` (or `chunks --diff`). `Ok(false)` when some file could not be read.

@@ -80,9 +80,12 @@ impl RawOptions<'_> {
             Some(l) => return Err(PyValueError::new_err(format!("level must be 0, 1, 2 or 3, got {l}"))),
         };
         let chunker = match chunker {
-            Chunker::FastCdc2020(defaults) => {
+            Chunker::FastCdc2020(_) => {
+                // Sizes not given follow avg_size (the library's rule, as the CLI's).
                 let [(_, min), (_, avg), (_, max)] = sizes;
-                fastcdc(defaults, min, avg, max, level)?
+                chunking::FastCdcParams::from_sizes(min, avg, max, level)
+                    .map(Chunker::FastCdc2020)
+                    .map_err(args::value_error)?
             }
             xet => {
                 if let Some((name, _)) = sizes.iter().find(|(_, v)| v.is_some()) {
@@ -108,30 +111,6 @@ impl RawOptions<'_> {
             ..ChunkOptions::new(chunker, digest)
         })
     }
-}
-
-/// FastCDC 2020 with the sizes and level given, checked by the library. Sizes not given
-/// scale with `avg_size` as the library's defaults do (`defaults`, what
-/// `Chunker::from_name("fastcdc2020")` has: a quarter and four times the average), so that
-/// `avg_size=8192` alone is a valid choice; without `avg_size` they are the defaults.
-fn fastcdc(
-    defaults: chunking::FastCdcParams,
-    min: Option<u32>,
-    avg: Option<u32>,
-    max: Option<u32>,
-    level: Option<u8>,
-) -> PyResult<Chunker> {
-    let (min, avg, max) = fastcdc_sizes(&defaults, min, avg, max);
-    Chunker::fastcdc2020(min, avg, max, level.unwrap_or(defaults.level)).map_err(args::value_error)
-}
-
-/// The sizes of FastCDC 2020 from those given (see [`fastcdc`]). The same rule as the
-/// CLI's `chunks --avg` (crates/simdcrypt-cli/src/chunks.rs).
-fn fastcdc_sizes(d: &chunking::FastCdcParams, min: Option<u32>, avg: Option<u32>, max: Option<u32>) -> (u32, u32, u32) {
-    let Some(avg) = avg else { return (min.unwrap_or(d.min), d.avg, max.unwrap_or(d.max)) };
-    // Rounded down to even: FastCDC 2020's sizes must be.
-    let scaled = |of: u32| ((u64::from(of) * u64::from(avg) / u64::from(d.avg)).min(u64::from(u32::MAX)) as u32) & !1;
-    (min.unwrap_or_else(|| scaled(d.min)), avg, max.unwrap_or_else(|| scaled(d.max)))
 }
 
 /// Opens `path` for reading, so that a missing or unreadable file (or a folder) is the

@@ -13,20 +13,26 @@ use core::arch::x86_64::*;
 
 use super::scan::{in_lanes, report, Gear, LaneSpan, WINDOW};
 
-const LANES: usize = 8;
-
-/// Appends the candidates of positions `from..data.len()` (see `scan.rs`).
+/// Appends the candidates of positions `from..data.len()` (see `scan.rs`), `V` registers of
+/// 4 lanes at a time.
 #[target_feature(enable = "avx2")]
-pub(crate) fn scan(gear: &Gear, data: &[u8], from: usize, base: u64, out: &mut Vec<u64>) {
-    in_lanes::<LANES>(gear, data, from, base, out, 8, |span, lanes| lanes_kernel(gear, data, span, lanes));
+pub(crate) fn scan<const V: usize, const L: usize>(
+    gear: &Gear,
+    data: &[u8],
+    from: usize,
+    base: u64,
+    out: &mut Vec<u64>,
+) {
+    debug_assert_eq!(L, 4 * V);
+    in_lanes::<L>(gear, data, from, base, out, 8, |span, lanes| lanes_kernel::<V, L>(gear, data, span, lanes));
 }
 
 #[target_feature(enable = "avx2")]
-fn lanes_kernel(gear: &Gear, data: &[u8], span: LaneSpan, out: &mut [Vec<u64>; LANES]) {
+fn lanes_kernel<const V: usize, const L: usize>(gear: &Gear, data: &[u8], span: LaneSpan, out: &mut [Vec<u64>; L]) {
     let LaneSpan { first, seg, .. } = span;
     // Every load below reads 8 bytes at `first - 64 + lane * seg + j` with `j + 8 <= seg + 64`:
     // inside data by these checks.
-    assert!(first >= WINDOW && seg % 8 == 0 && first + LANES * seg <= data.len());
+    assert!(first >= WINDOW && seg % 8 == 0 && first + L * seg <= data.len());
     let start = (first - WINDOW) as i64;
     let seg_i = seg as i64;
     let lane_offsets = |lane0: i64| {
@@ -37,45 +43,38 @@ fn lanes_kernel(gear: &Gear, data: &[u8], span: LaneSpan, out: &mut [Vec<u64>; L
             start + lane0 * seg_i,
         )
     };
-    let (offsets_lo, offsets_hi) = (lane_offsets(0), lane_offsets(4));
+    let offsets: [__m256i; V] = std::array::from_fn(|v| lane_offsets(4 * v as i64));
     let both = _mm256_set1_epi64x((gear.mask_a & gear.mask_b) as i64);
     let byte = _mm256_set1_epi64x(0xff);
     let zero = _mm256_setzero_si256();
     let table = gear.table.as_ptr().cast::<i64>();
     let bytes = data.as_ptr().cast::<i64>();
-    let (mut h_lo, mut h_hi) = (zero, zero);
+    let mut h = [zero; V];
     let mut j = 0;
     while j < seg + WINDOW {
         let at = _mm256_set1_epi64x(j as i64);
         // SAFETY: each lane reads data[start + lane * seg + j ..][..8], inside `data` (the
-        // assertion above: j + 8 <= seg + 64, and lane 7's segment ends at first + 8 * seg).
-        let (w_lo, w_hi) = unsafe {
-            (
-                _mm256_i64gather_epi64::<1>(bytes, _mm256_add_epi64(offsets_lo, at)),
-                _mm256_i64gather_epi64::<1>(bytes, _mm256_add_epi64(offsets_hi, at)),
-            )
-        };
+        // assertion above: j + 8 <= seg + 64, and the last lane's segment ends at first + L * seg).
+        let w: [__m256i; V] =
+            std::array::from_fn(|v| unsafe { _mm256_i64gather_epi64::<1>(bytes, _mm256_add_epi64(offsets[v], at)) });
         for k in 0..8 {
             let shift = _mm_cvtsi32_si128(8 * k);
-            let i_lo = _mm256_and_si256(_mm256_srl_epi64(w_lo, shift), byte);
-            let i_hi = _mm256_and_si256(_mm256_srl_epi64(w_hi, shift), byte);
-            // SAFETY: the indices are bytes (masked to 0..=255), the table has 256 entries.
-            let (t_lo, t_hi) =
-                unsafe { (_mm256_i64gather_epi64::<8>(table, i_lo), _mm256_i64gather_epi64::<8>(table, i_hi)) };
-            h_lo = _mm256_add_epi64(_mm256_slli_epi64::<1>(h_lo), t_lo);
-            h_hi = _mm256_add_epi64(_mm256_slli_epi64::<1>(h_hi), t_hi);
-            let z_lo = _mm256_cmpeq_epi64(_mm256_and_si256(h_lo, both), zero);
-            let z_hi = _mm256_cmpeq_epi64(_mm256_and_si256(h_hi, both), zero);
-            let hits = ((_mm256_movemask_pd(_mm256_castsi256_pd(z_hi)) as u32) << 4)
-                | _mm256_movemask_pd(_mm256_castsi256_pd(z_lo)) as u32;
+            let mut hits = 0u32;
+            for v in 0..V {
+                let i = _mm256_and_si256(_mm256_srl_epi64(w[v], shift), byte);
+                // SAFETY: the indices are bytes (masked to 0..=255), the table has 256 entries.
+                let t = unsafe { _mm256_i64gather_epi64::<8>(table, i) };
+                h[v] = _mm256_add_epi64(_mm256_slli_epi64::<1>(h[v]), t);
+                let z = _mm256_cmpeq_epi64(_mm256_and_si256(h[v], both), zero);
+                hits |= (_mm256_movemask_pd(_mm256_castsi256_pd(z)) as u32) << (4 * v);
+            }
             if hits != 0 && j >= WINDOW {
-                let mut h = [0u64; LANES];
-                // SAFETY: `h` holds 8 u64, two 32-byte unaligned stores.
-                unsafe {
-                    _mm256_storeu_si256(h.as_mut_ptr().cast(), h_lo);
-                    _mm256_storeu_si256(h.as_mut_ptr().add(4).cast(), h_hi);
+                let mut hv = [0u64; L];
+                for v in 0..V {
+                    // SAFETY: `hv` holds 4 * V u64, each store writes 4 of them.
+                    unsafe { _mm256_storeu_si256(hv.as_mut_ptr().add(4 * v).cast(), h[v]) };
                 }
-                report(gear, &h, hits, span, j - WINDOW + k as usize, out);
+                report(gear, &hv, hits, span, j - WINDOW + k as usize, out);
             }
         }
         j += 8;

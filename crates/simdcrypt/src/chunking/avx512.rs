@@ -17,20 +17,26 @@ use core::arch::x86_64::*;
 
 use super::scan::{in_lanes, report, Gear, LaneSpan, WINDOW};
 
-const LANES: usize = 16;
-
-/// Appends the candidates of positions `from..data.len()` (see `scan.rs`).
+/// Appends the candidates of positions `from..data.len()` (see `scan.rs`), `V` registers of
+/// 8 lanes at a time.
 #[target_feature(enable = "avx512f")]
-pub(crate) fn scan(gear: &Gear, data: &[u8], from: usize, base: u64, out: &mut Vec<u64>) {
-    in_lanes::<LANES>(gear, data, from, base, out, 8, |span, lanes| lanes_kernel(gear, data, span, lanes));
+pub(crate) fn scan<const V: usize, const L: usize>(
+    gear: &Gear,
+    data: &[u8],
+    from: usize,
+    base: u64,
+    out: &mut Vec<u64>,
+) {
+    debug_assert_eq!(L, 8 * V);
+    in_lanes::<L>(gear, data, from, base, out, 8, |span, lanes| lanes_kernel::<V, L>(gear, data, span, lanes));
 }
 
 #[target_feature(enable = "avx512f")]
-fn lanes_kernel(gear: &Gear, data: &[u8], span: LaneSpan, out: &mut [Vec<u64>; LANES]) {
+fn lanes_kernel<const V: usize, const L: usize>(gear: &Gear, data: &[u8], span: LaneSpan, out: &mut [Vec<u64>; L]) {
     let LaneSpan { first, seg, .. } = span;
     // Every load below reads 8 bytes at `first - 64 + lane * seg + j` with `j + 8 <= seg + 64`:
     // inside data by these checks.
-    assert!(first >= WINDOW && seg % 8 == 0 && first + LANES * seg <= data.len());
+    assert!(first >= WINDOW && seg % 8 == 0 && first + L * seg <= data.len());
     let start = (first - WINDOW) as i64;
     let seg_i = seg as i64;
     let lane_offsets = |lane0: i64| {
@@ -45,42 +51,36 @@ fn lanes_kernel(gear: &Gear, data: &[u8], span: LaneSpan, out: &mut [Vec<u64>; L
             start + lane0 * seg_i,
         )
     };
-    let (offsets_lo, offsets_hi) = (lane_offsets(0), lane_offsets(8));
+    let offsets: [__m512i; V] = std::array::from_fn(|v| lane_offsets(8 * v as i64));
     let both = _mm512_set1_epi64((gear.mask_a & gear.mask_b) as i64);
     let byte = _mm512_set1_epi64(0xff);
     let table = gear.table.as_ptr().cast::<i64>();
     let bytes = data.as_ptr().cast::<i64>();
-    let (mut h_lo, mut h_hi) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+    let mut h = [_mm512_setzero_si512(); V];
     let mut j = 0;
     while j < seg + WINDOW {
         let at = _mm512_set1_epi64(j as i64);
         // SAFETY: each lane reads data[start + lane * seg + j ..][..8], inside `data` (the
-        // assertion above: j + 8 <= seg + 64, and lane 15's segment ends at first + 16 * seg).
-        let (w_lo, w_hi) = unsafe {
-            (
-                _mm512_i64gather_epi64::<1>(_mm512_add_epi64(offsets_lo, at), bytes),
-                _mm512_i64gather_epi64::<1>(_mm512_add_epi64(offsets_hi, at), bytes),
-            )
-        };
+        // assertion above: j + 8 <= seg + 64, and the last lane's segment ends at first + L * seg).
+        let w: [__m512i; V] =
+            std::array::from_fn(|v| unsafe { _mm512_i64gather_epi64::<1>(_mm512_add_epi64(offsets[v], at), bytes) });
         for k in 0..8 {
             let shift = _mm_cvtsi32_si128(8 * k);
-            let i_lo = _mm512_and_si512(_mm512_srl_epi64(w_lo, shift), byte);
-            let i_hi = _mm512_and_si512(_mm512_srl_epi64(w_hi, shift), byte);
-            // SAFETY: the indices are bytes (masked to 0..=255), the table has 256 entries.
-            let (t_lo, t_hi) =
-                unsafe { (_mm512_i64gather_epi64::<8>(i_lo, table), _mm512_i64gather_epi64::<8>(i_hi, table)) };
-            h_lo = _mm512_add_epi64(_mm512_slli_epi64::<1>(h_lo), t_lo);
-            h_hi = _mm512_add_epi64(_mm512_slli_epi64::<1>(h_hi), t_hi);
-            let hits =
-                (u32::from(_mm512_testn_epi64_mask(h_hi, both)) << 8) | u32::from(_mm512_testn_epi64_mask(h_lo, both));
+            let mut hits = 0u32;
+            for v in 0..V {
+                let i = _mm512_and_si512(_mm512_srl_epi64(w[v], shift), byte);
+                // SAFETY: the indices are bytes (masked to 0..=255), the table has 256 entries.
+                let t = unsafe { _mm512_i64gather_epi64::<8>(i, table) };
+                h[v] = _mm512_add_epi64(_mm512_slli_epi64::<1>(h[v]), t);
+                hits |= u32::from(_mm512_testn_epi64_mask(h[v], both)) << (8 * v);
+            }
             if hits != 0 && j >= WINDOW {
-                let mut h = [0u64; LANES];
-                // SAFETY: `h` holds 16 u64, two 64-byte unaligned stores.
-                unsafe {
-                    _mm512_storeu_si512(h.as_mut_ptr().cast(), h_lo);
-                    _mm512_storeu_si512(h.as_mut_ptr().add(8).cast(), h_hi);
+                let mut hv = [0u64; L];
+                for v in 0..V {
+                    // SAFETY: `hv` holds 8 * V u64, each store writes 8 of them.
+                    unsafe { _mm512_storeu_si512(hv.as_mut_ptr().add(8 * v).cast(), h[v]) };
                 }
-                report(gear, &h, hits, span, j - WINDOW + k as usize, out);
+                report(gear, &hv, hits, span, j - WINDOW + k as usize, out);
             }
         }
         j += 8;

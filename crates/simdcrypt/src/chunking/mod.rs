@@ -43,6 +43,7 @@ mod algorithm;
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+mod interleaved;
 #[cfg(target_arch = "aarch64")]
 mod neon;
 mod parts;
@@ -129,6 +130,32 @@ impl FastCdcParams {
             )));
         }
         Ok(())
+    }
+
+    /// The parameters for the sizes and level a user gave, checked ([`FastCdcParams::check`]):
+    /// without `avg` each missing one is the default's; with `avg`, a missing `min` or
+    /// `max` keeps the defaults' ratio to the average (a quarter, four times), rounded down
+    /// to even, so that an average alone is a valid choice. The CLI's `chunks` and Python's
+    /// `simdcrypt.chunks` take their FastCDC sizes through this one rule.
+    pub fn from_sizes(min: Option<u32>, avg: Option<u32>, max: Option<u32>, level: Option<u8>) -> Result<Self, Error> {
+        let d = FastCdcParams::default();
+        let level = level.unwrap_or(d.level);
+        let params = match avg {
+            None => FastCdcParams { min: min.unwrap_or(d.min), avg: d.avg, max: max.unwrap_or(d.max), level },
+            Some(avg) => {
+                let scaled = |of: u32| {
+                    ((u64::from(of) * u64::from(avg) / u64::from(d.avg)).min(u64::from(u32::MAX)) as u32) & !1
+                };
+                FastCdcParams {
+                    min: min.unwrap_or_else(|| scaled(d.min)),
+                    avg,
+                    max: max.unwrap_or_else(|| scaled(d.max)),
+                    level,
+                }
+            }
+        };
+        params.check()?;
+        Ok(params)
     }
 
     /// FastCDC 2020's two masks for these parameters (the `fastcdc` crate's `select_masks`:
