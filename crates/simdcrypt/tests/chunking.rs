@@ -306,3 +306,31 @@ fn registry_xet_hasher_streams() {
     }
     assert_eq!(simdcrypt::registry::find("xet").unwrap().name, "xet");
 }
+
+/// The sizes rule the CLI and Python share: sizes not given follow the average, in the
+/// defaults' ratio (a quarter, four times), rounded down to even; without an average, the
+/// defaults; out-of-range results are the usual errors.
+#[test]
+fn fastcdc_sizes_follow_the_average() {
+    let d = FastCdcParams::default();
+    assert_eq!(FastCdcParams::from_sizes(None, None, None, None).unwrap(), d);
+    for avg in [256u32, 1000, 3000, 8192, 65536, 4 << 20] {
+        let p = FastCdcParams::from_sizes(None, Some(avg), None, None).unwrap();
+        let quarter = (u64::from(avg) * u64::from(d.min) / u64::from(d.avg)) as u32 & !1;
+        let four_times = (u64::from(avg) * u64::from(d.max) / u64::from(d.avg)) as u32 & !1;
+        assert_eq!((p.min, p.avg, p.max, p.level), (quarter, avg, four_times, d.level), "avg {avg}");
+        assert_eq!(p.min, avg / 4 & !1, "avg {avg}");
+        if avg <= 4 << 20 {
+            assert!(p.max <= avg * 4 && p.max + 2 > avg * 4, "avg {avg}");
+        }
+    }
+    // Given sizes win; without an average, only the given one changes.
+    let p = FastCdcParams::from_sizes(Some(100), Some(3000), None, Some(2)).unwrap();
+    assert_eq!((p.min, p.avg, p.max, p.level), (100, 3000, 12000, 2));
+    let p = FastCdcParams::from_sizes(None, None, Some(1 << 20), None).unwrap();
+    assert_eq!((p.min, p.avg, p.max), (d.min, d.avg, 1 << 20));
+    let err = FastCdcParams::from_sizes(None, Some(128), None, None).unwrap_err().to_string();
+    assert!(err.contains("average size must be between 256 and 4194304"), "{err}");
+    let err = FastCdcParams::from_sizes(Some(8192), Some(4096), None, None).unwrap_err().to_string();
+    assert!(err.contains("minimum <= average <= maximum"), "{err}");
+}

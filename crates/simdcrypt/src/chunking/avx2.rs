@@ -3,7 +3,8 @@
 //!
 //! The AVX-512 kernel's scheme (see `avx512.rs`) in 256-bit registers: two registers of 4
 //! lanes, every 8 positions one gather of 8 bytes per lane, then per byte a table gather,
-//! `h = (h << 1) + t`, and one compare of `h & (mask_a & mask_b)` with zero per register.
+//! `h = (h << 1) + t`, and one compare of `h & (mask_a & mask_b)` with zero per register
+//! (`V` registers in flight; four measured slower than two, see docs/tuning-history.md).
 //!
 //! ## What this file holds
 //!

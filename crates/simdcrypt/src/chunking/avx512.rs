@@ -5,7 +5,8 @@
 //! it, so each lane's hash is the one-pass hash of its positions. Every 8 positions a gather
 //! fetches 8 bytes of each lane; each byte then indexes the table through a second gather,
 //! and `h = (h << 1) + t` runs in two registers of 8 lanes (two chains, so the gathers
-//! overlap). A position is reported only when `h & (mask_a & mask_b) == 0` in some lane (one
+//! overlap; `V`, the registers in flight, is a parameter: three and four measured slower than
+//! two, see docs/tuning-history.md). A position is reported only when `h & (mask_a & mask_b) == 0` in some lane (one
 //! `vptestnmq`), rare for any real mask; that lane's value is then checked against both masks
 //! in scalar code.
 //!

@@ -101,22 +101,9 @@ impl FastCdcParams {
     /// Checks the parameters: each within the `fastcdc` crate's limits, even, and
     /// `min <= avg <= max`; the error names the parameter and the allowed range.
     pub fn check(&self) -> Result<(), Error> {
-        let range = |name: &str, value: u32, (lo, hi): (u32, u32)| {
-            if value < lo || value > hi {
-                return Err(Error::InvalidArgument(format!(
-                    "fastcdc2020 {name} size must be between {lo} and {hi} bytes, got {value}"
-                )));
-            }
-            if !value.is_multiple_of(2) {
-                return Err(Error::InvalidArgument(format!(
-                    "fastcdc2020 {name} size must be even (FastCDC 2020 steps two bytes at a time), got {value}"
-                )));
-            }
-            Ok(())
-        };
-        range("minimum", self.min, FASTCDC_MIN_RANGE)?;
-        range("average", self.avg, FASTCDC_AVG_RANGE)?;
-        range("maximum", self.max, FASTCDC_MAX_RANGE)?;
+        check_size("minimum", self.min, FASTCDC_MIN_RANGE)?;
+        check_size("average", self.avg, FASTCDC_AVG_RANGE)?;
+        check_size("maximum", self.max, FASTCDC_MAX_RANGE)?;
         if self.min > self.avg || self.avg > self.max {
             return Err(Error::InvalidArgument(format!(
                 "fastcdc2020 sizes must satisfy minimum <= average <= maximum, got {} / {} / {}",
@@ -140,6 +127,10 @@ impl FastCdcParams {
     pub fn from_sizes(min: Option<u32>, avg: Option<u32>, max: Option<u32>, level: Option<u8>) -> Result<Self, Error> {
         let d = FastCdcParams::default();
         let level = level.unwrap_or(d.level);
+        // An average out of range is named as such, not as the minimum scaled from it.
+        if let Some(avg) = avg {
+            check_size("average", avg, FASTCDC_AVG_RANGE)?;
+        }
         let params = match avg {
             None => FastCdcParams { min: min.unwrap_or(d.min), avg: d.avg, max: max.unwrap_or(d.max), level },
             Some(avg) => {
@@ -165,6 +156,21 @@ impl FastCdcParams {
         let level = usize::from(self.level);
         (tables::FASTCDC_MASKS[bits + level], tables::FASTCDC_MASKS[bits - level])
     }
+}
+
+/// One FastCDC 2020 size checked: within `lo..=hi` and even.
+fn check_size(name: &str, value: u32, (lo, hi): (u32, u32)) -> Result<(), Error> {
+    if value < lo || value > hi {
+        return Err(Error::InvalidArgument(format!(
+            "fastcdc2020 {name} size must be between {lo} and {hi} bytes, got {value}"
+        )));
+    }
+    if !value.is_multiple_of(2) {
+        return Err(Error::InvalidArgument(format!(
+            "fastcdc2020 {name} size must be even (FastCDC 2020 steps two bytes at a time), got {value}"
+        )));
+    }
+    Ok(())
 }
 
 /// Which content-defined chunker.
