@@ -319,7 +319,7 @@ fn fastcdc_sizes_follow_the_average() {
         let quarter = (u64::from(avg) * u64::from(d.min) / u64::from(d.avg)) as u32 & !1;
         let four_times = (u64::from(avg) * u64::from(d.max) / u64::from(d.avg)) as u32 & !1;
         assert_eq!((p.min, p.avg, p.max, p.level), (quarter, avg, four_times, d.level), "avg {avg}");
-        assert_eq!(p.min, avg / 4 & !1, "avg {avg}");
+        assert_eq!(p.min, (avg / 4) & !1, "avg {avg}");
         if avg <= 4 << 20 {
             assert!(p.max <= avg * 4 && p.max + 2 > avg * 4, "avg {avg}");
         }

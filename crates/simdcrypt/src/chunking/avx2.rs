@@ -71,9 +71,9 @@ fn lanes_kernel<const V: usize, const L: usize>(gear: &Gear, data: &[u8], span: 
             }
             if hits != 0 && j >= WINDOW {
                 let mut hv = [0u64; L];
-                for v in 0..V {
-                    // SAFETY: `hv` holds 4 * V u64, each store writes 4 of them.
-                    unsafe { _mm256_storeu_si256(hv.as_mut_ptr().add(4 * v).cast(), h[v]) };
+                for (lanes, &hv_v) in hv.chunks_exact_mut(4).zip(&h) {
+                    // SAFETY: each chunk holds 4 u64, the 32 bytes one unaligned store writes.
+                    unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), hv_v) };
                 }
                 report(gear, &hv, hits, span, j - WINDOW + k as usize, out);
             }

@@ -77,9 +77,9 @@ fn lanes_kernel<const V: usize, const L: usize>(gear: &Gear, data: &[u8], span: 
             }
             if hits != 0 && j >= WINDOW {
                 let mut hv = [0u64; L];
-                for v in 0..V {
-                    // SAFETY: `hv` holds 8 * V u64, each store writes 8 of them.
-                    unsafe { _mm512_storeu_si512(hv.as_mut_ptr().add(8 * v).cast(), h[v]) };
+                for (lanes, &hv_v) in hv.chunks_exact_mut(8).zip(&h) {
+                    // SAFETY: each chunk holds 8 u64, the 64 bytes one unaligned store writes.
+                    unsafe { _mm512_storeu_si512(lanes.as_mut_ptr().cast(), hv_v) };
                 }
                 report(gear, &hv, hits, span, j - WINDOW + k as usize, out);
             }
