@@ -31,13 +31,7 @@ fn upload_key<D: Device>(dev: &D, mode: Mode<'_>) -> Result<(D::Buffer, u64), Er
 /// Writes `out_len` bytes of the BLAKE3 output of `messages[i]` (in `mode`) at
 /// `out[i * out_len..]`, computed on `dev`; `out` must be exactly `messages.len() * out_len`
 /// bytes, as for [`crate::blake3::Batch::hash_into`], which gives the same bytes.
-pub fn blake3_many<D: Device>(
-    dev: &D,
-    messages: &[&[u8]],
-    mode: Mode<'_>,
-    out_len: usize,
-    out: &mut [u8],
-) -> Result<(), Error> {
+pub fn blake3_many<D: Device>(dev: &D, messages: &[&[u8]], mode: Mode<'_>, out_len: usize, out: &mut [u8]) -> Result<(), Error> {
     crate::threads::check_out_len(messages.len(), out_len, out.len())?;
     if out.is_empty() {
         return Ok(());
@@ -90,13 +84,7 @@ pub fn blake3_hash<D: Device>(dev: &D, input: &[u8], mode: Mode<'_>, out_len: us
 /// # Safety
 ///
 /// `input` must be `len` readable bytes of `dev`'s memory.
-pub unsafe fn blake3_hash_device<D: Device>(
-    dev: &D,
-    input: DevicePtr,
-    len: u64,
-    mode: Mode<'_>,
-    out_len: usize,
-) -> Result<Vec<u8>, Error> {
+pub unsafe fn blake3_hash_device<D: Device>(dev: &D, input: DevicePtr, len: u64, mode: Mode<'_>, out_len: usize) -> Result<Vec<u8>, Error> {
     let mut digest = vec![0u8; out_len];
     if out_len == 0 {
         return Ok(digest);
@@ -113,9 +101,7 @@ pub unsafe fn blake3_hash_device<D: Device>(
     let (key, flag) = upload_key(dev, mode)?;
     let chunks = len.div_ceil(CHUNK_LEN as u64);
     let cvs_len = usize::try_from(chunks).ok().and_then(|c| c.checked_mul(CV_LEN));
-    let cvs_len = cvs_len.ok_or_else(|| {
-        Error::InvalidArgument(format!("a BLAKE3 input of {len} bytes is too large for this machine"))
-    })?;
+    let cvs_len = cvs_len.ok_or_else(|| Error::InvalidArgument(format!("a BLAKE3 input of {len} bytes is too large for this machine")))?;
     let a = dev.alloc(cvs_len)?;
     let b = dev.alloc((cvs_len / CV_LEN).div_ceil(2) * CV_LEN)?;
     // SAFETY: sc_blake3_chunks reads the `len` bytes at `input` (the caller's guarantee) and
@@ -129,18 +115,14 @@ pub unsafe fn blake3_hash_device<D: Device>(
         // SAFETY: sc_blake3_parents reads `count` chaining values at `src` (written by the
         // previous launch) and writes `parents` at `dst`; the scratch buffers hold
         // ceil(chunks / 2) >= parents values each, except `a`, which holds them all.
-        unsafe {
-            dev.launch(PARENTS, grid_for(parents, BLOCK)?, BLOCK, &[src.ptr(), count, dst.ptr(), key.ptr(), flag])?
-        };
+        unsafe { dev.launch(PARENTS, grid_for(parents, BLOCK)?, BLOCK, &[src.ptr(), count, dst.ptr(), key.ptr(), flag])? };
         std::mem::swap(&mut src, &mut dst);
         count = parents;
     }
     let blocks = (out_len as u64).div_ceil(64);
     // SAFETY: sc_blake3_root reads the last two chaining values at `src` and writes the
     // `out_len` bytes of `out`.
-    unsafe {
-        dev.launch(ROOT, grid_for(blocks, BLOCK)?, BLOCK, &[src.ptr(), out.ptr(), out_len as u64, key.ptr(), flag])?
-    };
+    unsafe { dev.launch(ROOT, grid_for(blocks, BLOCK)?, BLOCK, &[src.ptr(), out.ptr(), out_len as u64, key.ptr(), flag])? };
     dev.download(&out, 0, &mut digest)?;
     Ok(digest)
 }

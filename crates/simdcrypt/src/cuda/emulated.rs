@@ -93,15 +93,8 @@ impl Device for Emulated {
         match rc {
             0 => Ok(()),
             1 => Err(Error::InvalidArgument(format!("the emulation has no kernel {}", kernel.name))),
-            2 => Err(Error::InvalidArgument(format!(
-                "kernel {} takes another number of arguments than {}",
-                kernel.name,
-                args.len()
-            ))),
-            _ => Err(Error::InvalidArgument(format!(
-                "empty launch of {} ({grid} blocks of {block} threads)",
-                kernel.name
-            ))),
+            2 => Err(Error::InvalidArgument(format!("kernel {} takes another number of arguments than {}", kernel.name, args.len()))),
+            _ => Err(Error::InvalidArgument(format!("empty launch of {} ({grid} blocks of {block} threads)", kernel.name))),
         }
     }
 

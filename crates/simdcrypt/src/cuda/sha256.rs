@@ -41,12 +41,7 @@ pub fn sha256_blocks<D: Device>(dev: &D, blocks: &[u8], out: &mut [u8]) -> Resul
 ///
 /// `blocks` must be `64 * count` readable bytes and `out` `32 * count` writable bytes of
 /// `dev`'s memory, not overlapping.
-pub unsafe fn sha256_blocks_device<D: Device>(
-    dev: &D,
-    blocks: DevicePtr,
-    count: u64,
-    out: DevicePtr,
-) -> Result<(), Error> {
+pub unsafe fn sha256_blocks_device<D: Device>(dev: &D, blocks: DevicePtr, count: u64, out: DevicePtr) -> Result<(), Error> {
     if count == 0 {
         return Ok(());
     }
@@ -77,12 +72,7 @@ pub fn merkle_root<D: Device>(dev: &D, leaves: &[u8], depth: Option<u32>) -> Res
 /// # Safety
 ///
 /// `leaves` must be `32 * count` readable bytes of `dev`'s memory.
-pub unsafe fn merkle_root_device<D: Device>(
-    dev: &D,
-    leaves: DevicePtr,
-    count: u64,
-    depth: Option<u32>,
-) -> Result<[u8; 32], Error> {
+pub unsafe fn merkle_root_device<D: Device>(dev: &D, leaves: DevicePtr, count: u64, depth: Option<u32>) -> Result<[u8; 32], Error> {
     let n = usize::try_from(count)
         .ok()
         .filter(|n| n.checked_mul(NODE_LEN).is_some())
