@@ -45,3 +45,69 @@ fn v1_checkpoint_with_inconsistent_buffer_is_refused() {
         }
     }
 }
+
+extern crate bao as bao_crate;
+
+/// fuzz target bao_decode (not a bug; docs/bao.md was wrong): a slice whose range ends
+/// before the last chunk does not prove the content length, so a length header changed
+/// to another length with the same tree shape (97020 to 97021 bytes: 95 chunks either
+/// way) decodes, to the same authentic bytes, as in the `bao` crate (the spec's final
+/// chunk requirement: the length is validated when, and only when, the final chunk is).
+/// A slice that reaches the last chunk refuses the changed header.
+#[test]
+fn slice_before_the_last_chunk_does_not_prove_the_length() {
+    use simdcrypt::blake3::bao;
+    use std::io::Read;
+    let data: Vec<u8> = (0..97_020u32).map(|i| (i % 251) as u8).collect();
+    let (root, encoded) = bao::encode(&data);
+    let with_len = |slice: &[u8], len: u64| [&len.to_le_bytes()[..], &slice[8..]].concat();
+
+    let (start, count) = (28_729u64, 46_737u64);
+    let slice = with_len(&bao::slice(&encoded, start, count).unwrap(), 97_021);
+    let want = &data[start as usize..(start + count) as usize];
+    assert_eq!(bao::decode_slice(&root, &slice, start, count).unwrap(), want);
+    let mut theirs = Vec::new();
+    bao_crate::decode::SliceDecoder::new(&slice[..], &blake3::Hash::from_bytes(root), start, count)
+        .read_to_end(&mut theirs)
+        .unwrap();
+    assert_eq!(theirs, want);
+
+    let (start, count) = (90_000u64, 10_000u64);
+    let slice = with_len(&bao::slice(&encoded, start, count).unwrap(), 97_021);
+    assert!(bao::decode_slice(&root, &slice, start, count).is_err());
+    assert!(bao::decode(&root, &with_len(&encoded, 97_021)).is_err());
+}
+
+/// The fields of a state (docs/state-format.md: "SCCP", version u16, name length u8,
+/// flags u8, name, params length u16, params, fields length u32, fields, checksum).
+fn state_fields(blob: &[u8]) -> Vec<u8> {
+    let name_len = usize::from(blob[6]);
+    let at = 8 + name_len;
+    let params_len = usize::from(u16::from_le_bytes([blob[at], blob[at + 1]]));
+    let at = at + 2 + params_len;
+    let fields_len = u32::from_le_bytes(blob[at..at + 4].try_into().unwrap()) as usize;
+    blob[at + 4..at + 4 + fields_len].to_vec()
+}
+
+/// fuzz target state_restore: a state of an algorithm without a key (SHA-256, Streebog,
+/// GOST R 34.11-94) sealed with the keyed flag and a key was restored when given that key
+/// (the key ignored); the restored hasher then exported an unkeyed state, which the same
+/// call refused ("not keyed: restore it without a key"). These algorithms take no key:
+/// a key is refused, whatever the state says.
+#[test]
+fn unkeyed_algorithms_refuse_a_keyed_state() {
+    use simdcrypt::any::{AnyHasher, HashOptions};
+    use simdcrypt::state;
+    let key = b"some key";
+    for name in ["sha256", "streebog256", "streebog512", "gost94", "gost94-test"] {
+        let mut h = AnyHasher::new(name, &HashOptions::default()).unwrap();
+        h.update(b"0123456789");
+        let plain = h.export();
+        assert!(state::restore_any(&plain, None).is_ok(), "{name}");
+        let keyed = state::seal(name, &[], &state_fields(&plain), Some(key));
+        let err = state::restore_any(&keyed, Some(key)).err().unwrap_or_else(|| panic!("{name} restored with a key"));
+        assert!(err.to_string().contains("no key"), "{name}: {err}");
+        assert!(AnyHasher::restore(&keyed, Some(key)).is_err(), "{name}");
+        assert!(state::restore_any(&plain, Some(key)).is_err(), "{name}");
+    }
+}
