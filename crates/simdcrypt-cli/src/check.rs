@@ -24,7 +24,7 @@ use crate::output::{io_error_text, Failure, Out};
 use crate::parallel::Pool;
 use crate::progress::Progress;
 use crate::tree;
-use crate::walk::WalkOptions;
+use crate::walk::{path_from_bytes, WalkOptions};
 
 /// Arguments of `simdcrypt check`.
 #[derive(Args, Debug)]
@@ -63,9 +63,36 @@ pub struct CheckArgs {
     #[arg(long)]
     pub ignore_missing: bool,
 
-    /// How directories of `BLAKE3-TREE` lines are walked: give the options `sum --tree` had
+    /// How directories of `BLAKE3-TREE` lines (and the directory of -r) are walked: give
+    /// the options `sum` had
     #[command(flatten)]
     pub walk: WalkArgs,
+
+    /// Also report the files under the listed directory that the list lacks (NEW) and the
+    /// listed files that are gone (MISSING). MANIFEST is a manifest of `sum --update`
+    /// (which names its directory), or a checksum list with --root DIR
+    #[arg(short, long)]
+    pub recursive: bool,
+
+    /// With -r: the directory the list describes [default: a manifest's own]
+    #[arg(long, value_name = "DIR", requires = "recursive")]
+    pub root: Option<PathBuf>,
+
+    /// With -r and a manifest: files whose stat is unchanged since the manifest was
+    /// written count as OK without being read (as `sum --update`), and the manifest is
+    /// written back with the stats of the files verified now (never their digests)
+    #[arg(long, requires = "recursive")]
+    pub update: bool,
+
+    /// With --update: trust a file's size and mtime alone (no ctime, inode or device
+    /// comparison)
+    #[arg(long, requires = "update")]
+    pub trust_mtime: bool,
+
+    /// Print one JSON object per result line: {"path", "status"}, status being OK, FAILED,
+    /// MISSING, NEW or ERROR (then with "error")
+    #[arg(long, conflicts_with = "status")]
+    pub json: bool,
 
     #[command(flatten)]
     pub progress: ProgressArgs,
@@ -96,9 +123,112 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> Result<bool, Failure> {
 
     let mut all_ok = true;
     for manifest in &args.manifests {
-        all_ok &= checker.check_manifest(manifest, out)?;
+        if args.recursive && args.root.is_none() && !crate::check_manifest::is_manifest(manifest) {
+            return Err(Failure::Usage(format!(
+                "{}: check -r with a checksum list needs --root DIR, the directory it lists (a manifest of \
+                 `sum --update` names its own)",
+                manifest.display()
+            )));
+        }
+        all_ok &= if args.recursive && crate::check_manifest::is_manifest(manifest) {
+            crate::check_manifest::run(args, manifest, &checker.pool, &checker.walk, out)?
+        } else {
+            checker.check_manifest(manifest, out)?
+        };
     }
     Ok(all_ok)
+}
+
+/// What one result line says.
+#[derive(Debug)]
+pub(crate) enum Status<'a> {
+    /// The digest matched.
+    Ok,
+    /// The digest did not match.
+    Failed,
+    /// The file could not be read, with why.
+    Unreadable(&'a str),
+    /// A listed file that is gone (-r).
+    Missing,
+    /// A file the list lacks (-r).
+    New,
+}
+
+/// One result line: `NAME: STATUS`, the name escaped in `style`, or with `--json` an
+/// object {"path", "status"} (and "error").
+pub(crate) fn record_status(
+    out: &mut Out,
+    json: bool,
+    path: &Path,
+    style: Style,
+    status: Status<'_>,
+) -> Result<(), Failure> {
+    if json {
+        let mut obj = crate::sum::json_path(path);
+        let word = match status {
+            Status::Ok => "OK",
+            Status::Failed => "FAILED",
+            Status::Unreadable(text) => {
+                obj.insert("error".into(), text.into());
+                "ERROR"
+            }
+            Status::Missing => "MISSING",
+            Status::New => "NEW",
+        };
+        obj.insert("status".into(), word.into());
+        return out.record(&format!("{}\n", serde_json::Value::Object(obj)));
+    }
+    let word = match status {
+        Status::Ok => "OK",
+        Status::Failed => "FAILED",
+        Status::Unreadable(_) => "FAILED open or read",
+        Status::Missing => "MISSING",
+        Status::New => "NEW",
+    };
+    let name = check_name(path, style);
+    out.record(&format!("{}{}: {word}\n", name.line_prefix(), name.text))
+}
+
+/// A path as compared between a list and a walk: its normal components joined by `/`
+/// (so `./d/a` and `d/a` are the same file).
+pub(crate) fn path_key(path: &Path) -> Vec<u8> {
+    let mut key = Vec::new();
+    for c in path.components() {
+        if matches!(c, std::path::Component::CurDir) {
+            continue;
+        }
+        if !key.is_empty() && !key.ends_with(b"/") {
+            key.push(b'/');
+        }
+        key.extend_from_slice(crate::walk::path_bytes(c.as_os_str().as_ref()));
+    }
+    key
+}
+
+/// The closing warnings about files: missing and new (-r), unreadable, mismatched.
+pub(crate) fn warn_files(
+    missing: u64,
+    new: u64,
+    unreadable: u64,
+    mismatched: u64,
+    out: &mut Out,
+) -> Result<(), Failure> {
+    let plural = |n: u64, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+    if missing > 0 {
+        out.warn(format_args!("WARNING: {missing} {} missing", plural(missing, "listed file is", "listed files are")))?;
+    }
+    if new > 0 {
+        out.warn(format_args!("WARNING: {new} {} not in the list (NEW)", plural(new, "file is", "files are")))?;
+    }
+    if unreadable > 0 {
+        let what = plural(unreadable, "listed file", "listed files");
+        out.warn(format_args!("WARNING: {unreadable} {what} could not be read"))?;
+    }
+    if mismatched > 0 {
+        let what = plural(mismatched, "computed checksum", "computed checksums");
+        out.warn(format_args!("WARNING: {mismatched} {what} did NOT match"))?;
+    }
+    Ok(())
 }
 
 /// Lines read and planned before their files are hashed in parallel: bounds memory
@@ -119,6 +249,11 @@ struct Tally {
     gnu_mismatched: u64,
     /// The first GNU-style line that did not match: its path and expected hex.
     first_gnu_mismatch: Option<(PathBuf, Vec<u8>)>,
+    /// -r: listed files that are gone, files under the root the list lacks.
+    missing: u64,
+    new: u64,
+    /// -r: the listed paths ([`path_key`]).
+    listed: std::collections::HashSet<Vec<u8>>,
 }
 
 /// Hashers built from the command line's options, one per algorithm met so far.
@@ -231,6 +366,9 @@ impl<'a> Checker<'a> {
             self.verify_batch(&plans, &shown, &mut tally, &progress, out)?;
         }
         progress.finish();
+        if self.args.recursive && !read_failed {
+            self.report_new(&mut tally, out)?;
+        }
         self.summarize(&shown, &tally, read_failed, out)?;
 
         let nothing_verified = self.args.ignore_missing && tally.verified == 0 && tally.properly_formatted > 0;
@@ -239,7 +377,28 @@ impl<'a> Checker<'a> {
             && !nothing_verified
             && tally.mismatched == 0
             && tally.unreadable == 0
+            && tally.missing == 0
+            && tally.new == 0
             && !(self.args.strict && tally.misformatted > 0))
+    }
+
+    /// -r over a checksum list: the files under `--root` that no line named.
+    fn report_new(&self, tally: &mut Tally, out: &mut Out) -> Result<(), Failure> {
+        let Some(root) = &self.args.root else { return Ok(()) };
+        for entry in crate::walk::walk(root, &self.walk, false) {
+            if matches!(entry.kind, crate::walk::Kind::File) && !tally.listed.contains(&path_key(&entry.path)) {
+                tally.new += 1;
+                if !self.args.status {
+                    record_status(out, self.args.json, &entry.path, Style::of(self.default_style()), Status::New)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The naming style of lines that name no algorithm.
+    fn default_style(&self) -> &'static registry::Algorithm {
+        registry::find(self.default_algorithm()).unwrap_or(registry::REGISTRY[0])
     }
 
     /// Parses one line and picks its hasher.
@@ -350,22 +509,12 @@ impl<'a> Checker<'a> {
         if self.args.status {
             return Ok(());
         }
-        let plural = |n: u64, one: &'static str, many: &'static str| if n == 1 { one } else { many };
         if tally.misformatted > 0 {
             let n = tally.misformatted;
-            let what = plural(n, "line is", "lines are");
+            let what = if n == 1 { "line is" } else { "lines are" };
             out.warn(format_args!("WARNING: {n} {what} improperly formatted"))?;
         }
-        if tally.unreadable > 0 {
-            let n = tally.unreadable;
-            let what = plural(n, "listed file", "listed files");
-            out.warn(format_args!("WARNING: {n} {what} could not be read"))?;
-        }
-        if tally.mismatched > 0 {
-            let n = tally.mismatched;
-            let what = plural(n, "computed checksum", "computed checksums");
-            out.warn(format_args!("WARNING: {n} {what} did NOT match"))?;
-        }
+        warn_files(tally.missing, tally.new, tally.unreadable, tally.mismatched, out)?;
         self.hint(tally, out)
     }
 
@@ -469,15 +618,24 @@ fn report(
         Some(index) => Style::of(built[index].descriptor()),
         None => Style::B3sum,
     };
-    let name = check_name(&v.path, style);
-    let (prefix, name) = (name.line_prefix(), name.text);
+    if args.recursive {
+        tally.listed.insert(path_key(&v.path));
+    }
     let quiet = args.status;
+    let json = args.json;
     match result {
+        Err(e) if args.recursive && e.kind() == io::ErrorKind::NotFound => {
+            tally.missing += 1;
+            if !quiet {
+                record_status(out, json, &v.path, style, Status::Missing)?;
+            }
+        }
         Err(e) => {
             tally.unreadable += 1;
-            out.warn(format_args!("{}: {}", v.path.to_string_lossy(), io_error_text(&e)))?;
+            let text = io_error_text(&e);
+            out.warn(format_args!("{}: {text}", v.path.to_string_lossy()))?;
             if !quiet {
-                out.record(&format!("{prefix}{name}: FAILED open or read\n"))?;
+                record_status(out, json, &v.path, style, Status::Unreadable(&text))?;
             }
         }
         Ok((digest, _)) => {
@@ -485,7 +643,7 @@ fn report(
             tally.gnu_verified += u64::from(v.gnu);
             if simdcrypt::to_hex(&digest).as_bytes().eq_ignore_ascii_case(&v.hex) {
                 if !quiet && !args.quiet {
-                    out.record(&format!("{prefix}{name}: OK\n"))?;
+                    record_status(out, json, &v.path, style, Status::Ok)?;
                 }
             } else {
                 tally.mismatched += 1;
@@ -496,23 +654,12 @@ fn report(
                     }
                 }
                 if !quiet {
-                    out.record(&format!("{prefix}{name}: FAILED\n"))?;
+                    record_status(out, json, &v.path, style, Status::Failed)?;
                 }
             }
         }
     }
     Ok(())
-}
-
-#[cfg(unix)]
-fn path_from_bytes(name: Vec<u8>) -> Option<PathBuf> {
-    use std::os::unix::ffi::OsStringExt;
-    Some(std::ffi::OsString::from_vec(name).into())
-}
-
-#[cfg(not(unix))]
-fn path_from_bytes(name: Vec<u8>) -> Option<PathBuf> {
-    String::from_utf8(name).ok().map(PathBuf::from)
 }
 
 #[cfg(test)]

@@ -357,6 +357,6 @@ pub struct WalkArgs {
 impl WalkArgs {
     /// The walker's options; a bad glob is a usage error.
     pub fn options(&self) -> Result<crate::walk::WalkOptions, Failure> {
-        crate::walk::WalkOptions::new(self.follow_symlinks, &self.exclude)
+        crate::walk::options(self.follow_symlinks, &self.exclude)
     }
 }

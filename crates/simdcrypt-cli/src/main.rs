@@ -18,8 +18,11 @@
 //! of IN as OUT; `getrandom` for keys, nonces and salts), `atomic_file.rs` (the one way the
 //! CLI creates files, through the library's `atomic_file`; it adds the `signal-hook` thread
 //! that removes named temporary files on SIGINT/SIGTERM/SIGHUP and then re-raises the signal).
-//! `walk.rs` (directory walks for `sum -r` and `--tree`: byte-sorted paths, symlinks skipped
-//! or followed with (dev, inode) loop detection, `--exclude` globs), `parallel.rs` (one rayon
+//! `walk.rs` (the `--exclude` globs as the predicate of the library's `simdcrypt::walk`:
+//! byte-sorted paths, symlinks skipped or followed with (dev, inode) loop detection),
+//! `update.rs` (`sum -r/--tree DIR --update MANIFEST`: the library's `manifest` driven with
+//! this command's pool and output), `check_manifest.rs` (`check -r` of a manifest: OK,
+//! FAILED, NEW, MISSING; `--update`), `parallel.rs` (one rayon
 //! pool per command; inputs run as tasks, results reordered through a bounded window so output
 //! order never depends on threads), `tree.rs` (the tree digest of docs/tree-digest.md),
 //! `progress.rs` (indicatif bars on stderr, only when it is a terminal, after about a second
@@ -33,7 +36,9 @@
 //! arguments untouched and exits with its status. `--gost-reverse` (in `hashing.rs`, shared by
 //! `sum` and `check`) reverses the digests of the four GOST algorithms. The integration tests
 //! (`tests/cli.rs` for BLAKE3 against b3sum, `tests/sha256.rs` against sha256sum,
-//! `tests/gost.rs` against RustCrypto and `rhash`, `tests/crypt.rs` for file encryption round
+//! `tests/gost.rs` against RustCrypto and `rhash`, `tests/manifest.rs` for `--update` and
+//! `check -r` (output equal to a fresh `sum` after every change a stat cache can miss,
+//! signals mid-run, damaged manifests), `tests/crypt.rs` for file encryption round
 //! trips and tampering, `tests/crypt_safety.rs` for signals mid-run (each of SIGKILL, SIGTERM,
 //! SIGINT, SIGHUP at several points, both output kinds: the folder is unchanged), passphrases,
 //! version-1 files and the refusals, `tests/bench.rs` for the bench wrapper) drive the built
@@ -45,6 +50,7 @@ mod backends;
 mod bao;
 mod bench;
 mod check;
+mod check_manifest;
 mod crypt;
 mod dropin;
 mod escape;
@@ -55,6 +61,7 @@ mod parallel;
 mod progress;
 mod sum;
 mod tree;
+mod update;
 mod walk;
 
 use std::process::ExitCode;

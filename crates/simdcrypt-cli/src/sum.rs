@@ -82,6 +82,20 @@ pub struct SumArgs {
     #[command(flatten)]
     pub progress: ProgressArgs,
 
+    /// Keep MANIFEST current (with -r DIR or --tree DIR, one directory): re-hash only
+    /// the files whose size, mtime, ctime, inode or device differ from MANIFEST's record
+    /// (or that changed too close to its writing), print exactly what the command prints
+    /// without it, and write MANIFEST back atomically (docs/manifest-format.md). A plain
+    /// checksum list as MANIFEST is read as all stale, and replaced by a manifest
+    #[arg(long, value_name = "MANIFEST", conflicts_with_all = ["raw", "seek"])]
+    pub update: Option<PathBuf>,
+
+    /// With --update: trust a file's size and mtime alone, skipping the ctime, inode and
+    /// device comparisons (faster on file systems whose ctimes change spuriously; misses a
+    /// rewrite that restores the old mtime)
+    #[arg(long, requires = "update")]
+    pub trust_mtime: bool,
+
     /// Files to hash; with no FILE, or when FILE is -, read standard input
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
@@ -150,6 +164,9 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
     for hasher in hashers.iter().filter(|h| !h.is_xof()) {
         hasher.finalize(len).map_err(|e| Failure::Fatal(e.to_string()))?;
     }
+    if let Some(manifest) = &args.update {
+        return crate::update::run(args, files, &hashers, len, &opts, manifest, out);
+    }
     if args.tree {
         return run_tree(args, files, &opts, &Pool::new(args.hash.threads), out);
     }
@@ -184,37 +201,55 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
             match result {
                 Ok(Digests { digests, size }) => {
                     progress.inc(size);
-                    for (hasher, digest) in hashers.iter().zip(digests) {
-                        let digest = args.hash.present(hasher, digest);
-                        out.record(&format_line(
-                            path,
-                            hasher.descriptor().bsd_label,
-                            hasher.algorithm(),
-                            &digest,
-                            size,
-                            style,
-                        ))?;
-                    }
+                    print_digests(args, hashers, style, path, digests, size, out)?;
                 }
                 Err(e) => {
                     progress.inc(0);
                     failures += 1;
-                    let text = io_error_text(&e);
-                    if args.json {
-                        out.record(&json_error(path, &text))?;
-                    }
-                    out.warn(format_args!("{}: {text}", path.to_string_lossy()))?;
+                    print_failure(args, path, &e, out)?;
                 }
             }
             Ok(())
         },
     )?;
     progress.finish();
+    warn_failures(args, failures, out)?;
+    Ok(failures == 0)
+}
+
+/// The lines of one hashed input, one per hasher.
+pub(crate) fn print_digests(
+    args: &SumArgs,
+    hashers: &[AnyHasher],
+    style: Style,
+    path: &Path,
+    digests: Vec<Vec<u8>>,
+    size: u64,
+    out: &mut Out,
+) -> Result<(), Failure> {
+    for (hasher, digest) in hashers.iter().zip(digests) {
+        let digest = args.hash.present(hasher, digest);
+        out.record(&format_line(path, hasher.descriptor().bsd_label, hasher.algorithm(), &digest, size, style))?;
+    }
+    Ok(())
+}
+
+/// The report of an input that could not be hashed: on stderr, and as a JSON line.
+pub(crate) fn print_failure(args: &SumArgs, path: &Path, e: &io::Error, out: &mut Out) -> Result<(), Failure> {
+    let text = io_error_text(e);
+    if args.json {
+        out.record(&json_error(path, &text))?;
+    }
+    out.warn(format_args!("{}: {text}", path.to_string_lossy()))
+}
+
+/// The closing warning of `-r` when entries failed.
+pub(crate) fn warn_failures(args: &SumArgs, failures: u64, out: &mut Out) -> Result<(), Failure> {
     if args.recursive && failures > 0 {
         let what = if failures == 1 { "entry" } else { "entries" };
         out.warn(format_args!("WARNING: {failures} {what} could not be read"))?;
     }
-    Ok(failures == 0)
+    Ok(())
 }
 
 /// Drops the first `seek` bytes of each digest (computed only to be skipped: `--seek`).
@@ -251,7 +286,7 @@ fn jobs(args: &SumArgs, files: &[PathBuf]) -> Result<Vec<Job>, Failure> {
 
 /// The line format of `sum`: BSD-style tags when asked for, or when several algorithms
 /// share the output (a bare hash would not say which one it is).
-fn line_style(args: &SumArgs, several_algorithms: bool) -> Style {
+pub(crate) fn line_style(args: &SumArgs, several_algorithms: bool) -> Style {
     if args.json {
         Style::Json
     } else if args.no_names {
@@ -262,7 +297,6 @@ fn line_style(args: &SumArgs, several_algorithms: bool) -> Style {
         Style::Gnu
     }
 }
-
 
 /// The total size of the files to hash, for the progress bar (unreadable ones count 0).
 fn total_size(jobs: &[Job]) -> u64 {
@@ -306,6 +340,17 @@ fn run_tree(
     pool: &Pool,
     out: &mut Out,
 ) -> Result<bool, Failure> {
+    check_tree_options(args, opts)?;
+    let walk_opts = args.walk.options()?;
+    let mut all_ok = true;
+    for dir in files {
+        all_ok &= print_tree(args, dir, tree::digest(dir, &walk_opts, opts, pool, args.hash.no_mmap), out)?;
+    }
+    Ok(all_ok)
+}
+
+/// Checks that `--tree` runs with its only settings: unkeyed BLAKE3.
+pub(crate) fn check_tree_options(args: &SumArgs, opts: &simdcrypt::any::HashOptions) -> Result<(), Failure> {
     if hashing::algorithm_list(&args.algorithm) != [DEFAULT_ALGORITHM]
         || opts.key.is_some()
         || opts.derive_key_context.is_some()
@@ -315,7 +360,16 @@ fn run_tree(
                 .to_string(),
         ));
     }
-    let walk_opts = args.walk.options()?;
+    Ok(())
+}
+
+/// The line of one `--tree` directory, or its errors. `Ok(false)` for errors.
+pub(crate) fn print_tree(
+    args: &SumArgs,
+    dir: &Path,
+    result: Result<[u8; tree::DIGEST_LEN], tree::TreeErrors>,
+    out: &mut Out,
+) -> Result<bool, Failure> {
     let style = if args.json {
         Style::Json
     } else if args.no_names {
@@ -323,27 +377,23 @@ fn run_tree(
     } else {
         Style::Tag
     };
-    let mut all_ok = true;
-    for dir in files {
-        match tree::digest(dir, &walk_opts, opts, pool, args.hash.no_mmap) {
-            Ok(digest) => out.record(&format_line(dir, tree::LABEL, tree::JSON_NAME, &digest, 0, style))?,
-            Err(errors) => {
-                all_ok = false;
-                for (path, e) in errors {
-                    if args.json {
-                        out.record(&json_error(&path, &io_error_text(&e)))?;
-                    }
-                    out.warn(format_args!("{}: {}", path.to_string_lossy(), io_error_text(&e)))?;
-                }
+    match result {
+        Ok(digest) => {
+            out.record(&format_line(dir, tree::LABEL, tree::JSON_NAME, &digest, 0, style))?;
+            Ok(true)
+        }
+        Err(errors) => {
+            for (path, e) in errors {
+                print_failure(args, &path, &e, out)?;
             }
+            Ok(false)
         }
     }
-    Ok(all_ok)
 }
 
 /// How result lines look.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Style {
+pub(crate) enum Style {
     /// `HEX  NAME` (b3sum, sha256sum).
     Gnu,
     /// `LABEL (NAME) = HEX` (--tag, and always for several algorithms).
@@ -384,7 +434,7 @@ fn json_error(path: &Path, text: &str) -> String {
 
 /// `path` as UTF-8 (lossy), and, for a name that is not UTF-8, its exact bytes in hex as
 /// `path_hex`.
-fn json_path(path: &Path) -> serde_json::Map<String, serde_json::Value> {
+pub(crate) fn json_path(path: &Path) -> serde_json::Map<String, serde_json::Value> {
     let mut obj = serde_json::Map::new();
     obj.insert("path".into(), path.to_string_lossy().into_owned().into());
     if path.to_str().is_none() {

@@ -1,205 +1,27 @@
-//! Walking directory trees for `sum -r` and `sum --tree`.
-//!
-//! Entries come back sorted by the bytes of their paths, so two machines holding the same
-//! tree print the same manifest whatever order the file system lists directories in.
-//! Symbolic links are left alone unless the walk follows them; a followed link to one of
-//! its own ancestors is reported as a loop instead of being walked forever. A directory
-//! that cannot be read is reported as an error entry in its sorted place and the walk
-//! goes on.
+//! Directory walks for `sum -r`, `sum --tree` and `check -r`: the library's
+//! `simdcrypt::walk` (byte-sorted paths, symlinks skipped or followed with loop detection),
+//! with the command line's `--exclude` globs turned into its exclusion predicate.
 
-use std::ffi::OsStr;
-use std::fs;
-use std::io;
-use std::path::{Path, PathBuf};
-
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobSetBuilder};
+pub use simdcrypt::walk::{path_bytes, path_from_bytes, walk, Kind, WalkOptions};
 
 use crate::output::Failure;
 
-/// What the walk does with what it meets.
-#[derive(Debug, Default)]
-pub struct WalkOptions {
-    /// Walk into symbolic links to directories and report links to files as files.
-    pub follow_symlinks: bool,
-    /// Entries whose path relative to the walked directory, or whose own name, matches
-    /// are skipped (a directory with everything under it).
-    pub exclude: Option<GlobSet>,
-}
-
-impl WalkOptions {
-    /// Options from the command line's `--follow-symlinks` and `--exclude GLOB`s.
-    pub fn new(follow_symlinks: bool, globs: &[String]) -> Result<Self, Failure> {
-        let exclude = if globs.is_empty() {
-            None
-        } else {
-            let mut builder = GlobSetBuilder::new();
-            for g in globs {
-                let glob = Glob::new(g).map_err(|e| Failure::Usage(format!("--exclude {g:?}: {e}")))?;
-                builder.add(glob);
-            }
-            Some(builder.build().map_err(|e| Failure::Usage(format!("--exclude: {e}")))?)
-        };
-        Ok(WalkOptions { follow_symlinks, exclude })
-    }
-
-    fn excluded(&self, rel: &Path) -> bool {
-        match &self.exclude {
-            None => false,
-            Some(set) => set.is_match(rel) || rel.file_name().is_some_and(|n| set.is_match(n)),
+/// Options from the command line's `--follow-symlinks` and `--exclude GLOB`s: an entry is
+/// skipped when its path relative to the walked directory, or its own name, matches.
+pub fn options(follow_symlinks: bool, globs: &[String]) -> Result<WalkOptions, Failure> {
+    let exclude: Option<simdcrypt::walk::Exclude> = if globs.is_empty() {
+        None
+    } else {
+        let mut builder = GlobSetBuilder::new();
+        for g in globs {
+            let glob = Glob::new(g).map_err(|e| Failure::Usage(format!("--exclude {g:?}: {e}")))?;
+            builder.add(glob);
         }
-    }
-}
-
-/// What an entry is.
-#[derive(Debug)]
-pub enum Kind {
-    /// A regular file (or, when following links, a link to one).
-    File,
-    /// A directory (never the walked directory itself).
-    Dir,
-    /// A symbolic link that was not followed, with its target.
-    Symlink(PathBuf),
-    /// Something that could not be read or walked, with the reason.
-    Error(io::Error),
-}
-
-/// One entry found by [`walk`].
-#[derive(Debug)]
-pub struct Entry {
-    /// The path to open: the walked directory joined with `rel`.
-    pub path: PathBuf,
-    /// The path relative to the walked directory.
-    pub rel: PathBuf,
-    /// What the entry is.
-    pub kind: Kind,
-}
-
-/// Every entry under `root` (not `root` itself), sorted by the bytes of their paths.
-/// Sockets, FIFOs and devices are reported as errors when `specials_are_errors`, else
-/// skipped (as `find -type f` skips them).
-pub fn walk(root: &Path, opts: &WalkOptions, specials_are_errors: bool) -> Vec<Entry> {
-    let mut out = Vec::new();
-    let mut ancestors = Vec::new();
-    if let Ok(meta) = fs::metadata(root) {
-        ancestors.push(identity(&meta));
-    }
-    let mut walker = Walker { opts, specials_are_errors, out: &mut out, ancestors };
-    walker.dir(root, Path::new(""));
-    out.sort_by(|a, b| path_bytes(&a.path).cmp(path_bytes(&b.path)));
-    out
-}
-
-struct Walker<'a> {
-    opts: &'a WalkOptions,
-    specials_are_errors: bool,
-    out: &'a mut Vec<Entry>,
-    /// Identities of the directories from the root down to the current one.
-    ancestors: Vec<(u64, u64)>,
-}
-
-impl Walker<'_> {
-    fn dir(&mut self, dir: &Path, rel: &Path) {
-        let reader = match fs::read_dir(dir) {
-            Ok(r) => r,
-            Err(e) => return self.error(dir, rel, e),
-        };
-        for item in reader {
-            let item = match item {
-                Ok(item) => item,
-                Err(e) => return self.error(dir, rel, e),
-            };
-            let name = item.file_name();
-            let (path, rel) = (dir.join(&name), rel.join(&name));
-            if self.opts.excluded(&rel) {
-                continue;
-            }
-            match item.file_type() {
-                Ok(t) if t.is_symlink() => self.symlink(path, rel),
-                Ok(t) if t.is_dir() => self.subdir(path, rel, None),
-                Ok(t) if t.is_file() => self.push(path, rel, Kind::File),
-                Ok(_) => self.special(path, rel),
-                Err(e) => self.error(&path, &rel, e),
-            }
-        }
-    }
-
-    fn symlink(&mut self, path: PathBuf, rel: PathBuf) {
-        if !self.opts.follow_symlinks {
-            match fs::read_link(&path) {
-                Ok(target) => self.push(path, rel, Kind::Symlink(target)),
-                Err(e) => self.error(&path, &rel, e),
-            }
-            return;
-        }
-        match fs::metadata(&path) {
-            Ok(m) if m.is_dir() => self.subdir(path, rel, Some(&m)),
-            Ok(m) if m.is_file() => self.push(path, rel, Kind::File),
-            Ok(_) => self.special(path, rel),
-            Err(e) => self.error(&path, &rel, e),
-        }
-    }
-
-    fn subdir(&mut self, path: PathBuf, rel: PathBuf, meta: Option<&fs::Metadata>) {
-        let id = match meta {
-            Some(m) => Some(identity(m)),
-            None => fs::metadata(&path).ok().map(|m| identity(&m)),
-        };
-        if let Some(id) = id {
-            if self.ancestors.contains(&id) {
-                let e = io::Error::other("file system loop detected (a link to a directory that contains it)");
-                return self.error(&path, &rel, e);
-            }
-            self.ancestors.push(id);
-        }
-        self.push(path.clone(), rel.clone(), Kind::Dir);
-        self.dir(&path, &rel);
-        if id.is_some() {
-            self.ancestors.pop();
-        }
-    }
-
-    fn special(&mut self, path: PathBuf, rel: PathBuf) {
-        if self.specials_are_errors {
-            let e = io::Error::other("not a regular file, directory or symbolic link");
-            self.error(&path, &rel, e);
-        }
-    }
-
-    fn push(&mut self, path: PathBuf, rel: PathBuf, kind: Kind) {
-        self.out.push(Entry { path, rel, kind });
-    }
-
-    fn error(&mut self, path: &Path, rel: &Path, e: io::Error) {
-        self.push(path.to_path_buf(), rel.to_path_buf(), Kind::Error(e));
-    }
-}
-
-#[cfg(unix)]
-fn identity(meta: &fs::Metadata) -> (u64, u64) {
-    use std::os::unix::fs::MetadataExt;
-    (meta.dev(), meta.ino())
-}
-
-#[cfg(not(unix))]
-fn identity(_meta: &fs::Metadata) -> (u64, u64) {
-    // Without inode numbers there is no loop detection beyond the OS's own limits.
-    (0, 0)
-}
-
-/// The bytes of a path, for sorting and hashing: the OS's own bytes on Unix, UTF-8
-/// elsewhere (lossy, with `/` separators).
-pub fn path_bytes(path: &Path) -> &[u8] {
-    os_bytes(path.as_os_str())
-}
-
-#[cfg(unix)]
-fn os_bytes(s: &OsStr) -> &[u8] {
-    use std::os::unix::ffi::OsStrExt;
-    s.as_bytes()
-}
-
-#[cfg(not(unix))]
-fn os_bytes(s: &OsStr) -> &[u8] {
-    // Windows paths are not bytes; their UTF-8 form sorts the same way on every machine.
-    s.to_str().map_or(&[], str::as_bytes)
+        let set = builder.build().map_err(|e| Failure::Usage(format!("--exclude: {e}")))?;
+        Some(Box::new(move |rel: &std::path::Path| {
+            set.is_match(rel) || rel.file_name().is_some_and(|n| set.is_match(n))
+        }))
+    };
+    Ok(WalkOptions { follow_symlinks, exclude })
 }

@@ -15,7 +15,8 @@
 //!
 //! ## The files of the extension
 //!
-//! `src/lib.rs` (module, `backends`, `hash_file`), `src/hash_class.rs` (the one hashlib-style
+//! `src/lib.rs` (module, `backends`, `hash_file`), `src/tree_hash.rs` (`hash_tree` and its
+//! `TreeHash` result: the library's `manifest`, the cache `sum -r --update` keeps), `src/hash_class.rs` (the one hashlib-style
 //! object: generic functions over `HashClass`/`HashState` for `update` (GIL released from 2
 //! KiB), `digest`, `hexdigest`, `copy`, `__repr__`, `backend`, and the `hash_class!` macro
 //! that writes each class's struct and single `#[pymethods]` block around them and the class's
@@ -109,6 +110,7 @@ mod shared_state;
 mod state;
 mod streebog_class;
 mod subtree;
+mod tree_hash;
 
 /// The module attribute that maps each hash class's Python name to the class: what `new()`
 /// (python/simdcrypt/__init__.py) and `_restore_state` (state.rs) look classes up in, so
@@ -223,6 +225,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_hash_class::<gost94_class::PyGost94>(m)?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(hash_file, m)?)?;
+    m.add_function(wrap_pyfunction!(tree_hash::hash_tree, m)?)?;
+    m.add_class::<tree_hash::PyTreeHash>()?;
     m.add_function(wrap_pyfunction!(batch::blake3_many, m)?)?;
     m.add_function(wrap_pyfunction!(batch::blake3_digest, m)?)?;
     m.add_function(wrap_pyfunction!(sha256_batch::sha256_many, m)?)?;

@@ -217,3 +217,13 @@ def _gpu_usage(rows: _DeviceArray, out: _DeviceArray) -> None:
     one: bytes = simdcrypt.blake3_digest(rows, length=64, backend="cuda")
     one = simdcrypt.blake3_digest(b"abc", key=bytes(32))
     print(available, reason, digests, same_out, root, one)
+
+
+def _tree_usage(root: str) -> None:
+    result: simdcrypt.TreeHash = simdcrypt.hash_tree(root, manifest=root + ".manifest", algorithms=["blake3", "sha256"])
+    for path, size, digests in result.entries:
+        first: bytes = digests["blake3"]
+        print(path.encode(), size + 1, first.hex())
+    tree: bytes | None = result.tree_digest
+    counts: int = result.hashed + result.reused + len(result.errors)
+    print(tree, counts, result.algorithms[0].upper())

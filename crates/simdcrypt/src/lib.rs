@@ -47,6 +47,7 @@ mod error;
 pub mod gost94;
 pub mod highwayhash;
 pub mod mac;
+pub mod manifest;
 #[cfg(all(feature = "mmap", target_os = "linux"))]
 mod map_guard;
 pub mod registry;
@@ -61,6 +62,8 @@ pub mod streebog;
 #[cfg(test)]
 mod test_rng;
 pub mod threads;
+pub mod tree;
+pub mod walk;
 
 pub use error::Error;
 

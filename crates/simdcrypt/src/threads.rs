@@ -52,6 +52,16 @@ pub enum Threads {
 }
 
 impl Threads {
+    /// How many threads many independent small jobs (a stat pass, whole files) may use,
+    /// whatever their sizes: 1, n, or every CPU.
+    pub(crate) fn job_threads(self) -> usize {
+        match self {
+            Threads::One => 1,
+            Threads::Max(n) => n.max(1),
+            Threads::Auto => available_cpus(),
+        }
+    }
+
     /// How many threads hashing `len` bytes may use: 1 (the caller's thread only) below the
     /// policy's threshold, otherwise the size of the pool that runs it.
     pub(crate) fn pool_size(self, len: usize) -> usize {

@@ -15,6 +15,7 @@ __all__ = [
     "Salsa20",
     "BaoReader",
     "BaoScrubReport",
+    "TreeHash",
     "XSalsa20",
     "__version__",
     "_HASH_CLASSES",
@@ -35,6 +36,7 @@ __all__ = [
     "gost94",
     "gost94_many",
     "hash_file",
+    "hash_tree",
     "highwayhash128",
     "highwayhash256",
     "highwayhash64",
@@ -293,6 +295,32 @@ def hash_file(
     backend: str | None = None,
     usedforsecurity: bool = True,
 ) -> bytes: ...
+def hash_tree(
+    dir: str | bytes | PathLike[str] | PathLike[bytes],
+    *,
+    manifest: str | bytes | PathLike[str] | PathLike[bytes] | None = None,
+    algorithms: Sequence[str] | None = None,
+    length: int | None = None,
+    key: Buffer | None = None,
+    derive_key_context: str | None = None,
+    max_threads: int = -1,
+    follow_symlinks: bool = False,
+    trust_mtime: bool = False,
+) -> TreeHash: ...
+@final
+class TreeHash:
+    @property
+    def entries(self) -> list[tuple[str, int, dict[str, bytes]]]: ...
+    @property
+    def errors(self) -> list[tuple[str, str]]: ...
+    @property
+    def tree_digest(self) -> bytes | None: ...
+    @property
+    def hashed(self) -> int: ...
+    @property
+    def reused(self) -> int: ...
+    @property
+    def algorithms(self) -> list[str]: ...
 @overload
 def blake3_many(
     messages: Sequence[Buffer] | _MessageArray | _DeviceArray,

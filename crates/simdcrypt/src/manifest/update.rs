@@ -1,0 +1,321 @@
+//! Bringing a manifest up to date: the walk, the parallel stat pass that decides which
+//! cached entries still hold ([`plan`]), hashing a file with its stat checked before and
+//! after ([`hash_checked`]), and [`hash_tree`], the whole cycle (read, plan, hash, write
+//! atomically) that Python's `simdcrypt.hash_tree` runs. The CLI runs the same pieces with
+//! its own thread pool and output.
+
+use std::fs;
+use std::io::{self, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use super::{now_ns, Entry, FileStat, Header, Manifest, Mode, Settings};
+use crate::any::{AnyHasher, HashOptions};
+use crate::threads::Threads;
+use crate::walk::{self, Kind, WalkOptions};
+
+/// What a walked entry turned out to be.
+#[derive(Debug)]
+pub enum ItemKind {
+    /// A file whose cached entry still holds (its digests, in the new settings' order).
+    Fresh(Entry),
+    /// A file to hash.
+    Stale,
+    /// A directory (never the root).
+    Dir,
+    /// A symbolic link that was not followed, with its target.
+    Symlink(PathBuf),
+    /// Something that could not be read or walked.
+    Failed(io::Error),
+}
+
+/// One walked entry.
+#[derive(Debug)]
+pub struct Item {
+    /// The path to open: the root joined with `rel`.
+    pub path: PathBuf,
+    /// The path relative to the root.
+    pub rel: PathBuf,
+    /// What it is.
+    pub kind: ItemKind,
+}
+
+/// The walk of a root, each file marked fresh or stale.
+#[derive(Debug)]
+pub struct Plan {
+    /// Every entry, sorted by the bytes of its path.
+    pub items: Vec<Item>,
+    /// The time read before the walk started: the new manifest's `written_ns`.
+    pub started_ns: i64,
+    /// How many files the cache answered.
+    pub fresh: usize,
+}
+
+/// Walks `root` and decides, with one stat per previously recorded file (run on up to
+/// `threads` threads), which files `old`'s digests still answer for `settings`. Sockets,
+/// FIFOs and devices are errors when `specials_are_errors`, else skipped.
+pub fn plan(
+    root: &Path,
+    walk_opts: &WalkOptions,
+    specials_are_errors: bool,
+    old: Option<&Manifest>,
+    settings: &Settings,
+    trust_mtime: bool,
+    threads: Threads,
+) -> Plan {
+    let started_ns = now_ns();
+    let reuse = old.and_then(|m| settings.reuse_from(&m.header.settings).map(|map| (m, map)));
+    let mut items: Vec<Item> = walk::walk(root, walk_opts, specials_are_errors)
+        .into_iter()
+        .map(|e| {
+            let kind = match e.kind {
+                Kind::File => ItemKind::Stale,
+                Kind::Dir => ItemKind::Dir,
+                Kind::Symlink(t) => ItemKind::Symlink(t),
+                Kind::Error(err) => ItemKind::Failed(err),
+            };
+            Item { path: e.path, rel: e.rel, kind }
+        })
+        .collect();
+    let mut fresh = 0;
+    if let Some((old, map)) = reuse {
+        let follow = walk_opts.follow_symlinks;
+        let check = |item: &mut Item| {
+            if !matches!(item.kind, ItemKind::Stale) {
+                return;
+            }
+            let Some(cached) = old.get(&item.rel) else { return };
+            let Ok(now) = stat(&item.path, follow) else { return };
+            if now.1 && cached.stat.still_fresh(&now.0, old.header.written_ns, trust_mtime) {
+                let digests = map.iter().map(|&i| cached.digests[i].clone()).collect();
+                item.kind = ItemKind::Fresh(Entry { path: item.rel.clone(), stat: cached.stat, digests });
+            }
+        };
+        par_for_each(&mut items, threads, check);
+        fresh = items.iter().filter(|i| matches!(i.kind, ItemKind::Fresh(_))).count();
+    }
+    Plan { items, started_ns, fresh }
+}
+
+/// Runs `f` on every item, on up to `threads` threads.
+fn par_for_each<T: Send>(items: &mut [T], threads: Threads, f: impl Fn(&mut T) + Sync) {
+    let n = threads.job_threads();
+    #[cfg(feature = "rayon")]
+    if n > 1 && items.len() > 64 {
+        use rayon::prelude::*;
+        crate::threads::with_pool(n, || items.par_iter_mut().with_min_len(32).for_each(&f));
+        return;
+    }
+    let _ = n;
+    items.iter_mut().for_each(f);
+}
+
+/// The stat of `path` (following a final symbolic link when `follow`), and whether it is a
+/// regular file.
+pub fn stat(path: &Path, follow: bool) -> io::Result<(FileStat, bool)> {
+    let meta = if follow { fs::metadata(path)? } else { fs::symlink_metadata(path)? };
+    Ok((FileStat::of(&meta), meta.is_file()))
+}
+
+/// Hashes the regular file `path` with `hash` (which returns the digests and the bytes it
+/// read) between two stats: when they differ, or the size read is not the size before,
+/// the file changed while it was hashed and the result is an error, never an entry.
+pub fn hash_checked<F>(path: &Path, rel: &Path, follow: bool, hash: F) -> io::Result<Entry>
+where
+    F: FnOnce(&Path) -> io::Result<(Vec<Vec<u8>>, u64)>,
+{
+    let (before, is_file) = stat(path, follow)?;
+    if !is_file {
+        return Err(io::Error::other("no longer a regular file (it was replaced while the tree was walked)"));
+    }
+    let (digests, size) = hash(path)?;
+    let after = stat(path, follow).map(|s| s.0);
+    if size != before.size || after.as_ref().ok() != Some(&before) {
+        return Err(io::Error::other("changed while it was being hashed (not recorded; hash it again)"));
+    }
+    Ok(Entry { path: rel.to_path_buf(), stat: before, digests })
+}
+
+/// Reads the manifest at `path`: `Ok(None)` when there is no such file.
+pub fn read_manifest(path: &Path) -> io::Result<Option<Manifest>> {
+    match fs::File::open(path) {
+        Ok(f) => Ok(Some(Manifest::from_reader(BufReader::with_capacity(256 * 1024, f))?)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// What [`hash_tree`] does.
+#[derive(Debug, Default)]
+pub struct TreeOptions {
+    /// The manifest to read (if it exists) and write back; `None` hashes without a cache.
+    pub manifest: Option<PathBuf>,
+    /// Algorithm names (any the registry knows); empty means BLAKE3.
+    pub algorithms: Vec<String>,
+    /// Output length in bytes; `None` for each algorithm's default.
+    pub length: Option<usize>,
+    /// Key, derive-key context, backend and threads (also the files hashed at once).
+    pub hash: HashOptions,
+    /// Walk into symbolic links (loops are reported).
+    pub follow_symlinks: bool,
+    /// Skip the ctime, inode and device comparisons.
+    pub trust_mtime: bool,
+}
+
+/// What [`hash_tree`] found.
+#[derive(Debug)]
+pub struct TreeResult {
+    /// Every regular file hashed or answered by the cache, in path order.
+    pub entries: Vec<Entry>,
+    /// Entries that could not be read, walked or hashed (changed meanwhile, say).
+    pub errors: Vec<(PathBuf, io::Error)>,
+    /// The tree digest of docs/tree-digest.md, when the settings include unkeyed BLAKE3 of
+    /// the default length and nothing failed.
+    pub tree_digest: Option<[u8; crate::tree::DIGEST_LEN]>,
+    /// Files hashed this time.
+    pub hashed: usize,
+    /// Files answered by the manifest without reading them.
+    pub reused: usize,
+    /// The canonical algorithm names, in the order of each entry's digests.
+    pub algorithms: Vec<String>,
+}
+
+/// Hashes every regular file under `root` (sockets, FIFOs and devices are errors, as in
+/// the tree digest), re-reading only what the manifest in `opts` cannot vouch for, and
+/// writes the manifest back atomically (also when some files failed: those are left out).
+/// A damaged manifest is an error (`InvalidData`, naming the line) and is left as it is.
+pub fn hash_tree(root: &Path, opts: &TreeOptions) -> io::Result<TreeResult> {
+    let names: Vec<&str> =
+        if opts.algorithms.is_empty() { vec!["blake3"] } else { opts.algorithms.iter().map(String::as_str).collect() };
+    let mut hashers: Vec<AnyHasher> = Vec::new();
+    for name in names {
+        let h = AnyHasher::new(name, &opts.hash).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        if !hashers.iter().any(|o| o.algorithm() == h.algorithm()) {
+            hashers.push(h);
+        }
+    }
+    for h in hashers.iter().filter(|h| !h.is_xof()) {
+        h.finalize(opts.length).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    }
+    let settings = Settings {
+        algorithms: hashers.iter().map(|h| h.algorithm().to_string()).collect(),
+        length: opts.length,
+        mode: Mode::of(&opts.hash),
+    };
+    if !fs::metadata(root)?.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not a directory", root.display())));
+    }
+    let old = match &opts.manifest {
+        Some(path) => read_manifest(path)?,
+        None => None,
+    };
+    let walk_opts = WalkOptions { follow_symlinks: opts.follow_symlinks, exclude: None };
+    let threads = opts.hash.threads;
+    let mut plan = plan(root, &walk_opts, true, old.as_ref(), &settings, opts.trust_mtime, threads);
+    let file_threads = HashOptions { threads: Threads::One, ..opts.hash.clone() };
+    let file_hashers: Vec<AnyHasher> = if plan.items.len() > 1 && threads.job_threads() > 1 {
+        settings
+            .algorithms
+            .iter()
+            .map(|a| AnyHasher::new(a, &file_threads))
+            .collect::<Result<_, _>>()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?
+    } else {
+        hashers
+    };
+    let follow = opts.follow_symlinks;
+    par_for_each(&mut plan.items, threads, |item| {
+        if matches!(item.kind, ItemKind::Stale) {
+            let len = opts.length;
+            let r = hash_checked(&item.path, &item.rel, follow, |p| hash_file_all(p, &file_hashers, len));
+            item.kind = match r {
+                Ok(entry) => ItemKind::Fresh(entry),
+                Err(e) => ItemKind::Failed(e),
+            };
+        }
+    });
+
+    let tree_ok = settings.algorithms.first().is_some_and(|a| a == "blake3")
+        && settings.length.is_none()
+        && settings.mode == Mode::Hash;
+    let (mut entries, mut errors) = (Vec::new(), Vec::new());
+    for item in plan.items {
+        match item.kind {
+            ItemKind::Fresh(entry) => entries.push(entry),
+            ItemKind::Failed(e) => errors.push((item.path, e)),
+            ItemKind::Stale | ItemKind::Dir | ItemKind::Symlink(_) => {}
+        }
+    }
+    let tree_digest = (tree_ok && errors.is_empty()).then(|| tree_of(root, &walk_opts, &entries)).flatten();
+    if let Some(path) = &opts.manifest {
+        let header = Header { written_ns: plan.started_ns, root: root.to_path_buf(), settings: settings.clone() };
+        let mut file = crate::atomic_file::AtomicFile::create(path)?;
+        let mut w = super::Writer::new(file.file(), &header)?;
+        for e in &entries {
+            w.entry(e)?;
+        }
+        w.finish()?;
+        file.commit(true)?;
+    }
+    let reused = plan.fresh;
+    let hashed = entries.len() - reused;
+    Ok(TreeResult { entries, errors, tree_digest, hashed, reused, algorithms: settings.algorithms })
+}
+
+/// The tree digest from the entries' BLAKE3 digests (their first), walking again for the
+/// directories and links: `None` if the walk now differs from what was hashed.
+fn tree_of(root: &Path, walk_opts: &WalkOptions, entries: &[Entry]) -> Option<[u8; 32]> {
+    let mut all: Vec<(Vec<u8>, Kind)> =
+        walk::walk(root, walk_opts, true).into_iter().map(|e| (crate::tree::encode_path(&e.rel), e.kind)).collect();
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut by_path: Vec<(Vec<u8>, &Entry)> = entries.iter().map(|e| (crate::tree::encode_path(&e.path), e)).collect();
+    by_path.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut files = by_path.iter();
+    let mut enc = crate::tree::TreeEncoder::new();
+    for (rel, kind) in &all {
+        match kind {
+            Kind::File => {
+                let (p, e) = files.next()?;
+                if p != rel {
+                    return None;
+                }
+                let digest: &[u8; 32] = e.digests.first()?.as_slice().try_into().ok()?;
+                enc.file(rel, e.stat.size, digest);
+            }
+            Kind::Dir => enc.dir(rel),
+            Kind::Symlink(target) => enc.symlink(rel, target),
+            Kind::Error(_) => return None,
+        }
+    }
+    files.next().is_none().then(|| enc.finish())
+}
+
+/// Every hasher's digest of one file, read once (one hasher: the library's file path,
+/// which maps large files), and the bytes read.
+fn hash_file_all(path: &Path, hashers: &[AnyHasher], len: Option<usize>) -> io::Result<(Vec<Vec<u8>>, u64)> {
+    if let [hasher] = hashers {
+        let size = fs::metadata(path)?.len();
+        let d = crate::any::hash_file(path, hasher, len)?;
+        return Ok((vec![d], size));
+    }
+    let mut file = fs::File::open(path)?;
+    let mut hs = hashers.to_vec();
+    let mut buf = vec![0u8; crate::cpu::read_buffer_len_for(Some(file.metadata()?.len()))];
+    let mut total = 0u64;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        for h in &mut hs {
+            h.update(&buf[..n]);
+        }
+        total += n as u64;
+    }
+    let digests = hs
+        .iter()
+        .map(|h| h.finalize(len).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e)))
+        .collect::<io::Result<_>>()?;
+    Ok((digests, total))
+}

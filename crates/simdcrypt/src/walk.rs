@@ -1,0 +1,212 @@
+//! Walking directory trees: what the CLI's `sum -r`, `sum --tree` and `check -r` list, and
+//! what [`crate::manifest`] keeps a cache of (Python's `hash_tree`).
+//!
+//! Entries come back sorted by the bytes of their paths, so two machines holding the same
+//! tree print the same manifest whatever order the file system lists directories in.
+//! Symbolic links are left alone unless the walk follows them; a followed link to one of
+//! its own ancestors is reported as a loop instead of being walked forever. A directory
+//! that cannot be read is reported as an error entry in its sorted place and the walk
+//! goes on.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Says whether an entry is skipped, given its path relative to the walked directory (a
+/// skipped directory is skipped with everything under it). The CLI's `--exclude` globs are
+/// one such predicate.
+pub type Exclude = Box<dyn Fn(&Path) -> bool + Send + Sync>;
+
+/// What the walk does with what it meets.
+#[derive(Default)]
+pub struct WalkOptions {
+    /// Walk into symbolic links to directories and report links to files as files.
+    pub follow_symlinks: bool,
+    /// Entries for which this returns true are skipped.
+    pub exclude: Option<Exclude>,
+}
+
+impl std::fmt::Debug for WalkOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WalkOptions")
+            .field("follow_symlinks", &self.follow_symlinks)
+            .field("exclude", &self.exclude.as_ref().map(|_| "Fn(&Path) -> bool"))
+            .finish()
+    }
+}
+
+impl WalkOptions {
+    fn excluded(&self, rel: &Path) -> bool {
+        self.exclude.as_ref().is_some_and(|skip| skip(rel))
+    }
+}
+
+/// What an entry is.
+#[derive(Debug)]
+pub enum Kind {
+    /// A regular file (or, when following links, a link to one).
+    File,
+    /// A directory (never the walked directory itself).
+    Dir,
+    /// A symbolic link that was not followed, with its target.
+    Symlink(PathBuf),
+    /// Something that could not be read or walked, with the reason.
+    Error(io::Error),
+}
+
+/// One entry found by [`walk`].
+#[derive(Debug)]
+pub struct Entry {
+    /// The path to open: the walked directory joined with `rel`.
+    pub path: PathBuf,
+    /// The path relative to the walked directory.
+    pub rel: PathBuf,
+    /// What the entry is.
+    pub kind: Kind,
+}
+
+/// Every entry under `root` (not `root` itself), sorted by the bytes of their paths.
+/// Sockets, FIFOs and devices are reported as errors when `specials_are_errors`, else
+/// skipped (as `find -type f` skips them).
+pub fn walk(root: &Path, opts: &WalkOptions, specials_are_errors: bool) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let mut ancestors = Vec::new();
+    if let Ok(meta) = fs::metadata(root) {
+        ancestors.push(identity(&meta));
+    }
+    let mut walker = Walker { opts, specials_are_errors, out: &mut out, ancestors };
+    walker.dir(root, Path::new(""));
+    out.sort_by(|a, b| path_bytes(&a.path).cmp(path_bytes(&b.path)));
+    out
+}
+
+struct Walker<'a> {
+    opts: &'a WalkOptions,
+    specials_are_errors: bool,
+    out: &'a mut Vec<Entry>,
+    /// Identities of the directories from the root down to the current one.
+    ancestors: Vec<(u64, u64)>,
+}
+
+impl Walker<'_> {
+    fn dir(&mut self, dir: &Path, rel: &Path) {
+        let reader = match fs::read_dir(dir) {
+            Ok(r) => r,
+            Err(e) => return self.error(dir, rel, e),
+        };
+        for item in reader {
+            let item = match item {
+                Ok(item) => item,
+                Err(e) => return self.error(dir, rel, e),
+            };
+            let name = item.file_name();
+            let (path, rel) = (dir.join(&name), rel.join(&name));
+            if self.opts.excluded(&rel) {
+                continue;
+            }
+            match item.file_type() {
+                Ok(t) if t.is_symlink() => self.symlink(path, rel),
+                Ok(t) if t.is_dir() => self.subdir(path, rel, None),
+                Ok(t) if t.is_file() => self.push(path, rel, Kind::File),
+                Ok(_) => self.special(path, rel),
+                Err(e) => self.error(&path, &rel, e),
+            }
+        }
+    }
+
+    fn symlink(&mut self, path: PathBuf, rel: PathBuf) {
+        if !self.opts.follow_symlinks {
+            match fs::read_link(&path) {
+                Ok(target) => self.push(path, rel, Kind::Symlink(target)),
+                Err(e) => self.error(&path, &rel, e),
+            }
+            return;
+        }
+        match fs::metadata(&path) {
+            Ok(m) if m.is_dir() => self.subdir(path, rel, Some(&m)),
+            Ok(m) if m.is_file() => self.push(path, rel, Kind::File),
+            Ok(_) => self.special(path, rel),
+            Err(e) => self.error(&path, &rel, e),
+        }
+    }
+
+    fn subdir(&mut self, path: PathBuf, rel: PathBuf, meta: Option<&fs::Metadata>) {
+        let id = match meta {
+            Some(m) => Some(identity(m)),
+            None => fs::metadata(&path).ok().map(|m| identity(&m)),
+        };
+        if let Some(id) = id {
+            if self.ancestors.contains(&id) {
+                let e = io::Error::other("file system loop detected (a link to a directory that contains it)");
+                return self.error(&path, &rel, e);
+            }
+            self.ancestors.push(id);
+        }
+        self.push(path.clone(), rel.clone(), Kind::Dir);
+        self.dir(&path, &rel);
+        if id.is_some() {
+            self.ancestors.pop();
+        }
+    }
+
+    fn special(&mut self, path: PathBuf, rel: PathBuf) {
+        if self.specials_are_errors {
+            let e = io::Error::other("not a regular file, directory or symbolic link");
+            self.error(&path, &rel, e);
+        }
+    }
+
+    fn push(&mut self, path: PathBuf, rel: PathBuf, kind: Kind) {
+        self.out.push(Entry { path, rel, kind });
+    }
+
+    fn error(&mut self, path: &Path, rel: &Path, e: io::Error) {
+        self.push(path.to_path_buf(), rel.to_path_buf(), Kind::Error(e));
+    }
+}
+
+#[cfg(unix)]
+fn identity(meta: &fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn identity(_meta: &fs::Metadata) -> (u64, u64) {
+    // Without inode numbers there is no loop detection beyond the OS's own limits.
+    (0, 0)
+}
+
+/// The bytes of a path, for sorting and hashing: the OS's own bytes on Unix, UTF-8
+/// elsewhere (lossy, with `/` separators).
+pub fn path_bytes(path: &Path) -> &[u8] {
+    os_bytes(path.as_os_str())
+}
+
+#[cfg(unix)]
+fn os_bytes(s: &OsStr) -> &[u8] {
+    use std::os::unix::ffi::OsStrExt;
+    s.as_bytes()
+}
+
+#[cfg(not(unix))]
+fn os_bytes(s: &OsStr) -> &[u8] {
+    // Windows paths are not bytes; their UTF-8 form sorts the same way on every machine.
+    s.to_str().map_or(&[], str::as_bytes)
+}
+
+/// The path whose bytes are `bytes` (the inverse of [`path_bytes`]); `None` where paths
+/// are not bytes (Windows) and `bytes` is not UTF-8.
+#[cfg(unix)]
+pub fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    Some(std::ffi::OsString::from_vec(bytes).into())
+}
+
+/// The path whose bytes are `bytes` (the inverse of [`path_bytes`]); `None` where paths
+/// are not bytes (Windows) and `bytes` is not UTF-8.
+#[cfg(not(unix))]
+pub fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
+    String::from_utf8(bytes).ok().map(PathBuf::from)
+}
