@@ -63,5 +63,16 @@ line") | while IFS= read -r line; do
     done
 done
 
+# Tree manifests written by `sum -r --update` (docs/manifest-format.md), one plain and one
+# of two algorithms; the manifest target reads its first byte as the mode (0: as is).
+mkdir -p "$work/tree/sub" "$seeds/manifest"
+printf 'one' >"$work/tree/a.txt"
+printf 'two' >"$work/tree/sub/b.bin"
+printf '\377' >"$work/tree/$(printf 'x\377')"
+(cd "$work" && "$cli" sum -r tree --update m1 >/dev/null && "$cli" sum -a blake3,sha256 -r tree --update m2 >/dev/null)
+for m in m1 m2; do
+    { printf '\0'; cat "$work/$m"; } >"$seeds/manifest/$m"
+done
+
 (cd fuzz && cargo run --quiet --example make_seeds -- "$seeds")
 echo "seeds: $(find "$seeds" -type f | wc -l) files, $(du -sh "$seeds" | cut -f1)"
