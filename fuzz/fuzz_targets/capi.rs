@@ -195,7 +195,7 @@ fn run(u: &mut Unstructured<'_>, payload: &[u8]) -> Result<()> {
             };
             let mut buf = data.clone();
             let (inp, outp) =
-                if cut % 2 == 0 { (buf.as_ptr(), buf.as_mut_ptr()) } else { (data_ptr, buf.as_mut_ptr()) };
+                if cut.is_multiple_of(2) { (buf.as_ptr(), buf.as_mut_ptr()) } else { (data_ptr, buf.as_mut_ptr()) };
             let outp = if null_out { ptr::null_mut() } else { outp };
             // SAFETY: key valid for key_len bytes, nonce for 24, input/output for data.len().
             let rc = unsafe {

@@ -36,8 +36,11 @@ fn cheap_enough(file: &[u8]) -> bool {
 
 /// Decrypts `file` every way the library offers; `Ok(plaintext)` only if all agree.
 fn decrypt_all(file: &[u8], secret: &Secret<'_>, plain: Option<&[u8]>) -> Option<Vec<u8>> {
-    let threads =
-        if file.len() % 3 == 0 { simdcrypt::threads::Threads::Max(2) } else { simdcrypt::threads::Threads::One };
+    let threads = if file.len().is_multiple_of(3) {
+        simdcrypt::threads::Threads::Max(2)
+    } else {
+        simdcrypt::threads::Threads::One
+    };
     let mut out = Vec::new();
     let whole = sealed_stream::decrypt_any(secret, Cursor::new(file), &mut out, threads);
     if let Some(plain) = plain {
@@ -107,7 +110,7 @@ fn run(u: &mut Unstructured<'_>, payload: &[u8]) -> Result<()> {
         _ => Secret::Passphrase(PASS),
     };
     let mut file = Vec::new();
-    if version % 3 == 0 {
+    if version.is_multiple_of(3) {
         sealed_stream::encrypt(&KEY, &nonce, &plain[..], &mut file).unwrap();
     } else {
         sealed_stream::encrypt_v2(&secret, &nonce, &salt, CHEAP, &plain[..], &mut file, threads).unwrap();
