@@ -285,6 +285,14 @@ if ! quick_skip; then
     RUSTDOCFLAGS="-D warnings" cargo doc --quiet -p simdcrypt --no-deps
 fi
 
+step "Fuzz targets: a short run of each (fuzz/, cargo-fuzz, AddressSanitizer)"
+if ! quick_skip; then
+    # Builds the targets (the nightly toolchain and cargo-fuzz are installed when missing)
+    # and runs each for a few seconds from its committed seeds: the targets still build and
+    # the seeds still run clean. The campaign is longer: docs/testing.md, "Fuzzing".
+    ./scripts/fuzz.sh "${SIMDCRYPT_FUZZ_SECONDS:-5}"
+fi
+
 step "Wheels: manylinux x86-64 and aarch64 (smoke-tested under qemu), contents checked"
 if ! quick_skip; then
     CARGO_PROFILE_RELEASE_LTO=thin CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 ./scripts/build-wheels.sh --quick

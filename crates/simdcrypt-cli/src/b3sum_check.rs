@@ -14,7 +14,8 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
-use std::path::PathBuf;
+
+use simdcrypt::check_line::{parse_b3sum_line as parse_line, B3sumEntry as Entry};
 
 use crate::check::CheckArgs;
 use crate::hashing;
@@ -74,16 +75,6 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> Result<bool, Failure> {
     Ok(failures == 0)
 }
 
-/// One valid manifest line.
-#[derive(Debug, PartialEq)]
-struct Entry {
-    /// The name as the line spells it (escaped, with the leading backslash), for output.
-    shown: String,
-    /// The file to hash.
-    path: PathBuf,
-    expected: [u8; LEN],
-}
-
 /// Hashes the entry's file and prints its result line; whether it matched.
 fn verify(
     entry: &Entry,
@@ -119,75 +110,6 @@ fn verify(
 /// Compares digests without an early exit, so timing does not tell how much matched.
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// Parses one line (its newline included or not) or says what is wrong with it.
-fn parse_line(line: &[u8]) -> Result<Entry, &'static str> {
-    let line = std::str::from_utf8(line).map_err(|_| "Invalid UTF-8 in check line")?;
-    let line = line.trim_end_matches(['\r', '\n']);
-    if line.is_empty() {
-        return Err("Empty line");
-    }
-    let (escaped, body) = match line.strip_prefix('\\') {
-        Some(rest) => (true, rest),
-        None => (false, line),
-    };
-    // `HASH  NAME` splits at the first double space (names may contain one); the tagged
-    // form at the last `) = ` (names may contain that too).
-    let (hex, name) = if let Some((hex, name)) = body.split_once("  ") {
-        (hex, name)
-    } else if let Some((name, hex)) = body.strip_prefix("BLAKE3 (").and_then(|t| t.rsplit_once(") = ")) {
-        (hex, name)
-    } else {
-        return Err("Invalid check line format");
-    };
-    if hex.len() != 2 * LEN {
-        return Err("Invalid hash length");
-    }
-    let mut expected = [0u8; LEN];
-    for (byte, pair) in expected.iter_mut().zip(hex.as_bytes().chunks(2)) {
-        *byte = (lower_hex_digit(pair[0])? << 4) | lower_hex_digit(pair[1])?;
-    }
-    let path = if escaped { unescape(name)? } else { name.to_string() };
-    if path.is_empty() {
-        return Err("empty file path");
-    }
-    if path.contains('\0') {
-        return Err("Null character in path");
-    }
-    if path.contains('\u{FFFD}') {
-        return Err("Unicode replacement character in path");
-    }
-    let shown = if escaped { format!("\\{name}") } else { name.to_string() };
-    Ok(Entry { shown, path: PathBuf::from(path), expected })
-}
-
-/// A lowercase hex digit's value (b3sum prints lowercase and accepts nothing else).
-fn lower_hex_digit(c: u8) -> Result<u8, &'static str> {
-    match c {
-        b'0'..=b'9' => Ok(c - b'0'),
-        b'a'..=b'f' => Ok(c - b'a' + 10),
-        _ => Err("Invalid hex"),
-    }
-}
-
-/// Undoes b3sum's name escaping: `\n`, `\r` and `\\` only.
-fn unescape(name: &str) -> Result<String, &'static str> {
-    let mut out = String::with_capacity(name.len());
-    let mut chars = name.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('\\') => out.push('\\'),
-            _ => return Err("Invalid backslash escape"),
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

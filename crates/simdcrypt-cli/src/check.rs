@@ -15,9 +15,10 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use simdcrypt::any::{AnyHasher, HashOptions};
+use simdcrypt::check_line::{parse_line, Entry};
 use simdcrypt::registry;
 
-use crate::escape::{check_name, unescape, Style};
+use crate::escape::{check_name, Style};
 use crate::hashing::{self, HashArgs, ProgressArgs, WalkArgs, DEFAULT_ALGORITHM, MAX_OUTPUT_LEN};
 use crate::output::{io_error_text, Failure, Out};
 use crate::parallel::Pool;
@@ -659,70 +660,6 @@ fn report(
         }
     }
     Ok(())
-}
-
-/// One parsed checksum line.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Entry<'a> {
-    /// The BSD-style label, if the line has one.
-    label: Option<&'a [u8]>,
-    /// The expected digest: an even number (at least 2) of hex digits, either case.
-    hex: &'a [u8],
-    /// The file name, unescaped.
-    name: Vec<u8>,
-}
-
-/// Parses a line without its line ending. `None` if it is improperly formatted.
-pub(crate) fn parse_line(line: &[u8]) -> Option<Entry<'_>> {
-    let start = line.iter().position(|&b| b != b' ' && b != b'\t')?;
-    let line = &line[start..];
-    let (escaped, body) = match line.split_first() {
-        Some((b'\\', rest)) => (true, rest),
-        _ => (false, line),
-    };
-    let (label, hex, raw_name) = split_gnu(body).or_else(|| split_bsd(body))?;
-    if hex.is_empty() || hex.len() % 2 != 0 || raw_name.is_empty() {
-        return None;
-    }
-    let name = if escaped { unescape(raw_name)? } else { raw_name.to_vec() };
-    Some(Entry { label, hex, name })
-}
-
-type Split<'a> = (Option<&'a [u8]>, &'a [u8], &'a [u8]);
-
-/// `HEX  NAME` or `HEX *NAME`.
-fn split_gnu(body: &[u8]) -> Option<Split<'_>> {
-    let hex_len = body.iter().take_while(|b| b.is_ascii_hexdigit()).count();
-    if hex_len == 0 {
-        return None;
-    }
-    let (hex, rest) = body.split_at(hex_len);
-    let name = rest.strip_prefix(b"  ").or_else(|| rest.strip_prefix(b" *"))?;
-    Some((None, hex, name))
-}
-
-/// `LABEL (NAME) = HEX`. The name may itself contain `) = `, so split at the last one.
-fn split_bsd(body: &[u8]) -> Option<Split<'_>> {
-    let open = find(body, b" (")?;
-    let label = &body[..open];
-    if label.is_empty() || label.iter().any(u8::is_ascii_whitespace) {
-        return None;
-    }
-    let rest = &body[open + 2..];
-    let close = rfind(rest, b") = ")?;
-    let (name, hex) = (&rest[..close], &rest[close + 4..]);
-    if !hex.iter().all(u8::is_ascii_hexdigit) {
-        return None;
-    }
-    Some((Some(label), hex, name))
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
-fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).rposition(|w| w == needle)
 }
 
 #[cfg(test)]

@@ -96,29 +96,10 @@ pub fn escape(name: &str) -> DisplayName {
     DisplayName { text, escaped: true }
 }
 
-/// Undoes [`escape`] on a name read from an escaped line. `None` when a backslash is
-/// followed by anything but `\`, `n` or `r`, or ends the name.
-pub fn unescape(name: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(name.len());
-    let mut bytes = name.iter();
-    while let Some(&b) = bytes.next() {
-        if b != b'\\' {
-            out.push(b);
-            continue;
-        }
-        out.push(match bytes.next()? {
-            b'\\' => b'\\',
-            b'n' => b'\n',
-            b'r' => b'\r',
-            _ => return None,
-        });
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use simdcrypt::check_line::unescape;
 
     #[test]
     fn plain_names_are_untouched() {

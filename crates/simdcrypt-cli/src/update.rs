@@ -206,7 +206,7 @@ fn checksum_list_error(path: &Path) -> io::Result<Option<u64>> {
         if body.is_empty() || body.starts_with(b"#") {
             continue;
         }
-        if crate::check::parse_line(body).is_none() {
+        if simdcrypt::check_line::parse_line(body).is_none() {
             return Ok(Some(number));
         }
     }

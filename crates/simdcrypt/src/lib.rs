@@ -40,6 +40,7 @@ pub mod atomic_file;
 pub mod backend;
 pub mod blake3;
 mod block_buffer;
+pub mod check_line;
 pub mod chunking;
 pub mod cpu;
 pub mod cuda;

@@ -181,6 +181,17 @@ pub fn open<'a>(blob: &'a [u8], expected: &str, key: Option<&[u8]>) -> Result<Op
     Ok(Opened { params: Reader { data: params, what: "params" }, fields: Reader { data: fields, what: "fields" } })
 }
 
+/// [`open`] for an algorithm that has no key: a state sealed with the keyed flag is
+/// refused with a key as well as without one (the key would be ignored, and the hasher
+/// would then export a state that the same call refuses).
+pub(crate) fn open_unkeyed<'a>(blob: &'a [u8], expected: &str, key: Option<&[u8]>) -> Result<Opened<'a>, Error> {
+    let opened = open(blob, expected, key)?;
+    if key.is_some() {
+        return bad(format!("{expected} has no key: this keyed state is not one of its states"));
+    }
+    Ok(opened)
+}
+
 /// Reads a state's params or fields in order, checking each length.
 #[derive(Debug)]
 pub struct Reader<'a> {

@@ -36,7 +36,7 @@ impl Gost94 {
 
     /// [`Gost94::restore`] for a state of the parameter set `sbox` only.
     pub fn restore_with(sbox: SBox, blob: &[u8], key: Option<&[u8]>) -> Result<Gost94, Error> {
-        let opened = state::open(blob, name(sbox), key)?;
+        let opened = state::open_unkeyed(blob, name(sbox), key)?;
         opened.params.finish()?;
         let mut f = opened.fields;
         let h = f.u64s::<4>()?;

@@ -143,6 +143,11 @@ impl HighwayHasher {
             mul1: core::array::from_fn(|i| word(12 + i)),
         };
         let total = u64::from_le_bytes(blob[COUNT_AT..COUNT_AT + 8].try_into().unwrap());
+        // As in version 2 (`state::Reader::pending`): the bytes buffered are the input
+        // length modulo a packet, else the hasher would export a state it cannot restore.
+        if total % PACKET_LEN as u64 != buf_len as u64 {
+            return bad(format!("damaged checkpoint: {buf_len} buffered bytes after {total} bytes of input"));
+        }
         let buf = BlockBuffer::from_parts(&blob[BUF_AT..BUF_AT + buf_len], total).expect("checked: under a packet");
         Ok(HighwayHasher { state, buf, key: *key, platform: Platform::detect() })
     }

@@ -22,7 +22,7 @@ impl Sha256 {
     /// Returns [`Error::InvalidArgument`] saying what is wrong for a blob that is not a
     /// SHA-256 state or is damaged.
     pub fn restore(blob: &[u8], key: Option<&[u8]>) -> Result<Sha256, Error> {
-        let opened = state::open(blob, NAME, key)?;
+        let opened = state::open_unkeyed(blob, NAME, key)?;
         opened.params.finish()?;
         let mut f = opened.fields;
         let words = f.u32s::<8>()?;

@@ -52,7 +52,7 @@ impl<const N: usize> Streebog<N> {
     /// Returns [`Error::InvalidArgument`] saying what is wrong for a blob that is not a
     /// state of this Streebog or is damaged.
     pub fn restore(blob: &[u8], key: Option<&[u8]>) -> Result<Self, Error> {
-        let opened = state::open(blob, hash_name(N), key)?;
+        let opened = state::open_unkeyed(blob, hash_name(N), key)?;
         opened.params.finish()?;
         Self::read_fields(hash_name(N), opened.fields)
     }
