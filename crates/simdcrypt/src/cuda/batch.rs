@@ -1,5 +1,5 @@
 //! The host side shared by the batches whose kernels hash one message per thread: ragged
-//! messages packed into one buffer with an offsets array, the offsets checked, the grid
+//! messages uploaded end to end into one buffer with an offsets array, the offsets checked, the grid
 //! sized, and one launch.
 //!
 //! Such a kernel takes `(data, offsets, count, out)`: message `i` is the bytes
@@ -13,21 +13,19 @@ use crate::Error;
 /// is shared by many messages, and small enough for short batches to spread over the SMs.
 pub(crate) const BLOCK: u32 = 128;
 
-/// The largest grid of a one-dimensional launch (CUDA's limit on `gridDim.x`).
-const MAX_GRID: u64 = (1 << 31) - 1;
+const MAX_GRID: u64 = super::MAX_GRID as u64;
 
-/// The messages one after another, and the `messages.len() + 1` offsets where each starts
-/// (the last is the total length).
-pub(crate) fn pack_messages(messages: &[&[u8]]) -> (Vec<u8>, Vec<u64>) {
-    let total = messages.iter().map(|m| m.len()).sum();
-    let mut data = Vec::with_capacity(total);
+/// The `messages.len() + 1` offsets of `messages` laid one after another (the last is the
+/// total length): where [`Device::upload_parts`] puts each.
+pub(crate) fn message_offsets(messages: &[&[u8]]) -> Vec<u64> {
     let mut offsets = Vec::with_capacity(messages.len() + 1);
-    offsets.push(0);
+    let mut end = 0u64;
+    offsets.push(end);
     for m in messages {
-        data.extend_from_slice(m);
-        offsets.push(data.len() as u64);
+        end += m.len() as u64;
+        offsets.push(end);
     }
-    (data, offsets)
+    offsets
 }
 
 /// Checks that `offsets` describe a batch: at least one entry (a batch of `count` messages
@@ -99,8 +97,9 @@ pub(crate) unsafe fn launch_per_message<D: Device>(
 }
 
 /// Hashes host `messages` with `kernel` (digests of `out_len` bytes) into `out`, which must
-/// be `messages.len() * out_len` bytes: one upload of the packed messages, one of the
-/// offsets, one launch (with `extra` arguments, as for [`launch_per_message`]), one download.
+/// be `messages.len() * out_len` bytes: one upload of the messages (straight from where they
+/// are, no packing copy: [`Device::upload_parts`]), one of the offsets, one launch (with
+/// `extra` arguments, as for [`launch_per_message`]), one download.
 pub(crate) fn hash_host_batch<D: Device>(
     dev: &D,
     kernel: Kernel,
@@ -109,19 +108,36 @@ pub(crate) fn hash_host_batch<D: Device>(
     out: &mut [u8],
     extra: &[u64],
 ) -> Result<(), Error> {
+    // SAFETY: `run` gets the uploaded messages and an output buffer of the batch's digests,
+    // what launch_per_message needs.
+    with_host_batch(dev, messages, out_len, out, |data, offsets, out| unsafe {
+        launch_per_message(dev, kernel, data, offsets, out, extra)
+    })
+}
+
+/// Uploads host `messages` ([`Device::upload_parts`]), calls `run(data, offsets, out)` with
+/// their device address, their offsets and a device buffer of `messages.len() * out_len`
+/// bytes, then downloads that buffer into `out` (which must be that long). `run` must write
+/// every byte of it and wait for its work.
+pub(crate) fn with_host_batch<D: Device>(
+    dev: &D,
+    messages: &[&[u8]],
+    out_len: usize,
+    out: &mut [u8],
+    run: impl FnOnce(DevicePtr, &[u64], DevicePtr) -> Result<(), Error>,
+) -> Result<(), Error> {
     crate::threads::check_out_len(messages.len(), out_len, out.len())?;
     if out.is_empty() {
         return Ok(());
     }
-    let (data, offsets) = pack_messages(messages);
+    let offsets = message_offsets(messages);
+    let total = usize::try_from(offsets[messages.len()])
+        .map_err(|_| Error::InvalidArgument("the batch is larger than this machine's memory".into()))?;
     // CUDA refuses allocations of no bytes; a batch of empty messages reads none of this one.
-    let mut data_buf = dev.alloc(data.len().max(1))?;
-    dev.upload(&mut data_buf, 0, &data)?;
+    let mut data_buf = dev.alloc(total.max(1))?;
+    dev.upload_parts(&mut data_buf, messages)?;
     let out_buf = dev.alloc(out.len())?;
-    // SAFETY: `data_buf` holds the packed messages, bytes offsets[0] = 0 to offsets[count] =
-    // data.len(); `out_buf` holds `count * out_len` bytes, `kernel`'s digests; both outlive
-    // the call, which waits for the launch.
-    unsafe { launch_per_message(dev, kernel, data_buf.ptr(), &offsets, out_buf.ptr(), extra)? };
+    run(data_buf.ptr(), &offsets, out_buf.ptr())?;
     dev.download(&out_buf, 0, out)
 }
 
@@ -130,11 +146,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pack_messages_concatenates_with_offsets() {
-        let (data, offsets) = pack_messages(&[b"ab", b"", b"cde"]);
-        assert_eq!(data, b"abcde");
-        assert_eq!(offsets, [0, 2, 2, 5]);
-        assert_eq!(pack_messages(&[]), (vec![], vec![0]));
+    fn message_offsets_lay_messages_end_to_end() {
+        assert_eq!(message_offsets(&[b"ab", b"", b"cde"]), [0, 2, 2, 5]);
+        assert_eq!(message_offsets(&[]), [0]);
     }
 
     #[test]

@@ -17,6 +17,13 @@
 #define SC_UNROLL _Pragma("unroll")
 #endif
 
+// The most threads a block of any kernel may have: every kernel is declared
+// `__launch_bounds__(SC_MAX_BLOCK)`, so the compiler keeps its registers within what a block
+// of this size can get (Streebog's round needs well over 100 a thread; unbounded, a block of
+// more than about 448 threads would fail to launch). The host refuses larger blocks before
+// launching (cuda::MAX_BLOCK, checked equal to this by a test).
+#define SC_MAX_BLOCK 256
+
 typedef unsigned char sc_u8;
 typedef unsigned int sc_u32;
 typedef unsigned long long sc_u64;

@@ -84,6 +84,7 @@ impl Device for Emulated {
     }
 
     unsafe fn launch(&self, kernel: Kernel, grid: u32, block: u32, args: &[u64]) -> Result<(), Error> {
+        super::check_geometry(kernel, grid, block)?;
         let name = CString::new(kernel.name).expect("kernel names have no NUL");
         // SAFETY: `name` is a NUL-terminated string and `args` a slice of `args.len()` u64s,
         // both alive for the call; the kernel dereferences the addresses in `args`, which
@@ -93,12 +94,36 @@ impl Device for Emulated {
         match rc {
             0 => Ok(()),
             1 => Err(Error::InvalidArgument(format!("the emulation has no kernel {}", kernel.name))),
-            2 => Err(Error::InvalidArgument(format!("kernel {} takes another number of arguments than {}", kernel.name, args.len()))),
-            _ => Err(Error::InvalidArgument(format!("empty launch of {} ({grid} blocks of {block} threads)", kernel.name))),
+            2 => Err(Error::InvalidArgument(format!(
+                "kernel {} takes another number of arguments than {}",
+                kernel.name,
+                args.len()
+            ))),
+            _ => Err(Error::InvalidArgument(format!(
+                "empty launch of {} ({grid} blocks of {block} threads)",
+                kernel.name
+            ))),
         }
     }
 
     fn synchronize(&self) -> Result<(), Error> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Kernel, Module, MAX_BLOCK};
+    use super::{Device, Emulated};
+
+    #[test]
+    fn blocks_over_the_launch_bound_are_refused_before_running() {
+        let k = Kernel { module: Module::Sha256, name: "sc_sha256_blocks" };
+        // SAFETY: refused before the kernel runs (no block of more than MAX_BLOCK threads), so
+        // the null addresses are never read; a count of 0 blocks reads nothing either.
+        let err = unsafe { Emulated.launch(k, 1, MAX_BLOCK + 1, &[0, 0, 0]) }.unwrap_err().to_string();
+        assert!(err.contains("__launch_bounds__"), "{err}");
+        // SAFETY: count 0: the kernel's threads all return before touching memory.
+        unsafe { Emulated.launch(k, 1, MAX_BLOCK, &[0, 0, 0]) }.unwrap();
     }
 }

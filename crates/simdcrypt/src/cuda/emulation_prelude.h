@@ -20,6 +20,8 @@
 #define __host__
 #define __forceinline__ inline
 #define __noinline__
+// Register budgets mean nothing on the host; the launcher checks the block size instead.
+#define __launch_bounds__(...)
 // One copy per emulating OS thread: tests run kernels from several threads at once.
 #define __shared__ static thread_local
 #define __constant__

@@ -430,12 +430,12 @@ static __device__ __forceinline__ void sc_gost94_batch(const sc_u32* tables, con
 // offsets[0..=count] (u64) and, for each message i < count, the bytes
 // data[offsets[i]..offsets[i + 1]] (offsets non-decreasing); writes digest i to
 // out[32 i..32 i + 32] and nothing else.
-extern "C" __global__ void sc_gost94_cryptopro(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_gost94_cryptopro(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
     sc_gost94_batch(sc_gost94_cryptopro_tables, data, offsets, count, out);
 }
 
 // GOST R 34.11-94 with the test S-boxes of `count` messages, one per thread. Reads and writes
 // the same bytes as sc_gost94_cryptopro.
-extern "C" __global__ void sc_gost94_test(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_gost94_test(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
     sc_gost94_batch(sc_gost94_test_tables, data, offsets, count, out);
 }

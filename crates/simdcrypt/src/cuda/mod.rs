@@ -46,9 +46,9 @@ mod streebog;
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 pub use blake3::{blake3_hash, blake3_hash_device, blake3_many, blake3_many_device};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
-pub use sha256::{merkle_root, merkle_root_device, sha256_blocks, sha256_blocks_device};
-#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 pub use gost94::{gost94_many, gost94_many_device};
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+pub use sha256::{merkle_root, merkle_root_device, sha256_blocks, sha256_blocks_device};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 pub use streebog::{streebog_many, streebog_many_device};
 
@@ -109,6 +109,40 @@ pub struct Kernel {
     pub module: Module,
     /// Its `extern "C"` name.
     pub name: &'static str,
+}
+
+/// The most threads a block of any kernel may have: `SC_MAX_BLOCK` of `common.cuh`, the
+/// `__launch_bounds__` of every kernel. [`check_geometry`] refuses larger blocks on every
+/// device, the emulation included, so a launch a GPU would refuse fails in the tests too.
+pub const MAX_BLOCK: u32 = 256;
+
+/// The largest grid of a one-dimensional launch (CUDA's limit on `gridDim.x`).
+pub const MAX_GRID: u32 = i32::MAX as u32;
+
+/// Checks a launch of `grid` blocks of `block` threads of `kernel` against the limits every
+/// kernel is compiled for: not empty, at most [`MAX_BLOCK`] threads a block (the kernels'
+/// `__launch_bounds__`), at most [`MAX_GRID`] blocks. Both devices call it before a launch.
+pub fn check_geometry(kernel: Kernel, grid: u32, block: u32) -> Result<(), crate::Error> {
+    if grid == 0 || block == 0 {
+        return Err(crate::Error::InvalidArgument(format!(
+            "empty launch of {} ({grid} blocks of {block} threads)",
+            kernel.name
+        )));
+    }
+    if block > MAX_BLOCK {
+        return Err(crate::Error::InvalidArgument(format!(
+            "a launch of {} with blocks of {block} threads: its kernels are compiled for at most {MAX_BLOCK} \
+             (__launch_bounds__), and a GPU would refuse it",
+            kernel.name
+        )));
+    }
+    if grid > MAX_GRID {
+        return Err(crate::Error::InvalidArgument(format!(
+            "a launch of {} with {grid} blocks, more than the {MAX_GRID} a launch can have",
+            kernel.name
+        )));
+    }
+    Ok(())
 }
 
 /// The NVRTC options of every compilation, besides the target architecture
@@ -180,5 +214,45 @@ pub fn status() -> Result<DeviceInfo, crate::Error> {
             backend: "cuda",
             reason: "this build has no CUDA support (cargo feature `cuda` off)".to_owned(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Module, COMMON_SOURCE, MAX_BLOCK};
+
+    #[test]
+    fn every_kernel_is_bounded_by_max_block() {
+        assert!(
+            COMMON_SOURCE.contains(&format!("#define SC_MAX_BLOCK {MAX_BLOCK}\n")),
+            "common.cuh must define SC_MAX_BLOCK as cuda::MAX_BLOCK ({MAX_BLOCK})"
+        );
+        let mut kernels = 0;
+        for &module in Module::ALL {
+            for line in module.source().lines().filter(|l| l.contains("__global__")) {
+                assert!(
+                    line.contains("__global__ void __launch_bounds__(SC_MAX_BLOCK) "),
+                    "{}: a kernel without __launch_bounds__(SC_MAX_BLOCK): {line}",
+                    module.file_name()
+                );
+                kernels += 1;
+            }
+        }
+        assert!(kernels >= Module::ALL.len(), "found only {kernels} kernels");
+    }
+
+    #[test]
+    fn check_geometry_refuses_what_a_gpu_would() {
+        let k = super::Kernel { module: Module::Sha256, name: "sc_sha256_blocks" };
+        assert!(super::check_geometry(k, 1, MAX_BLOCK).is_ok());
+        for (grid, block, words) in [
+            (0, 1, "empty launch"),
+            (1, 0, "empty launch"),
+            (1, MAX_BLOCK + 1, "__launch_bounds__"),
+            (super::MAX_GRID + 1, 1, "more than the"),
+        ] {
+            let err = super::check_geometry(k, grid, block).unwrap_err().to_string();
+            assert!(err.contains(words), "{grid} x {block}: {err}");
+        }
     }
 }

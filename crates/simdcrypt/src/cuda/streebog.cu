@@ -646,13 +646,13 @@ static __device__ __forceinline__ void sc_streebog_batch(const sc_u8* data, cons
 // Streebog-256 of `count` messages, one per thread. Reads offsets[0..=count] (u64) and, for
 // each message i < count, the bytes data[offsets[i]..offsets[i + 1]] (offsets non-decreasing);
 // writes digest i to out[32 i..32 i + 32] and nothing else.
-extern "C" __global__ void sc_streebog_256(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_streebog_256(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
     sc_streebog_batch(data, offsets, count, out, 0x0101010101010101ull, 4);
 }
 
 // Streebog-512 of `count` messages, one per thread. Reads offsets[0..=count] (u64) and, for
 // each message i < count, the bytes data[offsets[i]..offsets[i + 1]] (offsets non-decreasing);
 // writes digest i to out[64 i..64 i + 64] and nothing else.
-extern "C" __global__ void sc_streebog_512(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_streebog_512(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
     sc_streebog_batch(data, offsets, count, out, 0, 8);
 }
