@@ -1,6 +1,7 @@
 //! With the `cuda-emulation` feature: compiles the CUDA kernels of src/cuda as C++ for the
 //! host (src/cuda/emulation.cpp includes every `.cu` file), so that tests can run them
-//! without a GPU. Nothing to do otherwise.
+//! without a GPU. Nothing to do otherwise. (The emulation's fibers use ucontext: Linux and
+//! other POSIX systems with glibc-like libcs.)
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -27,5 +28,8 @@ fn emulation() {
         .extra_warnings(true)
         .warnings_into_errors(true)
         .opt_level(2)
+        // common.cuh reads aligned message words through a `const sc_u32*`, as a GPU does;
+        // C++'s aliasing rules would let the host compiler reorder those loads.
+        .flag("-fno-strict-aliasing")
         .compile("simdcrypt_cuda_emulation");
 }

@@ -1,5 +1,6 @@
 //! The host emulation of the CUDA backend: the kernel sources compiled as C++ (build.rs,
-//! `emulation.cpp`) and run grid by grid on the calling thread, behind the same [`Device`]
+//! `emulation.cpp`) and run grid by grid on the calling thread (a block's threads as fibers,
+//! with real barriers, shuffled orders and junk shared memory), behind the same [`Device`]
 //! interface as a GPU. Tests compare every kernel run this way with the CPU backends; see
 //! `emulation_prelude.h` for what the emulation does and does not model.
 
@@ -99,10 +100,16 @@ impl Device for Emulated {
                 kernel.name,
                 args.len()
             ))),
-            _ => Err(Error::InvalidArgument(format!(
+            3 => Err(Error::InvalidArgument(format!(
                 "empty launch of {} ({grid} blocks of {block} threads)",
                 kernel.name
             ))),
+            4 => Err(Error::Device(format!(
+                "{}: threads of a block waited at different __syncthreads() (a barrier in divergent code)",
+                kernel.name
+            ))),
+            5 => Err(Error::Device(format!("{}: a block asked for more than 48 KiB of shared memory", kernel.name))),
+            _ => Err(Error::Device(format!("{}: the emulation could not set up the block's threads", kernel.name))),
         }
     }
 

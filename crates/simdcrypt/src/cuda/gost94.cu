@@ -417,7 +417,7 @@ static __device__ void sc_gost94_message(const sc_u32* t, const sc_u8* msg, sc_u
 // Stages the parameter set's tables and hashes message `sc_thread_index()` of the batch.
 static __device__ __forceinline__ void sc_gost94_batch(const sc_u32* tables, const sc_u8* data, const sc_u64* offsets,
                                                        sc_u64 count, sc_u8* out) {
-    __shared__ sc_u32 t[4 * 256];
+    SC_SHARED(sc_u32, t, 4 * 256);
     // Every thread takes part in the staging, including those past the batch's end.
     sc_stage_shared(t, tables, 4 * 256);
     const sc_u64 i = sc_thread_index();

@@ -58,6 +58,10 @@ mod tables;
 /// `common.cuh`: prepended to every kernel file.
 pub const COMMON_SOURCE: &str = include_str!("common.cuh");
 
+/// `gpu_prelude.cuh`: what `SC_UNROLL` and `SC_SHARED` mean on a GPU, prepended to
+/// [`COMMON_SOURCE`] when NVRTC compiles a kernel file (the host emulation has its own).
+pub const GPU_PRELUDE: &str = include_str!("gpu_prelude.cuh");
+
 /// One kernel file, compiled as one module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Module {
@@ -96,9 +100,9 @@ impl Module {
         }
     }
 
-    /// What NVRTC compiles: [`COMMON_SOURCE`] followed by the file.
+    /// What NVRTC compiles: [`GPU_PRELUDE`], [`COMMON_SOURCE`], then the file.
     pub fn full_source(self) -> String {
-        format!("{COMMON_SOURCE}\n#line 1 \"{}\"\n{}", self.file_name(), self.source())
+        format!("{GPU_PRELUDE}\n{COMMON_SOURCE}\n#line 1 \"{}\"\n{}", self.file_name(), self.source())
     }
 }
 
@@ -239,6 +243,17 @@ mod tests {
             }
         }
         assert!(kernels >= Module::ALL.len(), "found only {kernels} kernels");
+    }
+
+    #[test]
+    fn kernel_code_has_no_emulation_branch() {
+        // The emulation runs the code a GPU runs: no branch on where it runs, and shared
+        // arrays only through SC_SHARED (junk-filled per block in the emulation).
+        let files = Module::ALL.iter().map(|m| (m.file_name(), m.source())).chain([("common.cuh", COMMON_SOURCE)]);
+        for (name, text) in files {
+            assert!(!text.contains("SC_HOST_EMULATION"), "{name} branches on the emulation");
+            assert!(!text.contains("__shared__"), "{name} declares __shared__ memory directly: use SC_SHARED");
+        }
     }
 
     #[test]

@@ -634,7 +634,7 @@ static __device__ void sc_streebog_message(const sc_u8* msg, sc_u64 len, sc_u64 
 // Stages the LPS tables and hashes message `sc_thread_index()` of the batch.
 static __device__ __forceinline__ void sc_streebog_batch(const sc_u8* data, const sc_u64* offsets, sc_u64 count,
                                                          sc_u8* out, sc_u64 iv, int out_words) {
-    __shared__ sc_u64 lps[8 * 256];
+    SC_SHARED(sc_u64, lps, 8 * 256);
     // Every thread takes part in the staging, including those past the batch's end.
     sc_stage_shared(lps, sc_streebog_lps, 8 * 256);
     const sc_u64 i = sc_thread_index();
