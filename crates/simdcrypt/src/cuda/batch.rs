@@ -9,9 +9,33 @@ use super::device::{Device, DeviceBuffer, DevicePtr};
 use super::Kernel;
 use crate::Error;
 
-/// Threads per block: several warps, so a block's staging of the tables into shared memory
-/// is shared by many messages, and small enough for short batches to spread over the SMs.
+/// The most threads per block of a one-thread-per-item launch: several warps, so a block's
+/// staging of the tables into shared memory is shared by many messages.
 pub(crate) const BLOCK: u32 = 128;
+
+/// The fewest: one warp.
+const WARP: u32 = 32;
+
+/// Threads per block for `count` items, one per thread, on a GPU of `sms` multiprocessors:
+/// the largest power of two from [`WARP`] to [`BLOCK`] that still gives every SM at least
+/// two blocks (so that one block's staging or tail does not leave an SM idle), or a warp
+/// when even that cannot (8,192 items on 132 SMs: 256 blocks of 32). Kernels that give a
+/// message several threads (Streebog) multiply `count` first.
+pub(crate) fn block_for(count: u64, sms: u32) -> u32 {
+    let per_block = count / (2 * u64::from(sms.max(1)));
+    let mut block = BLOCK;
+    while block > WARP && u64::from(block) > per_block {
+        block /= 2;
+    }
+    block
+}
+
+/// The grid and block of a launch of one thread per item on `dev` ([`block_for`],
+/// [`grid_for`]).
+pub(crate) fn geometry<D: Device>(dev: &D, count: u64) -> Result<(u32, u32), Error> {
+    let block = block_for(count, dev.multiprocessors());
+    Ok((grid_for(count, block)?, block))
+}
 
 const MAX_GRID: u64 = super::MAX_GRID as u64;
 
@@ -81,7 +105,7 @@ pub(crate) unsafe fn launch_per_message<D: Device>(
     if count == 0 {
         return Ok(());
     }
-    let grid = grid_for(count, BLOCK)?;
+    let (grid, block) = geometry(dev, count)?;
     let bytes: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
     let mut offsets_buf = dev.alloc(bytes.len())?;
     dev.upload(&mut offsets_buf, 0, &bytes)?;
@@ -90,7 +114,7 @@ pub(crate) unsafe fn launch_per_message<D: Device>(
     // `count + 1` words and is freed only after the synchronization below; `data`, `out` and
     // any addresses in `extra` are valid for the rest by this function's contract, and
     // `count` is the batch's size.
-    let launched = unsafe { dev.launch(kernel, grid, BLOCK, &args) };
+    let launched = unsafe { dev.launch(kernel, grid, block, &args) };
     // `offsets_buf` must outlive the launch, so wait even when the launch reported an error.
     let finished = dev.synchronize();
     launched.and(finished)
@@ -159,6 +183,25 @@ mod tests {
         assert!(err.contains("one entry more than the batch has messages"), "{err}");
         let err = check_offsets(&[0, 5, 4, 9]).unwrap_err().to_string();
         assert!(err.contains("offsets[1] = 5 > offsets[2] = 4"), "{err}");
+    }
+
+    #[test]
+    fn blocks_leave_no_multiprocessor_idle() {
+        // 8,192 messages on an H100's 132 SMs: 256 blocks of one warp (the most there can be).
+        assert_eq!(block_for(8192, 132), 32);
+        assert_eq!(block_for(65_536, 132), 128);
+        assert_eq!(block_for(32_768, 132), 64);
+        assert_eq!(block_for(1 << 20, 132), 128);
+        assert_eq!(block_for(1, 132), 32);
+        assert_eq!(block_for(1000, 0), 128, "a device that reports no SMs still gets blocks");
+        for count in [1u64, 100, 8192, 65_536, 1 << 24] {
+            for sms in [1, 46, 108, 132] {
+                let block = block_for(count, sms);
+                assert!(block.is_power_of_two() && (WARP..=BLOCK).contains(&block));
+                let blocks = count.div_ceil(u64::from(block));
+                assert!(block == WARP || blocks >= 2 * u64::from(sms), "{count} on {sms} SMs: {blocks} of {block}");
+            }
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! one-input path ends with a launch of one thread per 64-byte output block of the root, so
 //! any output length is drawn in parallel.
 
-use super::batch::{self, grid_for, BLOCK};
+use super::batch::{self, geometry};
 use super::device::{Device, DeviceBuffer, DevicePtr};
 use super::{Kernel, Module};
 use crate::blake3::{Mode, CHUNK_LEN};
@@ -161,27 +161,28 @@ unsafe fn hash_tree_into<D: Device>(
     })?;
     let a = dev.alloc(cvs_len)?;
     let b = dev.alloc((cvs_len / CV_LEN).div_ceil(2) * CV_LEN)?;
+    let (grid, block) = geometry(dev, chunks)?;
     // SAFETY: sc_blake3_chunks reads the `len` bytes at `input` (the caller's guarantee) and
     // the key, and writes the 32-byte chaining values of the `chunks` chunks to `a`, which
     // holds exactly that many.
-    unsafe { dev.launch(CHUNKS, grid_for(chunks, BLOCK)?, BLOCK, &[input, len, a.ptr(), key.ptr(), flag])? };
+    unsafe { dev.launch(CHUNKS, grid, block, &[input, len, a.ptr(), key.ptr(), flag])? };
     let (mut src, mut dst) = (&a, &b);
     let mut count = chunks;
     while count > 2 {
         let parents = count.div_ceil(2);
+        let (grid, block) = geometry(dev, parents)?;
         // SAFETY: sc_blake3_parents reads `count` chaining values at `src` (written by the
         // previous launch) and writes `parents` at `dst`; the scratch buffers hold
         // ceil(chunks / 2) >= parents values each, except `a`, which holds them all.
-        unsafe {
-            dev.launch(PARENTS, grid_for(parents, BLOCK)?, BLOCK, &[src.ptr(), count, dst.ptr(), key.ptr(), flag])?
-        };
+        unsafe { dev.launch(PARENTS, grid, block, &[src.ptr(), count, dst.ptr(), key.ptr(), flag])? };
         std::mem::swap(&mut src, &mut dst);
         count = parents;
     }
     let blocks = (out_len as u64).div_ceil(64);
+    let (grid, block) = geometry(dev, blocks)?;
     // SAFETY: sc_blake3_root reads the last two chaining values at `src` and writes the
     // `out_len` bytes at `out` (the caller's guarantee).
-    unsafe { dev.launch(ROOT, grid_for(blocks, BLOCK)?, BLOCK, &[src.ptr(), out, out_len as u64, key.ptr(), flag])? };
+    unsafe { dev.launch(ROOT, grid, block, &[src.ptr(), out, out_len as u64, key.ptr(), flag])? };
     // The scratch buffers are freed when this returns: on a GPU in stream order, after the
     // launches; the emulation has finished them already.
     Ok(())

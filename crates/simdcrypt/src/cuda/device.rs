@@ -82,4 +82,7 @@ pub trait Device: sealed::Sealed {
 
     /// Waits for all work issued so far.
     fn synchronize(&self) -> Result<(), Error>;
+
+    /// How many multiprocessors (SMs) the device has: launches are sized to keep them busy.
+    fn multiprocessors(&self) -> u32;
 }

@@ -103,6 +103,7 @@ fn probe() -> Result<DeviceInfo, Error> {
         unsafe { dres::device::get_attribute(dev, a) }
             .map_err(|e| unavailable(format!("cuDeviceGetAttribute failed: {}", describe(e))))
     };
+    let multiprocessors = attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
     let major = attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
     let minor = attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
     // SAFETY: as above.
@@ -120,6 +121,7 @@ fn probe() -> Result<DeviceInfo, Error> {
         compute_capability,
         target: compute_capability,
         memory: memory as u64,
+        multiprocessors: multiprocessors.max(1) as u32,
         driver_version,
         nvrtc_version: nvrtc,
     };
@@ -615,6 +617,10 @@ impl Device for Cuda {
 
     fn synchronize(&self) -> Result<(), Error> {
         self.stream.synchronize().map_err(|e| device_error("running the GPU work", e))
+    }
+
+    fn multiprocessors(&self) -> u32 {
+        self.info.multiprocessors
     }
 }
 

@@ -108,13 +108,17 @@ impl Device for Emulated {
                 "{}: threads of a block waited at different __syncthreads() (a barrier in divergent code)",
                 kernel.name
             ))),
-            5 => Err(Error::Device(format!("{}: a block asked for more than 48 KiB of shared memory", kernel.name))),
             _ => Err(Error::Device(format!("{}: the emulation could not set up the block's threads", kernel.name))),
         }
     }
 
     fn synchronize(&self) -> Result<(), Error> {
         Ok(())
+    }
+
+    /// An H100's or H200's 132: the launches the tests run are those such a GPU would get.
+    fn multiprocessors(&self) -> u32 {
+        132
     }
 }
 

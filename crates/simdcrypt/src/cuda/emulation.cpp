@@ -9,7 +9,7 @@
 // have, the barrier opens and the next phase runs, in another shuffled order. Threads that
 // returned count as arrived (as on a GPU). Threads waiting at different barriers (two
 // __syncthreads() calls in divergent code) make the launch fail. Each block's shared
-// memory is an arena filled with pseudo-random junk before its first thread runs. The
+// memory is an arena filled with pseudo-random junk as its first thread declares it. The
 // shuffles and the junk come from a generator seeded per launch (SIMDCRYPT_EMULATION_SEED
 // fixes the first seed, to replay a failure).
 #include "emulation_prelude.h"
@@ -147,7 +147,9 @@ struct Block {
     const Entry* entry;
     const unsigned long long* args;
     bool divergent;
-    bool shared_overflow;
+    size_t junk_to;         // how much of `shared` holds this block's junk so far
+    ucontext_t prototype;   // getcontext() once per launch; each fiber starts as a copy
+    Rng* rng;
 };
 thread_local Block* running = nullptr;
 
@@ -185,10 +187,15 @@ void fiber_main() {
     // Returning resumes uc_link: the scheduler.
 }
 
-// A fiber that will run fiber_main on `stack` (STACK_BYTES) and return to `link`. Its own
-// function: getcontext returns twice, which would make the caller's locals suspect.
-__attribute__((noinline)) bool init_fiber(Fiber& f, unsigned char* stack, ucontext_t* link) {
-    if (getcontext(&f.context) != 0) return false;
+// The launch's prototype context. Its own function: getcontext returns twice, which would
+// make the caller's locals suspect.
+__attribute__((noinline)) bool init_prototype(ucontext_t* prototype) {
+    return getcontext(prototype) == 0;
+}
+
+// A fiber that will run fiber_main on `stack` (STACK_BYTES) and return to `link`.
+void init_fiber(Fiber& f, const ucontext_t& prototype, unsigned char* stack, ucontext_t* link) {
+    f.context = prototype;
     f.context.uc_stack.ss_sp = stack;
     f.context.uc_stack.ss_size = STACK_BYTES;
     f.context.uc_link = link;
@@ -196,19 +203,17 @@ __attribute__((noinline)) bool init_fiber(Fiber& f, unsigned char* stack, uconte
     f.done = false;
     f.barrier = nullptr;
     f.shared_used = 0;
-    return true;
 }
 
 // Runs block `index` of the launch described by `b` to completion. Returns false if the
 // fibers could not be set up.
 bool run_block(Block* b, unsigned index, unsigned block, unsigned char* stacks, Rng& rng) {
     blockIdx = sc_dim3{index, 1, 1};
-    for (size_t i = 0; i < SHARED_BYTES; i += 8) {
-        unsigned long long junk = rng.next();
-        std::memcpy(b->shared + i, &junk, 8);
-    }
+    // The shared arena is filled with junk as the block's first thread asks for it
+    // (sc_emu_shared), before any thread can write to it.
+    b->junk_to = 0;
     for (unsigned t = 0; t < block; t++) {
-        if (!init_fiber(b->fibers[t], stacks + (size_t)t * (STACK_BYTES + 4096) + 4096, &b->scheduler)) return false;
+        init_fiber(b->fibers[t], b->prototype, stacks + (size_t)t * (STACK_BYTES + 4096) + 4096, &b->scheduler);
     }
     std::vector<unsigned> order;
     for (;;) {
@@ -245,19 +250,25 @@ void* sc_emu_shared(size_t bytes, size_t align) {
     Block* b = running;
     Fiber& f = b->fibers[b->current];
     size_t start = (f.shared_used + align - 1) / align * align;
-    if (start + bytes > SHARED_BYTES) {
-        // More than a GPU block can have: the launch fails (see simdcrypt_emu_launch).
-        b->shared_overflow = true;
-        start = 0;
+    if (bytes > SHARED_BYTES || start > SHARED_BYTES - bytes) {
+        // More than a GPU block can have: such a kernel would fail to load on a GPU, and
+        // going on here would write past the arena.
+        std::fprintf(stderr, "simdcrypt CUDA emulation: a block asked for more than %zu bytes of shared memory\n",
+                     SHARED_BYTES);
+        std::abort();
     }
     f.shared_used = start + bytes;
+    for (; b->junk_to < f.shared_used; b->junk_to += 8) {
+        const unsigned long long junk = b->rng->next();
+        std::memcpy(b->shared + b->junk_to, &junk, 8);
+    }
     return b->shared + start;
 }
 
 // Runs `name` over a grid of `grid` blocks of `block` threads (one-dimensional). Returns 0,
 // or 1 for an unknown kernel, 2 for a wrong argument count, 3 for an empty launch, 4 when
-// threads of a block waited at different barriers, 5 when a block asked for more shared
-// memory than a GPU has, 6 when the fibers could not be set up.
+// threads of a block waited at different barriers, 6 when the fibers could not be set up
+// (a block asking for more shared memory than a GPU has aborts the process).
 extern "C" int simdcrypt_emu_launch(const char* name, unsigned grid, unsigned block,
                                     const unsigned long long* args, size_t nargs) {
     const Entry* entry = nullptr;
@@ -277,7 +288,11 @@ extern "C" int simdcrypt_emu_launch(const char* name, unsigned grid, unsigned bl
     b->entry = entry;
     b->args = args;
     b->divergent = false;
-    b->shared_overflow = false;
+    b->rng = &rng;
+    if (!init_prototype(&b->prototype)) {
+        delete b;
+        return 6;
+    }
     Block* outer = running;
     running = b;
     std::vector<unsigned> blocks(grid);
@@ -288,7 +303,7 @@ extern "C" int simdcrypt_emu_launch(const char* name, unsigned grid, unsigned bl
         if (!(ok = run_block(b, index, block, stacks, rng))) break;
     }
     running = outer;
-    int rc = !ok ? 6 : b->divergent ? 4 : b->shared_overflow ? 5 : 0;
+    int rc = !ok ? 6 : b->divergent ? 4 : 0;
     delete b;
     return rc;
 }

@@ -34,6 +34,11 @@ struct sc_dim3 {
     unsigned int x, y, z;
 };
 
+// CUDA's 16-byte vector type (a 16-byte aligned load on a GPU).
+struct alignas(16) ulonglong2 {
+    unsigned long long x, y;
+};
+
 extern thread_local sc_dim3 threadIdx;
 extern thread_local sc_dim3 blockIdx;
 extern thread_local sc_dim3 blockDim;

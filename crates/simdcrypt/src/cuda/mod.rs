@@ -175,6 +175,8 @@ pub struct DeviceInfo {
     pub target: (u32, u32),
     /// Device memory in bytes.
     pub memory: u64,
+    /// Multiprocessors (SMs): launches are sized to give each at least two blocks.
+    pub multiprocessors: u32,
     /// The CUDA version the driver supports (major, minor), e.g. (13, 0).
     pub driver_version: (u32, u32),
     /// The version of the NVRTC library that compiles the kernels.
@@ -185,10 +187,11 @@ impl std::fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} (compute capability {}.{}, kernels for sm_{}{}, {} MiB, driver for CUDA {}.{}, NVRTC {}.{})",
+            "{} (compute capability {}.{}, {} SMs, kernels for sm_{}{}, {} MiB, driver for CUDA {}.{}, NVRTC {}.{})",
             self.name,
             self.compute_capability.0,
             self.compute_capability.1,
+            self.multiprocessors,
             self.target.0,
             self.target.1,
             self.memory >> 20,
