@@ -18,7 +18,7 @@ use cudarc::driver::{
 
 use super::device::{sealed, Device, DeviceBuffer, DevicePtr};
 use super::nvrtc::{self, Target};
-use super::{DeviceInfo, Kernel, Module};
+use super::{embedded, DeviceInfo, Kernel, Module};
 use crate::Error;
 
 /// The backend's name in errors.
@@ -82,7 +82,8 @@ fn probe() -> Result<DeviceInfo, Error> {
              not see it",
         ));
     }
-    let nvrtc = nvrtc_version()?;
+    // NVRTC is only needed when no embedded image serves the device (found out below).
+    let nvrtc = nvrtc_version();
     if let Err(err) = dres::init() {
         return Err(if err.0 == sys::cudaError_enum::CUDA_ERROR_NO_DEVICE {
             unavailable("no CUDA device (the driver found no GPU: cuInit returned CUDA_ERROR_NO_DEVICE)")
@@ -116,15 +117,29 @@ fn probe() -> Result<DeviceInfo, Error> {
         .map_err(|e| unavailable(format!("cuDriverGetVersion failed: {}", describe(e))))?;
     let driver_version = ((version / 1000).max(0) as u32, ((version % 1000) / 10).max(0) as u32);
     let compute_capability = (major.max(0) as u32, minor.max(0) as u32);
-    let info = DeviceInfo {
+    let mut info = DeviceInfo {
         name,
         compute_capability,
         target: compute_capability,
         memory: memory as u64,
         multiprocessors: multiprocessors.max(1) as u32,
         driver_version,
-        nvrtc_version: nvrtc,
+        nvrtc_version: nvrtc.as_ref().ok().copied(),
+        kernels: String::new(),
     };
+    if let (Some(kernels), Some(built)) = (embedded::describe(compute_capability), embedded::NVRTC) {
+        if driver_version.0 >= built.0 {
+            // The embedded images serve this GPU: no NVRTC needed.
+            info.kernels = kernels;
+            info.target = Module::ALL
+                .first()
+                .and_then(|&m| embedded::for_device(m, compute_capability))
+                .map_or(compute_capability, |i| i.arch);
+            return Ok(info);
+        }
+        // Built by a newer NVRTC than the driver supports: run-time NVRTC, if it is older.
+    }
+    let nvrtc = nvrtc?;
     if driver_version.0 < nvrtc.0 {
         return Err(unavailable(format!(
             "the CUDA driver supports CUDA {}.{}, older than NVRTC {}.{}: its CUBINs need a driver for CUDA {}.x \
@@ -132,7 +147,7 @@ fn probe() -> Result<DeviceInfo, Error> {
             driver_version.0, driver_version.1, nvrtc.0, nvrtc.1, nvrtc.0
         )));
     }
-    let mut info = info;
+    info.kernels = format!("NVRTC {}.{} at run time", nvrtc.0, nvrtc.1);
     match nvrtc::supported_archs() {
         Ok(archs) => match target_arch(info.compute_capability, &archs) {
             Some(target) => info.target = target,
@@ -490,7 +505,22 @@ impl Cuda {
         self.modules[index]
             .get_or_init(|| {
                 let load = |image: Vec<u8>| self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(image));
-                let cache = cache::CubinCache::new(module, self.info.target, self.info.nvrtc_version);
+                if let Some(image) = embedded::for_device(module, self.info.compute_capability) {
+                    // A CUBIN loads as it is; PTX is compiled by the driver here.
+                    match load(image.image.to_vec()) {
+                        Ok(loaded) => return Ok(loaded),
+                        Err(e) if self.info.nvrtc_version.is_none() => {
+                            return Err(device_error(
+                                &format!("loading the embedded kernels of {}", module.file_name()),
+                                e,
+                            ))
+                        }
+                        // Otherwise compiled by NVRTC below.
+                        Err(_) => {}
+                    }
+                }
+                let nvrtc_version = nvrtc_version()?;
+                let cache = cache::CubinCache::new(module, self.info.target, nvrtc_version);
                 if let Some(image) = cache.as_ref().and_then(cache::CubinCache::read) {
                     if let Ok(loaded) = load(image) {
                         return Ok(loaded);

@@ -24,6 +24,8 @@ pub use device::{Device, DeviceBuffer, DevicePtr};
 #[cfg(feature = "cuda")]
 mod driver;
 #[cfg(feature = "cuda")]
+mod embedded;
+#[cfg(feature = "cuda")]
 pub use driver::{Cuda, CudaBuffer};
 #[cfg(feature = "cuda")]
 pub mod nvrtc;
@@ -152,7 +154,7 @@ pub fn check_geometry(kernel: Kernel, grid: u32, block: u32) -> Result<(), crate
 /// The NVRTC options of every compilation, besides the target architecture
 /// (`--gpu-architecture=sm_XY`, added for the device at hand). The compile check of the
 /// test suite uses the same list, and fails on any warning.
-pub const NVRTC_OPTIONS: &[&str] = &["--std=c++17"];
+pub const NVRTC_OPTIONS: &[&str] = &include!("nvrtc_options.in");
 
 /// Whether the CUDA backend has passed its checks on a real GPU (scripts/gpu-check.sh):
 /// until then `backends()`, `simdcrypt backends` and the README say "not yet verified on a
@@ -179,26 +181,29 @@ pub struct DeviceInfo {
     pub multiprocessors: u32,
     /// The CUDA version the driver supports (major, minor), e.g. (13, 0).
     pub driver_version: (u32, u32),
-    /// The version of the NVRTC library that compiles the kernels.
-    pub nvrtc_version: (u32, u32),
+    /// The version of the NVRTC library found at run time, if any (not needed when the
+    /// kernels embedded at build time serve this GPU).
+    pub nvrtc_version: Option<(u32, u32)>,
+    /// Where the kernels come from: e.g. "embedded CUBIN for sm_90", "embedded PTX for
+    /// compute_90, compiled by the driver", or "NVRTC 13.0 at run time".
+    pub kernels: String,
 }
 
 impl std::fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} (compute capability {}.{}, {} SMs, kernels for sm_{}{}, {} MiB, driver for CUDA {}.{}, NVRTC {}.{})",
+            "{} (compute capability {}.{}, {} SMs, kernels for sm_{}{}: {}, {} MiB, driver for CUDA {}.{})",
             self.name,
             self.compute_capability.0,
             self.compute_capability.1,
             self.multiprocessors,
             self.target.0,
             self.target.1,
+            self.kernels,
             self.memory >> 20,
             self.driver_version.0,
             self.driver_version.1,
-            self.nvrtc_version.0,
-            self.nvrtc_version.1
         )
     }
 }
