@@ -24,6 +24,10 @@ mkdir -p gpu-carry
 # Thin LTO: the release profile's fat LTO takes many minutes on a shared machine, and the
 # figures measured with it differ little for GPU batches.
 export CARGO_PROFILE_RELEASE_LTO="${CARGO_PROFILE_RELEASE_LTO:-thin}"
+# The kernels compiled ahead of time by NVRTC from PyPI (requirements-cuda.txt in .venv,
+# as scripts/test.sh installs it) and embedded: the GPU machine then needs no NVRTC, and a
+# build that could not embed them fails here instead of there.
+export SIMDCRYPT_PYTHON="$root/.venv/bin/python" SIMDCRYPT_REQUIRE_EMBEDDED_KERNELS=1
 "$maturin" build --release -m crates/simdcrypt-py/Cargo.toml -o gpu-carry
 cargo build --release -p simdcrypt-cli
 cp "$target/release/simdcrypt" gpu-carry/simdcrypt

@@ -88,9 +88,15 @@ step "sdist"
 sdist=dist/simdcrypt-$version.tar.gz
 [ -f "$sdist" ] || fail "maturin did not write $sdist"
 
+# The CUDA kernels compiled ahead of time and embedded (crates/simdcrypt/build.rs): NVRTC
+# from PyPI in the tools venv, and the build fails rather than ship wheels without them.
+# (The compilation runs on this machine for both targets: the kernels are GPU code.)
+nvrtc_req=$(grep -E '^nvidia-cuda-nvrtc==' requirements-cuda.txt)
+"$venv/bin/python" -c 'import nvidia.cu13' 2>/dev/null || "$venv/bin/pip" install -q "$nvrtc_req"
 for arch in x86_64 aarch64; do
     step "wheel $arch"
-    "$venv/bin/maturin" build --release --strip --zig --compatibility manylinux2014 \
+    SIMDCRYPT_PYTHON="$root/$venv/bin/python" SIMDCRYPT_REQUIRE_EMBEDDED_KERNELS=1 \
+        "$venv/bin/maturin" build --release --strip --zig --compatibility manylinux2014 \
         --target "$arch-unknown-linux-gnu" -m "$manifest" -o dist
 done
 

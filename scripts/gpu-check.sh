@@ -12,7 +12,8 @@
 # pointers); the CLI's `sum --backend cuda` against its CPU output; benchmarks
 # (scripts/gpu_bench.py). Everything lands in $OUT (at most 8 files come back): summary.txt,
 # env.txt, pytest.txt, cli.txt, bench.txt, bench.json. Exit status: 0 when the tests and
-# the CLI comparison passed, 1 otherwise (benchmarks never fail the run).
+# the CLI comparison passed, 1 otherwise (benchmarks never fail the run), 2 at once (in
+# well under a second) on a machine without a GPU or without gpu-carry/, saying which.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
@@ -26,6 +27,18 @@ start=$(date +%s)
 elapsed() { echo $(($(date +%s) - start)); }
 why() { [ "$1" -eq 124 ] || [ "$1" -eq 137 ] && echo ", timed out"; }
 status=0
+
+# --- fail fast without a GPU: nothing below means anything there, and device time is short.
+gpus=$(timeout 20 nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+if [ "${gpus:-0}" -lt 1 ] && ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+    note "gpu-check: no NVIDIA GPU on this machine (nvidia-smi lists none, no /dev/nvidiaN): nothing to check." \
+        "Run it with the device tool on a machine that has one."
+    exit 2
+fi
+if [ ! -d "$carry" ]; then
+    note "gpu-check: no $carry: build it first with scripts/build-gpu-carry.sh and pass it in the run's carry."
+    exit 2
+fi
 
 # --- stage 0: environment (30 s) -----------------------------------------------------------
 python=python3

@@ -152,6 +152,27 @@ fi
 # --quick compares with b3sum too when an earlier full run built it.
 if [ "$quick" = 1 ] && [ -x "$b3sum_official" ]; then export B3SUM="$b3sum_official"; fi
 
+step "NVRTC and ptxas of CUDA 13 from PyPI, for the kernels compiled ahead of time and the compile check"
+cuda_env=()
+if ! quick_skip; then
+    # requirements-cuda.txt (about 500 MB) into .venv when the file changed since it was last
+    # installed. cudarc opens libnvrtc.so.13 by name, so its folder goes on LD_LIBRARY_PATH
+    # (of the Rust tests only). With the two REQUIRE variables a missing emulation build,
+    # NVRTC or ptxas fails the CUDA tests instead of skipping them.
+    if ! cmp -s requirements-cuda.txt .venv/requirements-cuda.installed; then
+        python -m pip install --quiet --disable-pip-version-check -r requirements-cuda.txt
+        cp requirements-cuda.txt .venv/requirements-cuda.installed
+    fi
+    cu13="$(python -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13"))')"
+    cuda_env=(LD_LIBRARY_PATH="$cu13/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" SIMDCRYPT_PTXAS="$cu13/bin/ptxas"
+        SIMDCRYPT_REQUIRE_NVRTC=1 SIMDCRYPT_REQUIRE_CUDA_EMULATION=1)
+    # Every build from here on compiles the kernels ahead of time with this NVRTC and embeds
+    # them (crates/simdcrypt/build.rs; cuda::embedded's test checks the images against the
+    # sources), and fails rather than build without them. Exported before the first build,
+    # so that no later cargo call sees other values and rebuilds the library.
+    export SIMDCRYPT_NVRTC="$cu13/lib/libnvrtc.so.13" SIMDCRYPT_REQUIRE_EMBEDDED_KERNELS=1
+fi
+
 step "Rust build: the workspace's tests, CLI and C ABI (full run: benches, examples, CUDA emulation)"
 exes=$target_dir/simdcrypt-test-executables.txt
 # The full run builds the library and the CLI once, with the test-only CUDA host emulation
@@ -193,22 +214,6 @@ print("capi-dir", capi or "-")
         rm -f "$target_dir/.rustc_info.json"
         list_test_executables
     fi
-fi
-
-step "NVRTC and ptxas of CUDA 13 from PyPI, for the CUDA compile check"
-cuda_env=()
-if ! quick_skip; then
-    # requirements-cuda.txt (about 500 MB) into .venv when the file changed since it was last
-    # installed. cudarc opens libnvrtc.so.13 by name, so its folder goes on LD_LIBRARY_PATH
-    # (of the Rust tests only). With the two REQUIRE variables a missing emulation build,
-    # NVRTC or ptxas fails the CUDA tests instead of skipping them.
-    if ! cmp -s requirements-cuda.txt .venv/requirements-cuda.installed; then
-        python -m pip install --quiet --disable-pip-version-check -r requirements-cuda.txt
-        cp requirements-cuda.txt .venv/requirements-cuda.installed
-    fi
-    cu13="$(python -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13"))')"
-    cuda_env=(LD_LIBRARY_PATH="$cu13/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" SIMDCRYPT_PTXAS="$cu13/bin/ptxas"
-        SIMDCRYPT_REQUIRE_NVRTC=1 SIMDCRYPT_REQUIRE_CUDA_EMULATION=1)
 fi
 
 step "Rust tests (library, CLI, C ABI; full run: CUDA kernels on the host emulation, NVRTC compile check, Xet hashes against hf_xet)"

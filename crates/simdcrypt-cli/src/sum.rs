@@ -450,8 +450,9 @@ const CUDA_BATCH_BYTES: usize = 256 << 20;
 /// `--backend cuda`: the files are read into batches of up to [`CUDA_BATCH_BYTES`] and each
 /// batch is hashed on the GPU in one call (one message per file); the lines are those of
 /// the CPU path, in the same order. One algorithm at a time: blake3 (any -l, keyed and
-/// derive-key modes), streebog256, streebog512, gost94, gost94-test. Without a usable GPU
-/// it is a usage error (exit 2) that says why.
+/// derive-key modes), streebog256, streebog512, gost94, gost94-test. Files longer than
+/// [`CUDA_SEQUENTIAL_MAX`] of the sequential hashes (Streebog, GOST) go to the CPU. Without a
+/// usable GPU it is a usage error (exit 2) that says why.
 fn run_cuda(args: &SumArgs, files: &[PathBuf], out: &mut Out) -> Result<bool, Failure> {
     use simdcrypt::{blake3, gost94, streebog};
     use CudaKernel as Kernel;
@@ -638,11 +639,64 @@ impl CudaKernel {
         messages: &[&[u8]],
         out: &mut [u8],
     ) -> Result<(), simdcrypt::Error> {
-        use simdcrypt::cuda;
+        use simdcrypt::threads::Threads;
+        use simdcrypt::{cuda, gost94, streebog};
         match self {
+            // Long BLAKE3 messages are spread over many GPU threads by the library itself.
             CudaKernel::Blake3 => cuda::blake3_many(dev, messages, mode, out_len, out),
-            CudaKernel::Streebog(bits) => cuda::streebog_many(dev, messages, bits, out),
-            CudaKernel::Gost94(sbox) => cuda::gost94_many(dev, messages, sbox, out),
+            CudaKernel::Streebog(bits) => split_long(messages, out_len, out, &mut |m, o| match m {
+                Long::Gpu(m) => cuda::streebog_many(dev, m, bits, o),
+                Long::Cpu(m) => streebog::hash_many(m, bits, o, streebog::Platform::detect(), Threads::Auto),
+            }),
+            CudaKernel::Gost94(sbox) => split_long(messages, out_len, out, &mut |m, o| match m {
+                Long::Gpu(m) => cuda::gost94_many(dev, m, sbox, o),
+                Long::Cpu(m) => gost94::hash_many(m, sbox, o, gost94::Platform::detect(), Threads::Auto),
+            }),
         }
     }
+}
+
+/// The longest file `--backend cuda` hashes with a sequential hash (Streebog, GOST R
+/// 34.11-94) on the GPU. Such a hash cannot be split over threads: one GPU thread would
+/// hash the whole file, far slower than a CPU core, so longer files are hashed on the CPU
+/// (docs/gpu.md). BLAKE3 has no such limit: its long messages are hashed a chunk a thread.
+const CUDA_SEQUENTIAL_MAX: usize = 1 << 20;
+
+/// Which side hashes a part of a batch.
+enum Long<'a, 'm> {
+    /// Messages of at most [`CUDA_SEQUENTIAL_MAX`] bytes, for the GPU.
+    Gpu(&'a [&'m [u8]]),
+    /// Longer ones, for the CPU.
+    Cpu(&'a [&'m [u8]]),
+}
+
+/// What [`split_long`] calls for each side of a batch.
+type SplitHash<'f> = dyn FnMut(Long<'_, '_>, &mut [u8]) -> Result<(), simdcrypt::Error> + 'f;
+
+/// Hashes the messages of at most [`CUDA_SEQUENTIAL_MAX`] bytes with `hash(Long::Gpu(..))`
+/// and the longer ones with `hash(Long::Cpu(..))`, each digest (`out_len` bytes) to its place
+/// in `out`.
+fn split_long(
+    messages: &[&[u8]],
+    out_len: usize,
+    out: &mut [u8],
+    hash: &mut SplitHash<'_>,
+) -> Result<(), simdcrypt::Error> {
+    let (long, short): (Vec<usize>, Vec<usize>) =
+        (0..messages.len()).partition(|&i| messages[i].len() > CUDA_SEQUENTIAL_MAX);
+    if long.is_empty() {
+        return hash(Long::Gpu(messages), out);
+    }
+    for (which, part) in [(true, &short), (false, &long)] {
+        if part.is_empty() {
+            continue;
+        }
+        let msgs: Vec<&[u8]> = part.iter().map(|&i| messages[i]).collect();
+        let mut digests = vec![0u8; msgs.len() * out_len];
+        hash(if which { Long::Gpu(&msgs) } else { Long::Cpu(&msgs) }, &mut digests)?;
+        for (&i, d) in part.iter().zip(digests.chunks_exact(out_len)) {
+            out[i * out_len..(i + 1) * out_len].copy_from_slice(d);
+        }
+    }
+    Ok(())
 }

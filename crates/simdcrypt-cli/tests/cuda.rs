@@ -98,7 +98,8 @@ fn sum_backend_cuda_usage_errors() {
 }
 
 /// With a GPU: the same lines as the CPU path, for every supported algorithm and style,
-/// over files of many sizes (and an unreadable entry in the middle).
+/// over files of many sizes (and an unreadable entry in the middle), one past the longest
+/// file a sequential hash sends to the GPU.
 #[test]
 fn sum_backend_cuda_matches_the_cpu() {
     if status().is_err() && !emulated() {
@@ -107,7 +108,9 @@ fn sum_backend_cuda_matches_the_cpu() {
     }
     let dir = TempDir::new("cuda-match");
     let mut names = Vec::new();
-    for (i, len) in [0usize, 1, 31, 32, 63, 64, 65, 1000, 1024, 1025, 4096, 100_003, 1 << 20].into_iter().enumerate() {
+    for (i, len) in
+        [0usize, 1, 31, 32, 63, 64, 65, 1000, 1024, 1025, 4096, 100_003, 1 << 20, (1 << 20) + 1].into_iter().enumerate()
+    {
         let name = format!("f{i:02}");
         dir.file(&name, &data(len, 7 + i as u64));
         names.push(name);

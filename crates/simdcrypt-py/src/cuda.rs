@@ -74,11 +74,12 @@ impl Gpu for gpu::Emulated {
         }
         Ok(())
     }
-    unsafe fn wait_for_stream(&self, _stream: u64) -> Result<(), simdcrypt::Error> {
+    unsafe fn wait_for_stream(&self, stream: u64) -> Result<(), simdcrypt::Error> {
+        late::flush(stream);
         Ok(())
     }
     fn stream_handle(&self) -> u64 {
-        0
+        late::OUR_STREAM
     }
     unsafe fn copy_to_device(&self, dst: DevicePtr, src: &[u8]) -> Result<(), simdcrypt::Error> {
         // SAFETY: the caller vouches for `dst` (host memory in the emulation).
@@ -89,6 +90,97 @@ impl Gpu for gpu::Emulated {
 
 #[cfg(feature = "cuda-emulation")]
 static EMULATED: gpu::Emulated = gpu::Emulated;
+
+/// Emulated streams whose copies complete late, for the tests of stream order
+/// (test_cuda_emulated.py): a test queues writes to host memory "on a producer's stream";
+/// they land only when something orders itself after that stream (our device's
+/// `wait_for_stream`, or a DLPack producer asked to make our stream wait), or when the test
+/// lets every stream finish. A consumer that forgets to order itself reads the old bytes, or
+/// has its `out=` digests overwritten afterwards: the failure a GPU would show.
+#[cfg(feature = "cuda-emulation")]
+mod late {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    /// The emulated device's own stream handle: any positive number (0 is forbidden by
+    /// DLPack and the CUDA Array Interface).
+    pub(super) const OUR_STREAM: u64 = 0x5C_5C;
+
+    type Writes = Vec<(u64, Vec<u8>)>;
+    static PENDING: Mutex<Option<HashMap<u64, Writes>>> = Mutex::new(None);
+
+    pub(super) fn push(stream: u64, address: u64, data: Vec<u8>) {
+        let mut pending = PENDING.lock().unwrap_or_else(|p| p.into_inner());
+        pending.get_or_insert_with(HashMap::new).entry(stream).or_default().push((address, data));
+    }
+
+    fn land(writes: Writes) {
+        for (address, data) in writes {
+            // SAFETY: test-only: the test that queued the write keeps `data.len()` bytes of
+            // its own host memory at `address` alive until every stream is flushed
+            // (test_cuda_emulated.py, `_emulation_flush_all` at the end of each test).
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), address as usize as *mut u8, data.len()) };
+        }
+    }
+
+    /// The writes queued on `stream` land now, in the order they were queued.
+    pub(super) fn flush(stream: u64) {
+        let writes = PENDING.lock().unwrap_or_else(|p| p.into_inner()).as_mut().and_then(|m| m.remove(&stream));
+        land(writes.unwrap_or_default());
+    }
+
+    /// Every stream's writes land.
+    pub(super) fn flush_all() {
+        let all = PENDING.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or_default();
+        for (_, writes) in all {
+            land(writes);
+        }
+    }
+}
+
+/// Test-only (`cuda-emulation` builds): queues a write of `data` to the host address
+/// `address` on the emulated producer stream `stream`; see `late`.
+#[cfg(feature = "cuda-emulation")]
+#[pyfunction]
+pub(crate) fn _emulation_late_write(stream: u64, address: u64, data: Vec<u8>) -> PyResult<()> {
+    if !emulation_requested() || stream == 0 || address == 0 {
+        return Err(PyValueError::new_err("only under SIMDCRYPT_CUDA_EMULATION=1, with a non-zero stream and address"));
+    }
+    late::push(stream, address, data);
+    Ok(())
+}
+
+/// Test-only: what a DLPack producer does when a consumer passes `__dlpack__(stream=consumer)`:
+/// the consumer's stream waits for `producer`'s queued work (here: it lands). Refuses any
+/// consumer stream but the emulated device's, so a test sees which stream was passed.
+#[cfg(feature = "cuda-emulation")]
+#[pyfunction]
+pub(crate) fn _emulation_stream_wait(consumer: u64, producer: u64) -> PyResult<()> {
+    if consumer != late::OUR_STREAM {
+        return Err(PyValueError::new_err(format!(
+            "__dlpack__ was given stream {consumer}, not the cuda backend's own ({})",
+            late::OUR_STREAM
+        )));
+    }
+    late::flush(producer);
+    Ok(())
+}
+
+/// Test-only: every emulated producer stream finishes its queued writes.
+#[cfg(feature = "cuda-emulation")]
+#[pyfunction]
+pub(crate) fn _emulation_flush_all() {
+    late::flush_all();
+}
+
+/// Test-only: the `_emulation_*` functions, in `cuda-emulation` builds.
+#[cfg(feature = "cuda-emulation")]
+pub(crate) fn register_emulation(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_emulation_late_write, m)?)?;
+    m.add_function(wrap_pyfunction!(_emulation_stream_wait, m)?)?;
+    m.add_function(wrap_pyfunction!(_emulation_flush_all, m)?)?;
+    Ok(())
+}
 
 #[cfg(feature = "cuda-emulation")]
 fn emulation_requested() -> bool {
@@ -163,8 +255,9 @@ pub(crate) fn device_array<'py, D: Gpu>(
     dev.check_range(array.ptr, array.len).map_err(|e| PyValueError::new_err(format!("{what}: {e}")))?;
     if let Some(stream) = stream {
         // SAFETY: the CUDA Array Interface says `stream` is a live stream of the producer
-        // (or 1/2, the default streams) on the array's device, which check_range found to
-        // be device 0, in the process's primary context.
+        // (or 1/2, the default streams; _cuda.py puts 1 where the interface names none) on
+        // the array's device, which check_range found to be device 0, in the process's
+        // primary context.
         unsafe { dev.wait_for_stream(stream) }.map_err(args::value_error)?;
     }
     Ok(Some(array))

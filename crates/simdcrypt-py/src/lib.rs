@@ -258,5 +258,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(state::_restore_state, m)?)?;
     file_crypt::register(m)?;
     chunks::register(m)?;
+    #[cfg(feature = "cuda-emulation")]
+    cuda::register_emulation(m)?;
     Ok(())
 }

@@ -180,3 +180,96 @@ def test_dlpack_capsules_are_consumed() -> None:
     with pytest.raises(ValueError, match="exactly"):
         simdcrypt.gost94_many(Keep(m), backend="cuda", out=Keep(np.zeros(5, dtype=np.uint8)))
     assert all(is_valid(c, b"used_dltensor") for c in capsules[1:]) and len(capsules) == 3
+
+
+# Stream order: arrays whose contents (or out= fills) are still pending on the producer's
+# stream. The emulation's "late" streams hold queued writes until something orders itself
+# after that stream (see crates/simdcrypt-py/src/cuda.rs, `late`); `_emulation_flush_all`
+# lets every stream finish, as a GPU eventually would.
+_native: Any = simdcrypt._native  # type: ignore[attr-defined]
+LEGACY = 1  # the legacy default stream, in CAI and DLPack numbering
+TORCH_SIDE_STREAM = 0x7E57  # a producer's own non-default stream
+
+
+class LateCAI:
+    """A CUDA Array Interface whose bytes arrive late: `pending` is written to the array on
+    emulated stream `on`; the interface names `stream` (or no stream at all)."""
+
+    MISSING = object()
+
+    def __init__(self, array: np.ndarray, pending: bytes, on: int, stream: Any = MISSING, version: int = 3) -> None:
+        self.array = array
+        _native._emulation_late_write(on, array.ctypes.data, pending)
+        cai: dict[str, Any] = {"shape": array.shape, "typestr": "|u1", "data": (array.ctypes.data, False), "version": version}
+        if stream is not LateCAI.MISSING:
+            cai["stream"] = stream
+        self.__cuda_array_interface__ = cai
+
+
+class LateTensor(LateCAI):
+    """A PyTorch-like tensor: a CAI without a stream, and DLPack whose `stream=` argument
+    makes the consumer wait for the producer's own stream `on`."""
+
+    def __init__(self, array: np.ndarray, pending: bytes, on: int) -> None:
+        super().__init__(array, pending, on, version=2)
+        self.on = on
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (2, 0)
+
+    def __dlpack__(self, *, stream: Any = None) -> Any:
+        _native._emulation_stream_wait(stream, self.on)
+        return self.array.__dlpack__()
+
+
+@pytest.fixture
+def late_streams() -> Any:
+    yield
+    _native._emulation_flush_all()
+
+
+@pytest.mark.parametrize(
+    ("on", "stream"),
+    [(LEGACY, LateCAI.MISSING), (LEGACY, None), (LEGACY, LEGACY), (TORCH_SIDE_STREAM, TORCH_SIDE_STREAM)],
+    ids=["no-stream-key", "stream-None", "stream-1", "named-stream"],
+)
+def test_cai_inputs_and_out_wait_for_their_stream(late_streams: Any, on: int, stream: Any) -> None:
+    m = random_rows(8, 200, 3)
+    expected = simdcrypt.streebog_many(m, bits=256)
+    # The messages land late: hashing before they do gives other digests.
+    empty = np.zeros_like(m)
+    assert simdcrypt.streebog_many(LateCAI(empty, m.tobytes(), on, stream), bits=256, backend="cuda") == expected
+    # An out= array whose zero fill is still pending: it must land before our digests.
+    out = np.full(8 * 32, 0xEE, dtype=np.uint8)
+    simdcrypt.streebog_many(m, bits=256, backend="cuda", out=LateCAI(out, bytes(out.size), on, stream))
+    _native._emulation_flush_all()
+    assert out.tobytes() == expected
+
+
+def test_dlpack_is_preferred_and_given_our_stream(late_streams: Any) -> None:
+    # PyTorch's CAI names no stream while its work is queued on its current (side) stream:
+    # only __dlpack__(stream=ours) orders us after it.
+    m = random_rows(8, 100, 4)
+    expected = simdcrypt.blake3_many(m)
+    assert simdcrypt.blake3_many(LateTensor(np.zeros_like(m), m.tobytes(), TORCH_SIDE_STREAM), backend="cuda") == expected
+    out = np.full(8 * 32, 0xEE, dtype=np.uint8)
+    simdcrypt.blake3_many(m, backend="cuda", out=LateTensor(out, bytes(out.size), TORCH_SIDE_STREAM))
+    _native._emulation_flush_all()
+    assert out.tobytes() == expected
+    blocks = random_rows(1, 64 * 5, 5).reshape(-1)
+    assert simdcrypt.sha256_many(
+        LateTensor(np.zeros_like(blocks), blocks.tobytes(), TORCH_SIDE_STREAM), backend="cuda"
+    ) == simdcrypt.sha256_many(blocks.tobytes())
+
+
+def test_the_late_streams_do_reorder(late_streams: Any) -> None:
+    # The hook itself: a consumer that does not wait sees the old bytes (so the tests above
+    # can fail), and the pending write lands when the stream is waited for.
+    a = np.zeros(64, dtype=np.uint8)
+    _native._emulation_late_write(TORCH_SIDE_STREAM, a.ctypes.data, bytes(range(64)))
+    assert simdcrypt.sha256_many(CAI(a, stream=LEGACY), backend="cuda") == simdcrypt.sha256_many(bytes(64))
+    assert not a.any()
+    with pytest.raises(ValueError, match="not the cuda backend's own"):
+        _native._emulation_stream_wait(12345, TORCH_SIDE_STREAM)
+    _native._emulation_stream_wait(0x5C5C, TORCH_SIDE_STREAM)
+    assert a.tobytes() == bytes(range(64))

@@ -46,7 +46,8 @@ fn check(label: &str, msgs: &[&[u8]], mode: Mode<'_>, out_len: usize) {
 fn lengths() -> Vec<usize> {
     let mut v = common::edge_lengths(64, 1024);
     v.extend([1023, 1024, 1025, 2047, 2048, 2049, 3 * 1024 + 5, 16 * 1024 - 1, 16 * 1024 + 1, 31 * 1024 - 1, 31 * 1024 + 1]);
-    v.extend([(1 << 20) - 1, 1 << 20, (1 << 20) + 1]);
+    // Around the longest message one thread hashes (256 KiB) and well past it.
+    v.extend([(1 << 18) - 1, 1 << 18, (1 << 18) + 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1]);
     v.sort_unstable();
     v.dedup();
     v

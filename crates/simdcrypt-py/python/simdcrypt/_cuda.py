@@ -8,7 +8,21 @@ Imported by the native module only when a ``backend="cuda"`` call is made, never
 - DLPack (``__dlpack__`` with ``__dlpack_device__``): PyTorch, CuPy, JAX...
 
 Either way the array must be C-contiguous, of 1-byte items (uint8, int8, bool), on CUDA
-device 0. :func:`device_view` checks what the protocol says; the native side then checks
+device 0.
+
+Stream order. Our work runs on a stream of our own, created non-blocking: it waits for no
+other stream unless told to. An array whose contents are still being written by its
+producer (a ``torch.zeros`` queued on PyTorch's stream, say) must be waited for, and so must
+an ``out=`` array still being filled, or the producer's write lands after our digests.
+So DLPack comes first when an object offers both protocols: ``__dlpack__(stream=ours)`` asks
+the producer to make our stream wait for its pending work on the array, whatever stream
+that is (PyTorch exports no stream in its CUDA Array Interface). Through the CUDA Array
+Interface, a ``stream`` entry is waited for (1: the legacy default stream, 2: the per-thread
+one, else a ``CUstream``); an interface without one (version 2, or ``None``) is taken to mean
+the legacy default stream, which our stream is then ordered after: the specification lets
+a producer say "no synchronization needed" with ``None``, but the cost of one event is
+small and a producer that queued its work on the legacy stream without saying so is the
+common case. :func:`device_view` checks what the protocol says; the native side then checks
 with the driver that the whole range is memory of that device before any kernel reads or
 writes it, so a wrong pointer or size is a ValueError, not a crash.
 """
@@ -77,6 +91,10 @@ KDL_CPU = 1
 KDL_CUDA = 2
 KDL_CUDA_HOST = 3
 KDL_CUDA_MANAGED = 13
+
+# CUDA Array Interface / DLPack stream numbers (0 is forbidden by both: it is ambiguous).
+LEGACY_DEFAULT_STREAM = 1
+PER_THREAD_DEFAULT_STREAM = 2
 
 # What device_view returns: (address, shape, producer stream to wait for or None,
 # a function to call once the GPU work is done, or None).
@@ -149,10 +167,13 @@ def _from_cai(obj: Any, what: str, writable: bool) -> View:
     if cai.get("mask") is not None:
         raise ValueError(f"{what}: masked arrays are not supported")
     stream = cai.get("stream")
-    if stream is not None:
-        if isinstance(stream, bool) or not isinstance(stream, int) or stream <= 0:
-            # The interface forbids 0: None means "no synchronization needed".
-            raise ValueError(f"{what}: __cuda_array_interface__ 'stream' must be None or a positive int, got {stream!r}")
+    if stream is None:
+        # No stream named (version 2, or None): order after the legacy default stream, where
+        # a producer that says nothing (PyTorch) has queued its work by default.
+        stream = LEGACY_DEFAULT_STREAM
+    elif isinstance(stream, bool) or not isinstance(stream, int) or stream <= 0:
+        # The interface forbids 0 (ambiguous between the default streams).
+        raise ValueError(f"{what}: __cuda_array_interface__ 'stream' must be None or a positive int, got {stream!r}")
     if ptr == 0 and math.prod(shape) != 0:
         raise ValueError(f"{what}: null data pointer for a non-empty array")
     return ptr, shape, stream, None
@@ -251,14 +272,23 @@ def parse_capsule(capsule: Any, what: str = "array") -> Tuple[int, int, int, Tup
     return int(tensor.device.device_type), int(tensor.device.device_id), data, shape, release
 
 
-def _from_dlpack(obj: Any, what: str, writable: bool, stream: int, host_tensors: bool) -> View:
+def _from_dlpack(obj: Any, what: str, writable: bool, stream: int, host_tensors: bool, fallback: bool) -> Optional[View]:
     device_type, device_id = (int(v) for v in obj.__dlpack_device__())
     if device_type not in (KDL_CUDA, KDL_CUDA_MANAGED):
         raise ValueError(f"{what}: DLPack device type {device_type} is not CUDA ({KDL_CUDA})")
     if device_id != 0:
         raise ValueError(f"{what}: the array is on CUDA device {device_id}; the cuda backend runs on device 0")
     # The consumer's stream: the producer makes it wait for the array's pending work.
-    capsule = obj.__dlpack__(stream=stream)
+    if stream <= 0:
+        raise ValueError(f"{what}: internal error: stream {stream} cannot be passed to __dlpack__ (0 is ambiguous)")
+    try:
+        capsule = obj.__dlpack__(stream=stream)
+    except TypeError:
+        # A DLPack producer from before the `stream` argument: its CUDA Array Interface then
+        # (`fallback`), or the error.
+        if fallback:
+            return None
+        raise
     device_type, device_id, data, shape, release = parse_capsule(capsule, what)
     accepted = (KDL_CUDA, KDL_CUDA_MANAGED) + ((KDL_CPU,) if host_tensors else ())
     if device_type not in accepted or device_id != 0:
@@ -272,17 +302,23 @@ def device_view(obj: Any, what: str, writable: bool, stream: int, host_tensors: 
     """``obj`` as a device array: (address, shape, producer stream or None, release or
     None); or None if ``obj`` is not a device array (a host buffer, to be copied).
 
-    ``stream`` is the backend's own stream handle, given to DLPack producers as the
-    consumer's stream. A CAI ``stream`` is returned for the native side to wait on.
+    ``stream`` is the backend's own stream handle (positive), given to DLPack producers
+    as the consumer's stream; DLPack is preferred to the CUDA Array Interface for that
+    reason. The CAI's ``stream`` (the legacy default stream when it names none) is
+    returned for the native side to wait on.
     ``host_tensors``: accept a DLPack tensor on kDLCPU from an object that claims CUDA
     (only for the host emulation of the bindings' tests, where device memory is host
     memory).
     """
-    if hasattr(obj, "__cuda_array_interface__"):
-        return _from_cai(obj, what, writable)
+    has_cai = hasattr(obj, "__cuda_array_interface__")
     if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
         device_type = int(obj.__dlpack_device__()[0])
-        if device_type in (KDL_CPU, KDL_CUDA_HOST):
+        if device_type in (KDL_CPU, KDL_CUDA_HOST) and not has_cai:
             return None  # host memory: read through the buffer protocol
-        return _from_dlpack(obj, what, writable, stream, host_tensors)
+        if device_type not in (KDL_CPU, KDL_CUDA_HOST):
+            view = _from_dlpack(obj, what, writable, stream, host_tensors, fallback=has_cai)
+            if view is not None:
+                return view
+    if has_cai:
+        return _from_cai(obj, what, writable)
     return None

@@ -1,5 +1,5 @@
 //! The host side shared by the batches whose kernels hash one message per thread: ragged
-//! messages packed into one buffer with an offsets array, the offsets checked, the grid
+//! messages uploaded end to end into one buffer with an offsets array, the offsets checked, the grid
 //! sized, and one launch.
 //!
 //! Such a kernel takes `(data, offsets, count, out)`: message `i` is the bytes
@@ -9,25 +9,47 @@ use super::device::{Device, DeviceBuffer, DevicePtr};
 use super::Kernel;
 use crate::Error;
 
-/// Threads per block: several warps, so a block's staging of the tables into shared memory
-/// is shared by many messages, and small enough for short batches to spread over the SMs.
+/// The most threads per block of a one-thread-per-item launch: several warps, so a block's
+/// staging of the tables into shared memory is shared by many messages.
 pub(crate) const BLOCK: u32 = 128;
 
-/// The largest grid of a one-dimensional launch (CUDA's limit on `gridDim.x`).
-const MAX_GRID: u64 = (1 << 31) - 1;
+/// The fewest: one warp.
+const WARP: u32 = 32;
 
-/// The messages one after another, and the `messages.len() + 1` offsets where each starts
-/// (the last is the total length).
-pub(crate) fn pack_messages(messages: &[&[u8]]) -> (Vec<u8>, Vec<u64>) {
-    let total = messages.iter().map(|m| m.len()).sum();
-    let mut data = Vec::with_capacity(total);
-    let mut offsets = Vec::with_capacity(messages.len() + 1);
-    offsets.push(0);
-    for m in messages {
-        data.extend_from_slice(m);
-        offsets.push(data.len() as u64);
+/// Threads per block for `count` items, one per thread, on a GPU of `sms` multiprocessors:
+/// the largest power of two from [`WARP`] to [`BLOCK`] that still gives every SM at least
+/// two blocks (so that one block's staging or tail does not leave an SM idle), or a warp
+/// when even that cannot (8,192 items on 132 SMs: 256 blocks of 32). Kernels that give a
+/// message several threads (Streebog) multiply `count` first.
+pub(crate) fn block_for(count: u64, sms: u32) -> u32 {
+    let per_block = count / (2 * u64::from(sms.max(1)));
+    let mut block = BLOCK;
+    while block > WARP && u64::from(block) > per_block {
+        block /= 2;
     }
-    (data, offsets)
+    block
+}
+
+/// The grid and block of a launch of one thread per item on `dev` ([`block_for`],
+/// [`grid_for`]).
+pub(crate) fn geometry<D: Device>(dev: &D, count: u64) -> Result<(u32, u32), Error> {
+    let block = block_for(count, dev.multiprocessors());
+    Ok((grid_for(count, block)?, block))
+}
+
+const MAX_GRID: u64 = super::MAX_GRID as u64;
+
+/// The `messages.len() + 1` offsets of `messages` laid one after another (the last is the
+/// total length): where [`Device::upload_parts`] puts each.
+pub(crate) fn message_offsets(messages: &[&[u8]]) -> Vec<u64> {
+    let mut offsets = Vec::with_capacity(messages.len() + 1);
+    let mut end = 0u64;
+    offsets.push(end);
+    for m in messages {
+        end += m.len() as u64;
+        offsets.push(end);
+    }
+    offsets
 }
 
 /// Checks that `offsets` describe a batch: at least one entry (a batch of `count` messages
@@ -83,7 +105,7 @@ pub(crate) unsafe fn launch_per_message<D: Device>(
     if count == 0 {
         return Ok(());
     }
-    let grid = grid_for(count, BLOCK)?;
+    let (grid, block) = geometry(dev, count)?;
     let bytes: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
     let mut offsets_buf = dev.alloc(bytes.len())?;
     dev.upload(&mut offsets_buf, 0, &bytes)?;
@@ -92,15 +114,16 @@ pub(crate) unsafe fn launch_per_message<D: Device>(
     // `count + 1` words and is freed only after the synchronization below; `data`, `out` and
     // any addresses in `extra` are valid for the rest by this function's contract, and
     // `count` is the batch's size.
-    let launched = unsafe { dev.launch(kernel, grid, BLOCK, &args) };
+    let launched = unsafe { dev.launch(kernel, grid, block, &args) };
     // `offsets_buf` must outlive the launch, so wait even when the launch reported an error.
     let finished = dev.synchronize();
     launched.and(finished)
 }
 
 /// Hashes host `messages` with `kernel` (digests of `out_len` bytes) into `out`, which must
-/// be `messages.len() * out_len` bytes: one upload of the packed messages, one of the
-/// offsets, one launch (with `extra` arguments, as for [`launch_per_message`]), one download.
+/// be `messages.len() * out_len` bytes: one upload of the messages (straight from where they
+/// are, no packing copy: [`Device::upload_parts`]), one of the offsets, one launch (with
+/// `extra` arguments, as for [`launch_per_message`]), one download.
 pub(crate) fn hash_host_batch<D: Device>(
     dev: &D,
     kernel: Kernel,
@@ -109,19 +132,36 @@ pub(crate) fn hash_host_batch<D: Device>(
     out: &mut [u8],
     extra: &[u64],
 ) -> Result<(), Error> {
+    // SAFETY: `run` gets the uploaded messages and an output buffer of the batch's digests,
+    // what launch_per_message needs.
+    with_host_batch(dev, messages, out_len, out, |data, offsets, out| unsafe {
+        launch_per_message(dev, kernel, data, offsets, out, extra)
+    })
+}
+
+/// Uploads host `messages` ([`Device::upload_parts`]), calls `run(data, offsets, out)` with
+/// their device address, their offsets and a device buffer of `messages.len() * out_len`
+/// bytes, then downloads that buffer into `out` (which must be that long). `run` must write
+/// every byte of it and wait for its work.
+pub(crate) fn with_host_batch<D: Device>(
+    dev: &D,
+    messages: &[&[u8]],
+    out_len: usize,
+    out: &mut [u8],
+    run: impl FnOnce(DevicePtr, &[u64], DevicePtr) -> Result<(), Error>,
+) -> Result<(), Error> {
     crate::threads::check_out_len(messages.len(), out_len, out.len())?;
     if out.is_empty() {
         return Ok(());
     }
-    let (data, offsets) = pack_messages(messages);
+    let offsets = message_offsets(messages);
+    let total = usize::try_from(offsets[messages.len()])
+        .map_err(|_| Error::InvalidArgument("the batch is larger than this machine's memory".into()))?;
     // CUDA refuses allocations of no bytes; a batch of empty messages reads none of this one.
-    let mut data_buf = dev.alloc(data.len().max(1))?;
-    dev.upload(&mut data_buf, 0, &data)?;
+    let mut data_buf = dev.alloc(total.max(1))?;
+    dev.upload_parts(&mut data_buf, messages)?;
     let out_buf = dev.alloc(out.len())?;
-    // SAFETY: `data_buf` holds the packed messages, bytes offsets[0] = 0 to offsets[count] =
-    // data.len(); `out_buf` holds `count * out_len` bytes, `kernel`'s digests; both outlive
-    // the call, which waits for the launch.
-    unsafe { launch_per_message(dev, kernel, data_buf.ptr(), &offsets, out_buf.ptr(), extra)? };
+    run(data_buf.ptr(), &offsets, out_buf.ptr())?;
     dev.download(&out_buf, 0, out)
 }
 
@@ -130,11 +170,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pack_messages_concatenates_with_offsets() {
-        let (data, offsets) = pack_messages(&[b"ab", b"", b"cde"]);
-        assert_eq!(data, b"abcde");
-        assert_eq!(offsets, [0, 2, 2, 5]);
-        assert_eq!(pack_messages(&[]), (vec![], vec![0]));
+    fn message_offsets_lay_messages_end_to_end() {
+        assert_eq!(message_offsets(&[b"ab", b"", b"cde"]), [0, 2, 2, 5]);
+        assert_eq!(message_offsets(&[]), [0]);
     }
 
     #[test]
@@ -145,6 +183,25 @@ mod tests {
         assert!(err.contains("one entry more than the batch has messages"), "{err}");
         let err = check_offsets(&[0, 5, 4, 9]).unwrap_err().to_string();
         assert!(err.contains("offsets[1] = 5 > offsets[2] = 4"), "{err}");
+    }
+
+    #[test]
+    fn blocks_leave_no_multiprocessor_idle() {
+        // 8,192 messages on an H100's 132 SMs: 256 blocks of one warp (the most there can be).
+        assert_eq!(block_for(8192, 132), 32);
+        assert_eq!(block_for(65_536, 132), 128);
+        assert_eq!(block_for(32_768, 132), 64);
+        assert_eq!(block_for(1 << 20, 132), 128);
+        assert_eq!(block_for(1, 132), 32);
+        assert_eq!(block_for(1000, 0), 128, "a device that reports no SMs still gets blocks");
+        for count in [1u64, 100, 8192, 65_536, 1 << 24] {
+            for sms in [1, 46, 108, 132] {
+                let block = block_for(count, sms);
+                assert!(block.is_power_of_two() && (WARP..=BLOCK).contains(&block));
+                let blocks = count.div_ceil(u64::from(block));
+                assert!(block == WARP || blocks >= 2 * u64::from(sms), "{count} on {sms} SMs: {blocks} of {block}");
+            }
+        }
     }
 
     #[test]

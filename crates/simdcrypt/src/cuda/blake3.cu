@@ -2,9 +2,10 @@
 // chunk per thread and then one parent per thread a tree layer at a time.
 //
 // A message hashed by one thread goes through BLAKE3's incremental algorithm: chunk chaining
-// values pushed on a stack and merged as the chunk count's trailing zero bits say, so that
-// messages of any length are right (long ones slowly: such batches belong to the one-input
-// path). The one-input path pairs adjacent chaining values layer by layer and carries an odd
+// values pushed on a stack and merged as the chunk count's trailing zero bits say. The stack
+// is per thread (local memory, reserved for every resident thread of the GPU), so it is kept
+// short: sc_blake3_many hashes messages of at most SC_BLAKE3_MANY_MAX_LEN bytes and skips
+// longer ones, which the host hashes with the one-input path (one chunk per thread). The one-input path pairs adjacent chaining values layer by layer and carries an odd
 // last one up unchanged; that builds exactly BLAKE3's tree, whose left subtrees are the
 // largest powers of two chunks.
 //
@@ -17,7 +18,10 @@
 #define SC_BLAKE3_PARENT 4u
 #define SC_BLAKE3_ROOT 8u
 #define SC_BLAKE3_CHUNK_LEN 1024ull
-#define SC_BLAKE3_MAX_DEPTH 54
+// 2^8 chunks: 256 KiB. A thread's stack holds popcount(chunks - 1) <= 8 chaining values,
+// 256 bytes, instead of the 1,728 bytes of BLAKE3's largest inputs.
+#define SC_BLAKE3_MANY_DEPTH 8
+#define SC_BLAKE3_MANY_MAX_LEN (SC_BLAKE3_CHUNK_LEN << SC_BLAKE3_MANY_DEPTH)
 
 static __constant__ const sc_u32 sc_blake3_iv[8] = {
     0x6A09E667u, 0xBB67AE85u, 0x3C6EF372u, 0xA54FF53Au, 0x510E527Fu, 0x9B05688Cu, 0x1F83D9ABu, 0x5BE0CD19u,
@@ -161,9 +165,10 @@ SC_UNROLL
     for (int i = 0; i < 8; i++) sc_store_le32(p + 4 * i, cv[i]);
 }
 
-// The root output of the `len` bytes at `p`, hashed by this thread alone.
+// The root output of the `len` bytes at `p`, hashed by this thread alone; `len` is at most
+// SC_BLAKE3_MANY_MAX_LEN.
 __device__ void sc_blake3_message(const sc_u8* p, sc_u64 len, const sc_u32* key, sc_u32 flags, sc_blake3_output* o) {
-    sc_u32 stack[SC_BLAKE3_MAX_DEPTH][8];
+    sc_u32 stack[SC_BLAKE3_MANY_DEPTH][8];
     int depth = 0;
     sc_u64 chunks = len == 0 ? 1 : (len + SC_BLAKE3_CHUNK_LEN - 1) / SC_BLAKE3_CHUNK_LEN;
     for (sc_u64 c = 0; c + 1 < chunks; c++) {
@@ -197,9 +202,10 @@ __device__ __forceinline__ void sc_blake3_load_key(const sc_u8* key, sc_u32* wor
 
 // BLAKE3 of `count` messages, one per thread: message i is data[offsets[i] .. offsets[i + 1]]
 // (reads offsets[0 ..= count] and those bytes), its `out_len` output bytes go to
-// out[i * out_len .. (i + 1) * out_len]. Reads the 32 key bytes at `key`; `flags` is the
-// mode's flag.
-extern "C" __global__ void sc_blake3_many(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out,
+// out[i * out_len .. (i + 1) * out_len]. A message longer than SC_BLAKE3_MANY_MAX_LEN is
+// skipped (its output bytes are not written): the host hashes it on its own. Reads the 32 key
+// bytes at `key`; `flags` is the mode's flag.
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_blake3_many(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out,
                                           const sc_u8* key, sc_u64 flags, sc_u64 out_len) {
     sc_u64 i = sc_thread_index();
     if (i >= count) return;
@@ -207,7 +213,9 @@ extern "C" __global__ void sc_blake3_many(const sc_u8* data, const sc_u64* offse
     sc_blake3_load_key(key, k);
     sc_blake3_output o;
     sc_u64 start = offsets[i];
-    sc_blake3_message(data + start, offsets[i + 1] - start, k, (sc_u32)flags, &o);
+    sc_u64 len = offsets[i + 1] - start;
+    if (len > SC_BLAKE3_MANY_MAX_LEN) return;
+    sc_blake3_message(data + start, len, k, (sc_u32)flags, &o);
     sc_u8* dst = out + i * out_len;
     for (sc_u64 t = 0; 64 * t < out_len; t++) sc_blake3_root_block(&o, t, dst + 64 * t, out_len - 64 * t);
 }
@@ -215,7 +223,7 @@ extern "C" __global__ void sc_blake3_many(const sc_u8* data, const sc_u64* offse
 // The chaining values of the chunks of the `len` bytes at `input` (more than one chunk: the
 // root is not a chunk). Thread i reads input[1024 i .. min(1024 (i + 1), len)] and writes the
 // 32-byte chaining value of chunk i to cvs[32 i ..]; reads the 32 key bytes at `key`.
-extern "C" __global__ void sc_blake3_chunks(const sc_u8* input, sc_u64 len, sc_u8* cvs, const sc_u8* key, sc_u64 flags) {
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_blake3_chunks(const sc_u8* input, sc_u64 len, sc_u8* cvs, const sc_u8* key, sc_u64 flags) {
     sc_u64 i = sc_thread_index();
     sc_u64 chunks = (len + SC_BLAKE3_CHUNK_LEN - 1) / SC_BLAKE3_CHUNK_LEN;
     if (i >= chunks) return;
@@ -234,7 +242,7 @@ extern "C" __global__ void sc_blake3_chunks(const sc_u8* input, sc_u64 len, sc_u
 // root, see sc_blake3_root): thread i reads in[64 i .. 64 i + 64] and writes the chaining value
 // of their parent to out[32 i ..]; when `count` is odd the last thread copies the last value
 // up. Reads the 32 key bytes at `key`.
-extern "C" __global__ void sc_blake3_parents(const sc_u8* in, sc_u64 count, sc_u8* out, const sc_u8* key, sc_u64 flags) {
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_blake3_parents(const sc_u8* in, sc_u64 count, sc_u8* out, const sc_u8* key, sc_u64 flags) {
     sc_u64 i = sc_thread_index();
     if (2 * i >= count) return;
     sc_u32 left[8];
@@ -254,7 +262,7 @@ extern "C" __global__ void sc_blake3_parents(const sc_u8* in, sc_u64 count, sc_u
 
 // The root over the two chaining values at `in` (64 bytes): thread t writes output block t,
 // out[64 t .. min(64 (t + 1), out_len)]. Reads the 32 key bytes at `key`.
-extern "C" __global__ void sc_blake3_root(const sc_u8* in, sc_u8* out, sc_u64 out_len, const sc_u8* key, sc_u64 flags) {
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_blake3_root(const sc_u8* in, sc_u8* out, sc_u64 out_len, const sc_u8* key, sc_u64 flags) {
     sc_u64 t = sc_thread_index();
     if (64 * t >= out_len) return;
     sc_u32 k[8], left[8], right[8];

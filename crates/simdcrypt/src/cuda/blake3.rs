@@ -1,12 +1,16 @@
 //! BLAKE3 on a device (`blake3.cu`): batches of messages, one message per thread, and one
 //! large input, one chunk per thread and then one parent per thread a layer at a time.
 //!
+//! A batch's messages longer than [`MANY_MAX_LEN`] are skipped by the per-message kernel (its
+//! threads' stacks stay small) and hashed afterwards with the one-input path, each straight
+//! from the batch's device buffer into its output slot: a long file never sits on one thread.
+//!
 //! The mode's key words (the IV, the key, or the context key of key derivation, which the
 //! host computes) travel as 32 bytes of device memory, its domain flag as an argument. The
 //! one-input path ends with a launch of one thread per 64-byte output block of the root, so
 //! any output length is drawn in parallel.
 
-use super::batch::{self, grid_for, BLOCK};
+use super::batch::{self, geometry};
 use super::device::{Device, DeviceBuffer, DevicePtr};
 use super::{Kernel, Module};
 use crate::blake3::{Mode, CHUNK_LEN};
@@ -18,6 +22,10 @@ const PARENTS: Kernel = Kernel { module: Module::Blake3, name: "sc_blake3_parent
 const ROOT: Kernel = Kernel { module: Module::Blake3, name: "sc_blake3_root" };
 
 const CV_LEN: usize = 32;
+
+/// The longest message `sc_blake3_many` hashes on one thread (`SC_BLAKE3_MANY_MAX_LEN`: 256
+/// chunks); longer ones go through the chunk and tree kernels.
+pub(crate) const MANY_MAX_LEN: u64 = (CHUNK_LEN as u64) << 8;
 
 /// The mode's key words, uploaded, and its domain flag.
 fn upload_key<D: Device>(dev: &D, mode: Mode<'_>) -> Result<(D::Buffer, u64), Error> {
@@ -31,13 +39,22 @@ fn upload_key<D: Device>(dev: &D, mode: Mode<'_>) -> Result<(D::Buffer, u64), Er
 /// Writes `out_len` bytes of the BLAKE3 output of `messages[i]` (in `mode`) at
 /// `out[i * out_len..]`, computed on `dev`; `out` must be exactly `messages.len() * out_len`
 /// bytes, as for [`crate::blake3::Batch::hash_into`], which gives the same bytes.
-pub fn blake3_many<D: Device>(dev: &D, messages: &[&[u8]], mode: Mode<'_>, out_len: usize, out: &mut [u8]) -> Result<(), Error> {
+pub fn blake3_many<D: Device>(
+    dev: &D,
+    messages: &[&[u8]],
+    mode: Mode<'_>,
+    out_len: usize,
+    out: &mut [u8],
+) -> Result<(), Error> {
     crate::threads::check_out_len(messages.len(), out_len, out.len())?;
     if out.is_empty() {
         return Ok(());
     }
-    let (key, flag) = upload_key(dev, mode)?;
-    batch::hash_host_batch(dev, MANY, messages, out_len, out, &[key.ptr(), flag, out_len as u64])
+    batch::with_host_batch(dev, messages, out_len, out, |data, offsets, out| {
+        // SAFETY: with_host_batch's buffers: the messages at `data` as `offsets` say, and
+        // `count * out_len` bytes at `out`.
+        unsafe { blake3_many_device(dev, data, offsets, mode, out_len, out) }
+    })
 }
 
 /// [`blake3_many`] of messages already on the device: message `i` is the bytes
@@ -66,7 +83,16 @@ pub unsafe fn blake3_many_device<D: Device>(
     // SAFETY: sc_blake3_many reads the messages at `data` and writes `count * out_len` bytes
     // at `out` (the caller's guarantee), and the 32 bytes of `key`, alive until the call
     // returns after the launch.
-    unsafe { batch::launch_per_message(dev, MANY, data, offsets, out, &[key.ptr(), flag, out_len as u64]) }
+    unsafe { batch::launch_per_message(dev, MANY, data, offsets, out, &[key.ptr(), flag, out_len as u64])? };
+    for (i, w) in offsets.windows(2).enumerate() {
+        let len = w[1] - w[0];
+        if len > MANY_MAX_LEN {
+            // SAFETY: message i is `len` readable bytes at data + offsets[i], its output the
+            // `out_len` bytes at out + i * out_len (the caller's guarantee); `key` lives on.
+            unsafe { hash_tree_into(dev, data + w[0], len, &key, flag, out_len, out + (i * out_len) as u64)? };
+        }
+    }
+    dev.synchronize()
 }
 
 /// `out_len` bytes of the BLAKE3 output of one `input` in `mode`, computed on `dev`, its
@@ -84,7 +110,13 @@ pub fn blake3_hash<D: Device>(dev: &D, input: &[u8], mode: Mode<'_>, out_len: us
 /// # Safety
 ///
 /// `input` must be `len` readable bytes of `dev`'s memory.
-pub unsafe fn blake3_hash_device<D: Device>(dev: &D, input: DevicePtr, len: u64, mode: Mode<'_>, out_len: usize) -> Result<Vec<u8>, Error> {
+pub unsafe fn blake3_hash_device<D: Device>(
+    dev: &D,
+    input: DevicePtr,
+    len: u64,
+    mode: Mode<'_>,
+    out_len: usize,
+) -> Result<Vec<u8>, Error> {
     let mut digest = vec![0u8; out_len];
     if out_len == 0 {
         return Ok(digest);
@@ -99,30 +131,59 @@ pub unsafe fn blake3_hash_device<D: Device>(dev: &D, input: DevicePtr, len: u64,
         return Ok(digest);
     }
     let (key, flag) = upload_key(dev, mode)?;
+    // SAFETY: the caller's `len` bytes at `input`; `out` holds `out_len` bytes.
+    unsafe { hash_tree_into(dev, input, len, &key, flag, out_len, out.ptr())? };
+    dev.download(&out, 0, &mut digest)?;
+    Ok(digest)
+}
+
+/// The one-input path: `out_len` output bytes of the `len` (> one chunk) bytes at `input`
+/// to `out`, one chunk per thread, then one parent per thread a layer at a time, then one
+/// 64-byte output block per thread. Issues the launches; the caller waits.
+///
+/// # Safety
+///
+/// `input` must be `len` readable bytes and `out` `out_len` writable bytes of `dev`'s memory;
+/// `key` the mode's 32 key bytes on `dev`.
+unsafe fn hash_tree_into<D: Device>(
+    dev: &D,
+    input: DevicePtr,
+    len: u64,
+    key: &D::Buffer,
+    flag: u64,
+    out_len: usize,
+    out: DevicePtr,
+) -> Result<(), Error> {
     let chunks = len.div_ceil(CHUNK_LEN as u64);
     let cvs_len = usize::try_from(chunks).ok().and_then(|c| c.checked_mul(CV_LEN));
-    let cvs_len = cvs_len.ok_or_else(|| Error::InvalidArgument(format!("a BLAKE3 input of {len} bytes is too large for this machine")))?;
+    let cvs_len = cvs_len.ok_or_else(|| {
+        Error::InvalidArgument(format!("a BLAKE3 input of {len} bytes is too large for this machine"))
+    })?;
     let a = dev.alloc(cvs_len)?;
     let b = dev.alloc((cvs_len / CV_LEN).div_ceil(2) * CV_LEN)?;
+    let (grid, block) = geometry(dev, chunks)?;
     // SAFETY: sc_blake3_chunks reads the `len` bytes at `input` (the caller's guarantee) and
     // the key, and writes the 32-byte chaining values of the `chunks` chunks to `a`, which
     // holds exactly that many.
-    unsafe { dev.launch(CHUNKS, grid_for(chunks, BLOCK)?, BLOCK, &[input, len, a.ptr(), key.ptr(), flag])? };
+    unsafe { dev.launch(CHUNKS, grid, block, &[input, len, a.ptr(), key.ptr(), flag])? };
     let (mut src, mut dst) = (&a, &b);
     let mut count = chunks;
     while count > 2 {
         let parents = count.div_ceil(2);
+        let (grid, block) = geometry(dev, parents)?;
         // SAFETY: sc_blake3_parents reads `count` chaining values at `src` (written by the
         // previous launch) and writes `parents` at `dst`; the scratch buffers hold
         // ceil(chunks / 2) >= parents values each, except `a`, which holds them all.
-        unsafe { dev.launch(PARENTS, grid_for(parents, BLOCK)?, BLOCK, &[src.ptr(), count, dst.ptr(), key.ptr(), flag])? };
+        unsafe { dev.launch(PARENTS, grid, block, &[src.ptr(), count, dst.ptr(), key.ptr(), flag])? };
         std::mem::swap(&mut src, &mut dst);
         count = parents;
     }
     let blocks = (out_len as u64).div_ceil(64);
+    let (grid, block) = geometry(dev, blocks)?;
     // SAFETY: sc_blake3_root reads the last two chaining values at `src` and writes the
-    // `out_len` bytes of `out`.
-    unsafe { dev.launch(ROOT, grid_for(blocks, BLOCK)?, BLOCK, &[src.ptr(), out.ptr(), out_len as u64, key.ptr(), flag])? };
-    dev.download(&out, 0, &mut digest)?;
-    Ok(digest)
+    // `out_len` bytes at `out` (the caller's guarantee).
+    unsafe { dev.launch(ROOT, grid, block, &[src.ptr(), out, out_len as u64, key.ptr(), flag])? };
+    // The scratch buffers are freed when this returns: on a GPU in stream order, after the
+    // launches; the emulation has finished them already.
+    Ok(())
 }

@@ -1,6 +1,7 @@
 // Shared by every kernel file: fixed-width types, byte-order loads and stores, rotations,
-// and the one shared-memory helper. Compiled by NVRTC (no standard headers there, so the
-// types are spelled out) and by the host compiler under emulation_prelude.h.
+// and the one shared-memory helper. Compiled by NVRTC after gpu_prelude.cuh (no standard
+// headers there, so the types are spelled out) and by the host compiler after
+// emulation_prelude.h; nothing here depends on which (no branch on the emulation).
 //
 // The runtime, the emulation and the compile check all prepend this file to each kernel
 // source, so the `.cu` files do not include it themselves.
@@ -9,13 +10,12 @@
 // warns about each unused static function (warning 177), which the compile check rejects.
 #pragma once
 
-// Asks NVRTC to unroll the loop that follows; the host compiler, which knows no such pragma
-// and would warn, unrolls what it sees fit.
-#ifdef SC_HOST_EMULATION
-#define SC_UNROLL
-#else
-#define SC_UNROLL _Pragma("unroll")
-#endif
+// The most threads a block of any kernel may have: every kernel is declared
+// `__launch_bounds__(SC_MAX_BLOCK)`, so the compiler keeps its registers within what a block
+// of this size can get (Streebog's round needs well over 100 a thread; unbounded, a block of
+// more than about 448 threads would fail to launch). The host refuses larger blocks before
+// launching (cuda::MAX_BLOCK, checked equal to this by a test).
+#define SC_MAX_BLOCK 256
 
 typedef unsigned char sc_u8;
 typedef unsigned int sc_u32;
@@ -65,18 +65,13 @@ __device__ __forceinline__ void sc_store_le64(sc_u8* p, sc_u64 v) {
     sc_store_le32(p + 4, (sc_u32)(v >> 32));
 }
 
-// Copies a read-only table of `words` words into shared memory for the whole block. On the
-// GPU the block's threads copy it together and wait for each other; in the host emulation
-// each thread runs to completion alone, so it copies the table itself (the same bytes every
-// time) and no barrier is needed. Every thread of the block must call it.
+// Copies a read-only table of `words` words into shared memory for the whole block: the
+// block's threads copy it together (consecutive threads, consecutive words) and wait for
+// each other. Every thread of the block must call it.
 template <typename T>
 __device__ __forceinline__ void sc_stage_shared(T* dst, const T* src, sc_u32 words) {
-#ifdef SC_HOST_EMULATION
-    for (sc_u32 i = 0; i < words; i++) dst[i] = src[i];
-#else
     for (sc_u32 i = threadIdx.x; i < words; i += blockDim.x) dst[i] = src[i];
     __syncthreads();
-#endif
 }
 
 // a += b modulo 2^(64 words), both as little-endian arrays of 64-bit words (the checksums and
@@ -98,16 +93,32 @@ __device__ __forceinline__ void sc_add_words(sc_u64* a, const sc_u64* b, int wor
 // batches and device arrays nearly always are), bytes otherwise. Both branches give the same
 // words; the aligned one only saves loads.
 __device__ __forceinline__ void sc_load_words_le(const sc_u8* p, sc_u32* w, int n) {
-#ifdef SC_HOST_EMULATION
-    for (int i = 0; i < n; i++) w[i] = sc_load_le32(p + 4 * i);
-#else
     if (((sc_u64)p & 3) == 0) {
         const sc_u32* q = (const sc_u32*)p;
         for (int i = 0; i < n; i++) w[i] = q[i];
     } else {
         for (int i = 0; i < n; i++) w[i] = sc_load_le32(p + 4 * i);
     }
-#endif
+}
+
+// `n` little-endian 64-bit words from `p`: 16-byte vector loads (two words each) where `p`
+// is 16-byte aligned, 8-byte loads where it is 8-byte aligned (packed batches of messages
+// whose lengths are multiples of 8 or 16: the common case), bytes otherwise. `n` is even.
+// Every branch gives the same words; the aligned ones only save loads.
+__device__ __forceinline__ void sc_load_words_le64(const sc_u8* p, sc_u64* w, int n) {
+    if (((sc_u64)p & 15) == 0) {
+        const ulonglong2* q = (const ulonglong2*)p;
+        for (int i = 0; i < n / 2; i++) {
+            const ulonglong2 v = q[i];
+            w[2 * i] = v.x;
+            w[2 * i + 1] = v.y;
+        }
+    } else if (((sc_u64)p & 7) == 0) {
+        const sc_u64* q = (const sc_u64*)p;
+        for (int i = 0; i < n; i++) w[i] = q[i];
+    } else {
+        for (int i = 0; i < n; i++) w[i] = sc_load_le64(p + 8 * i);
+    }
 }
 
 // A 32-bit word with its bytes reversed (big- to little-endian and back).

@@ -46,6 +46,18 @@ pub trait Device: sealed::Sealed {
     /// Copies `src` into `dst` at byte `offset`; an error if it does not fit.
     fn upload(&self, dst: &mut Self::Buffer, offset: usize, src: &[u8]) -> Result<(), Error>;
 
+    /// Copies `parts` one after another into `dst` from byte 0 (a batch of messages, laid
+    /// out as [`message_offsets`](super::batch::message_offsets) says, without first packing
+    /// them into one host buffer); an error if they do not fit.
+    fn upload_parts(&self, dst: &mut Self::Buffer, parts: &[&[u8]]) -> Result<(), Error> {
+        let mut offset = 0;
+        for part in parts {
+            self.upload(dst, offset, part)?;
+            offset += part.len();
+        }
+        Ok(())
+    }
+
     /// Copies `dst.len()` bytes of `src` from byte `offset` into `dst`, after all work issued
     /// before it; an error if `src` is too short.
     fn download(&self, src: &Self::Buffer, offset: usize, dst: &mut [u8]) -> Result<(), Error>;
@@ -70,4 +82,7 @@ pub trait Device: sealed::Sealed {
 
     /// Waits for all work issued so far.
     fn synchronize(&self) -> Result<(), Error>;
+
+    /// How many multiprocessors (SMs) the device has: launches are sized to keep them busy.
+    fn multiprocessors(&self) -> u32;
 }

@@ -12,13 +12,13 @@ use std::ffi::c_int;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{
-    result as dres, sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr as _, LaunchConfig,
-    PushKernelArg,
+    result as dres, sys, CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr as _,
+    LaunchConfig, PinnedHostSlice, PushKernelArg,
 };
 
 use super::device::{sealed, Device, DeviceBuffer, DevicePtr};
 use super::nvrtc::{self, Target};
-use super::{DeviceInfo, Kernel, Module};
+use super::{embedded, DeviceInfo, Kernel, Module};
 use crate::Error;
 
 /// The backend's name in errors.
@@ -82,7 +82,8 @@ fn probe() -> Result<DeviceInfo, Error> {
              not see it",
         ));
     }
-    let nvrtc = nvrtc_version()?;
+    // NVRTC is only needed when no embedded image serves the device (found out below).
+    let nvrtc = nvrtc_version();
     if let Err(err) = dres::init() {
         return Err(if err.0 == sys::cudaError_enum::CUDA_ERROR_NO_DEVICE {
             unavailable("no CUDA device (the driver found no GPU: cuInit returned CUDA_ERROR_NO_DEVICE)")
@@ -103,6 +104,7 @@ fn probe() -> Result<DeviceInfo, Error> {
         unsafe { dres::device::get_attribute(dev, a) }
             .map_err(|e| unavailable(format!("cuDeviceGetAttribute failed: {}", describe(e))))
     };
+    let multiprocessors = attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
     let major = attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
     let minor = attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
     // SAFETY: as above.
@@ -115,14 +117,29 @@ fn probe() -> Result<DeviceInfo, Error> {
         .map_err(|e| unavailable(format!("cuDriverGetVersion failed: {}", describe(e))))?;
     let driver_version = ((version / 1000).max(0) as u32, ((version % 1000) / 10).max(0) as u32);
     let compute_capability = (major.max(0) as u32, minor.max(0) as u32);
-    let info = DeviceInfo {
+    let mut info = DeviceInfo {
         name,
         compute_capability,
         target: compute_capability,
         memory: memory as u64,
+        multiprocessors: multiprocessors.max(1) as u32,
         driver_version,
-        nvrtc_version: nvrtc,
+        nvrtc_version: nvrtc.as_ref().ok().copied(),
+        kernels: String::new(),
     };
+    if let (Some(kernels), Some(built)) = (embedded::describe(compute_capability), embedded::NVRTC) {
+        if driver_version.0 >= built.0 {
+            // The embedded images serve this GPU: no NVRTC needed.
+            info.kernels = kernels;
+            info.target = Module::ALL
+                .first()
+                .and_then(|&m| embedded::for_device(m, compute_capability))
+                .map_or(compute_capability, |i| i.arch);
+            return Ok(info);
+        }
+        // Built by a newer NVRTC than the driver supports: run-time NVRTC, if it is older.
+    }
+    let nvrtc = nvrtc?;
     if driver_version.0 < nvrtc.0 {
         return Err(unavailable(format!(
             "the CUDA driver supports CUDA {}.{}, older than NVRTC {}.{}: its CUBINs need a driver for CUDA {}.x \
@@ -130,7 +147,7 @@ fn probe() -> Result<DeviceInfo, Error> {
             driver_version.0, driver_version.1, nvrtc.0, nvrtc.1, nvrtc.0
         )));
     }
-    let mut info = info;
+    info.kernels = format!("NVRTC {}.{} at run time", nvrtc.0, nvrtc.1);
     match nvrtc::supported_archs() {
         Ok(archs) => match target_arch(info.compute_capability, &archs) {
             Some(target) => info.target = target,
@@ -162,6 +179,81 @@ pub(crate) fn target_arch((major, minor): (u32, u32), archs: &[u32]) -> Option<(
     archs.iter().filter(|&&a| a / 10 == major && a % 10 <= minor).max().map(|&a| (a / 10, a % 10))
 }
 
+/// The allocation (or mapping) of device memory that holds an address, as the driver
+/// reports it (`cuPointerGetAttribute`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mapped {
+    /// The device it belongs to.
+    ordinal: i32,
+    /// Its first address.
+    start: u64,
+    /// Its size in bytes.
+    size: u64,
+}
+
+/// Checks that `[ptr, ptr + len)` (`len > 0`) is device memory of device 0, going from one
+/// mapped range to the next: `range_of(address)` is the range that holds `address`, or the
+/// driver's reason why it is not device memory. A tensor of PyTorch's `expandable_segments`
+/// allocator lies in one stretch of virtual addresses backed by several physical
+/// allocations, each its own range to the driver: every one of them must be of device 0 and
+/// they must follow each other with no gap.
+fn check_covered(ptr: u64, len: u64, mut range_of: impl FnMut(u64) -> Result<Mapped, String>) -> Result<(), Error> {
+    let end = ptr.checked_add(len).ok_or_else(|| {
+        Error::InvalidArgument(format!("{len} bytes at {ptr:#x} run past the end of the address space"))
+    })?;
+    let mut at = ptr;
+    while at < end {
+        let mapped = range_of(at).map_err(|reason| {
+            if at == ptr {
+                Error::InvalidArgument(format!("address {ptr:#x} is not CUDA device memory of this process ({reason})"))
+            } else {
+                Error::InvalidArgument(format!(
+                    "{len} bytes at {ptr:#x} run past the end of their CUDA memory at {at:#x} ({reason})"
+                ))
+            }
+        })?;
+        if mapped.ordinal != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "address {at:#x} is memory of CUDA device {}; the cuda backend runs on device 0",
+                mapped.ordinal
+            )));
+        }
+        let next = mapped.start.saturating_add(mapped.size);
+        if mapped.start > at || next <= at {
+            return Err(Error::InvalidArgument(format!(
+                "the driver places {at:#x} in {} bytes at {:#x}, which do not hold it",
+                mapped.size, mapped.start
+            )));
+        }
+        at = next;
+    }
+    Ok(())
+}
+
+/// Keeps freed device memory in the device's default pool instead of handing it back to the
+/// driver at every synchronization (the pool's default release threshold is 0): every batch
+/// allocates its buffers, and would otherwise pay for fresh mappings each time. Without
+/// stream-ordered allocation (cudarc then uses cuMemAlloc) there is no pool to configure;
+/// a refusal only costs speed, so it is not an error.
+fn keep_pool_memory(ctx: &Arc<CudaContext>) {
+    if !ctx.has_async_alloc() {
+        return;
+    }
+    let Ok(dev) = dres::device::get(0) else { return };
+    // SAFETY: `dev` is device 0, which the context was created on; the release threshold is
+    // a u64 (cuMemPoolSetAttribute, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD).
+    unsafe {
+        if let Ok(pool) = dres::device::get_default_mem_pool(dev) {
+            let mut threshold: u64 = u64::MAX;
+            let _ = dres::mem_pool::set_attribute(
+                pool,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                (&mut threshold as *mut u64).cast(),
+            );
+        }
+    }
+}
+
 /// A driver error's name and description, for the status reasons.
 fn describe(err: dres::DriverError) -> String {
     match device_error("", err) {
@@ -182,6 +274,21 @@ pub struct Cuda {
     /// One slot per entry of [`Module::ALL`]: the module, or why it failed to build.
     modules: Vec<OnceLock<Result<Arc<CudaModule>, Error>>>,
     functions: Mutex<HashMap<&'static str, CudaFunction>>,
+    /// Page-locked buffers that uploads go through (allocated on the first upload; None in
+    /// the slot if the driver refused them: uploads are then copied from pageable memory).
+    staging: Mutex<Option<Option<Staging>>>,
+}
+
+/// The bytes of one staging buffer: large enough that a copy's fixed cost is small, small
+/// enough that two of them cost little page-locked memory.
+const STAGING_LEN: usize = 4 << 20;
+
+/// Two page-locked host buffers, each with the event recorded after its last copy: the host
+/// fills one while the GPU copies from the other. A copy from pageable memory is a copy by
+/// the driver into its own pinned buffer and a synchronous DMA; from these it is one memcpy
+/// by us, overlapped with the DMA of the previous buffer.
+struct Staging {
+    buffers: [(PinnedHostSlice<u8>, CudaEvent); 2],
 }
 
 impl std::fmt::Debug for Cuda {
@@ -229,8 +336,91 @@ impl Cuda {
         // SAFETY: no buffer exists yet; all of ours are used on `stream` alone.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.new_stream().map_err(|e| device_error("creating a CUDA stream", e))?;
+        keep_pool_memory(&ctx);
         let modules = Module::ALL.iter().map(|_| OnceLock::new()).collect();
-        Ok(Cuda { ctx, stream, info, modules, functions: Mutex::new(HashMap::new()) })
+        Ok(Cuda { ctx, stream, info, modules, functions: Mutex::new(HashMap::new()), staging: Mutex::new(None) })
+    }
+
+    /// Copies `parts` one after another to device memory from `dst` on through the staging
+    /// buffers; returns once every byte of `parts` has been read (the copies may still be
+    /// in flight on the stream, which orders the kernels after them). Without staging
+    /// buffers, each part is copied from pageable memory.
+    ///
+    /// # Safety
+    ///
+    /// `[dst, dst + total length of parts)` must be writable device memory of this context.
+    unsafe fn upload_staged(&self, dst: DevicePtr, parts: &[&[u8]]) -> Result<(), Error> {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        if total == 0 {
+            return Ok(());
+        }
+        self.ctx.bind_to_thread().map_err(|e| device_error("binding the CUDA context", e))?;
+        let copy_error = |e| device_error(&format!("copying {total} bytes to the GPU"), e);
+        let mut slot = self.staging.lock().unwrap_or_else(|p| p.into_inner());
+        let staging = slot.get_or_insert_with(|| self.new_staging().ok()).as_mut();
+        let Some(staging) = staging else {
+            let mut at = dst;
+            for part in parts.iter().filter(|p| !p.is_empty()) {
+                // SAFETY: the caller vouches for the range; a copy from pageable memory has
+                // read `part` when it returns.
+                unsafe { dres::memcpy_htod_async(at, part, self.stream.cu_stream()) }.map_err(copy_error)?;
+                at += part.len() as u64;
+            }
+            return Ok(());
+        };
+        let (mut which, mut fill, mut at) = (0usize, 0usize, dst);
+        // Waits until the GPU has finished copying from buffer `which`, then hands it out.
+        let take = |staging: &mut Staging, which: usize| -> Result<*mut u8, Error> {
+            let (buffer, event) = &mut staging.buffers[which];
+            event.synchronize().map_err(|e| device_error("waiting for a copy to the GPU", e))?;
+            buffer.as_mut_ptr().map_err(|e| device_error("using a staging buffer", e))
+        };
+        let mut buffer = take(staging, which)?;
+        let mut parts = parts.iter().copied();
+        let mut rest: &[u8] = &[];
+        loop {
+            while rest.is_empty() {
+                match parts.next() {
+                    Some(p) => rest = p,
+                    None => break,
+                }
+            }
+            let n = rest.len().min(STAGING_LEN - fill);
+            // SAFETY: `buffer` is STAGING_LEN bytes of page-locked memory that no copy is
+            // reading any more (`take` waited for its event), and fill + n <= STAGING_LEN.
+            unsafe { std::ptr::copy_nonoverlapping(rest.as_ptr(), buffer.add(fill), n) };
+            fill += n;
+            rest = &rest[n..];
+            let done = rest.is_empty() && parts.len() == 0;
+            if fill == STAGING_LEN || (done && fill > 0) {
+                let (_, event) = &staging.buffers[which];
+                // SAFETY: `fill` bytes of the staging buffer, written above; it stays
+                // untouched until `event`, recorded right after the copy, has completed.
+                let staged = unsafe { std::slice::from_raw_parts(buffer.cast_const(), fill) };
+                // SAFETY: a copy from page-locked memory kept alive and unchanged until it
+                // completes (above); the caller vouches for the destination range.
+                unsafe { dres::memcpy_htod_async(at, staged, self.stream.cu_stream()) }.map_err(copy_error)?;
+                event.record(&self.stream).map_err(|e| device_error("recording a copy to the GPU", e))?;
+                at += fill as u64;
+                fill = 0;
+                which ^= 1;
+                if !done {
+                    buffer = take(staging, which)?;
+                }
+            }
+            if done {
+                return Ok(());
+            }
+        }
+    }
+
+    fn new_staging(&self) -> Result<Staging, dres::DriverError> {
+        let one = || -> Result<(PinnedHostSlice<u8>, CudaEvent), dres::DriverError> {
+            // SAFETY: the contents are unspecified; only bytes we wrote are ever copied.
+            let buffer = unsafe { self.ctx.alloc_pinned::<u8>(STAGING_LEN) }?;
+            Ok((buffer, self.ctx.new_event(None)?))
+        };
+        Ok(Staging { buffers: [one()?, one()?] })
     }
 
     /// The device's name, compute capability, memory and versions.
@@ -260,41 +450,32 @@ impl Cuda {
     }
 
     /// Checks that `[ptr, ptr + len)` is memory of this device (device or managed memory of
-    /// device 0, inside one allocation), so that a wrong address or size from a caller is an
-    /// error instead of a fault in a kernel.
+    /// device 0), so that a wrong address or size from a caller is an error instead of a
+    /// fault in a kernel. The range may span several allocations mapped back to back, as
+    /// PyTorch's `expandable_segments` allocator maps a tensor's pages ([`check_covered`]).
     pub fn check_range(&self, ptr: DevicePtr, len: usize) -> Result<(), Error> {
         if len == 0 {
             return Ok(());
         }
         self.ctx.bind_to_thread().map_err(|e| device_error("binding the CUDA context", e))?;
-        let get = |attr: sys::CUpointer_attribute| -> Result<u64, dres::DriverError> {
-            let mut value: u64 = 0;
-            // SAFETY: every attribute asked for is at most 8 bytes (an int, a CUdeviceptr or a
-            // size_t), written into a zeroed u64 (little-endian: the low bytes hold an int).
-            unsafe { sys::cuPointerGetAttribute((&mut value as *mut u64).cast(), attr, ptr) }.result()?;
-            Ok(value)
-        };
-        let bad = |e: dres::DriverError| {
-            Error::InvalidArgument(format!(
-                "address {ptr:#x} is not CUDA device memory of this process ({})",
-                describe(e)
-            ))
-        };
-        let ordinal = get(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL).map_err(bad)? as u32 as i32;
-        if ordinal != 0 {
-            return Err(Error::InvalidArgument(format!(
-                "address {ptr:#x} is memory of CUDA device {ordinal}; the cuda backend runs on device 0"
-            )));
-        }
-        let start = get(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR).map_err(bad)?;
-        let size = get(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE).map_err(bad)?;
-        let end = ptr.checked_add(len as u64);
-        if start > ptr || end.is_none_or(|e| e > start.saturating_add(size)) {
-            return Err(Error::InvalidArgument(format!(
-                "{len} bytes at {ptr:#x} run past the end of their CUDA allocation ({size} bytes at {start:#x})"
-            )));
-        }
-        Ok(())
+        check_covered(ptr, len as u64, |at| {
+            let get = |attr: sys::CUpointer_attribute| -> Result<u64, dres::DriverError> {
+                let mut value: u64 = 0;
+                // SAFETY: every attribute asked for is at most 8 bytes (an int, a CUdeviceptr
+                // or a size_t), written into a zeroed u64 (little-endian: the low bytes hold
+                // an int).
+                unsafe { sys::cuPointerGetAttribute((&mut value as *mut u64).cast(), attr, at) }.result()?;
+                Ok(value)
+            };
+            let range = || -> Result<Mapped, dres::DriverError> {
+                Ok(Mapped {
+                    ordinal: get(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)? as u32 as i32,
+                    start: get(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR)?,
+                    size: get(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE)?,
+                })
+            };
+            range().map_err(describe)
+        })
     }
 
     /// Copies `src` to the device address `dst` (memory the caller owns, e.g. an `out=`
@@ -324,7 +505,22 @@ impl Cuda {
         self.modules[index]
             .get_or_init(|| {
                 let load = |image: Vec<u8>| self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(image));
-                let cache = cache::CubinCache::new(module, self.info.target, self.info.nvrtc_version);
+                if let Some(image) = embedded::for_device(module, self.info.compute_capability) {
+                    // A CUBIN loads as it is; PTX is compiled by the driver here.
+                    match load(image.image.to_vec()) {
+                        Ok(loaded) => return Ok(loaded),
+                        Err(e) if self.info.nvrtc_version.is_none() => {
+                            return Err(device_error(
+                                &format!("loading the embedded kernels of {}", module.file_name()),
+                                e,
+                            ))
+                        }
+                        // Otherwise compiled by NVRTC below.
+                        Err(_) => {}
+                    }
+                }
+                let nvrtc_version = nvrtc_version()?;
+                let cache = cache::CubinCache::new(module, self.info.target, nvrtc_version);
                 if let Some(image) = cache.as_ref().and_then(cache::CubinCache::read) {
                     if let Ok(loaded) = load(image) {
                         return Ok(loaded);
@@ -378,15 +574,21 @@ impl Device for Cuda {
 
     fn upload(&self, dst: &mut CudaBuffer, offset: usize, src: &[u8]) -> Result<(), Error> {
         let size = dst.len;
-        let end = offset.checked_add(src.len()).filter(|&e| e <= size);
-        let end = end.ok_or_else(|| out_of_range("an upload", offset, src.len(), size))?;
-        if src.is_empty() {
-            return Ok(());
+        offset
+            .checked_add(src.len())
+            .filter(|&e| e <= size)
+            .ok_or_else(|| out_of_range("an upload", offset, src.len(), size))?;
+        // SAFETY: `[offset, offset + src.len())` lies inside `dst`, memory of this context.
+        unsafe { self.upload_staged(dst.ptr + offset as u64, &[src]) }
+    }
+
+    fn upload_parts(&self, dst: &mut CudaBuffer, parts: &[&[u8]]) -> Result<(), Error> {
+        let total = parts.iter().try_fold(0usize, |t, p| t.checked_add(p.len()));
+        if total.is_none_or(|t| t > dst.len) {
+            return Err(out_of_range("an upload", 0, total.unwrap_or(usize::MAX), dst.len));
         }
-        // From pageable memory the copy has read `src` when the call returns.
-        self.stream
-            .memcpy_htod(src, &mut dst.slice.slice_mut(offset..end))
-            .map_err(|e| device_error(&format!("copying {} bytes to the GPU", src.len()), e))
+        // SAFETY: the parts fit `dst` (checked above), memory of this context.
+        unsafe { self.upload_staged(dst.ptr, parts) }
     }
 
     fn download(&self, src: &CudaBuffer, offset: usize, dst: &mut [u8]) -> Result<(), Error> {
@@ -415,13 +617,19 @@ impl Device for Cuda {
     }
 
     unsafe fn launch(&self, kernel: Kernel, grid: u32, block: u32, args: &[u64]) -> Result<(), Error> {
-        if grid == 0 || block == 0 {
+        super::check_geometry(kernel, grid, block)?;
+        let f = self.function(kernel)?;
+        // What the compiled kernel can really take (registers and shared memory per block),
+        // at most MAX_BLOCK by its __launch_bounds__: a clear error rather than a failed launch.
+        let most = f
+            .get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+            .map_err(|e| device_error(&format!("asking the block limit of {}", kernel.name), e))?;
+        if i64::from(block) > i64::from(most) {
             return Err(Error::InvalidArgument(format!(
-                "empty launch of {} ({grid} blocks of {block} threads)",
+                "a launch of {} with blocks of {block} threads: this GPU runs it with at most {most}",
                 kernel.name
             )));
         }
-        let f = self.function(kernel)?;
         let mut builder = self.stream.launch_builder(&f);
         // Each parameter is 8 bytes (a pointer or a 64-bit integer): cuLaunchKernel takes a
         // pointer to each.
@@ -439,6 +647,10 @@ impl Device for Cuda {
 
     fn synchronize(&self) -> Result<(), Error> {
         self.stream.synchronize().map_err(|e| device_error("running the GPU work", e))
+    }
+
+    fn multiprocessors(&self) -> u32 {
+        self.info.multiprocessors
     }
 }
 
@@ -515,7 +727,34 @@ mod cache {
 
 #[cfg(test)]
 mod tests {
-    use super::target_arch;
+    use super::{check_covered, target_arch, Mapped};
+
+    /// A fake driver: ranges (start, size, device) of an address space.
+    fn ranges(map: &[(u64, u64, i32)]) -> impl FnMut(u64) -> Result<Mapped, String> + '_ {
+        move |at| {
+            map.iter()
+                .find(|&&(start, size, _)| start <= at && at < start + size)
+                .map(|&(start, size, ordinal)| Mapped { ordinal, start, size })
+                .ok_or_else(|| "CUDA_ERROR_INVALID_VALUE".to_owned())
+        }
+    }
+
+    #[test]
+    fn device_ranges_may_span_back_to_back_mappings() {
+        // One allocation, and an expandable segment mapped as two 2 MiB pieces.
+        let map = [(0x1000, 0x1000, 0), (0x20_0000, 0x20_0000, 0), (0x40_0000, 0x20_0000, 0), (0x80_0000, 0x1000, 1)];
+        assert!(check_covered(0x1000, 0x1000, ranges(&map)).is_ok());
+        assert!(check_covered(0x30_0000, 0x20_0000, ranges(&map)).is_ok(), "across two mappings");
+        let err = check_covered(0x1800, 0x1000, ranges(&map)).unwrap_err().to_string();
+        assert!(err.contains("run past the end of their CUDA memory at 0x2000"), "{err}");
+        let err = check_covered(0x50_0000, 0x20_0000, ranges(&map)).unwrap_err().to_string();
+        assert!(err.contains("run past the end"), "a gap after the segment: {err}");
+        let err = check_covered(0x10, 1, ranges(&map)).unwrap_err().to_string();
+        assert!(err.contains("is not CUDA device memory"), "{err}");
+        let err = check_covered(0x80_0000, 1, ranges(&map)).unwrap_err().to_string();
+        assert!(err.contains("device 1"), "{err}");
+        assert!(check_covered(u64::MAX, 2, ranges(&map)).is_err());
+    }
 
     #[test]
     fn the_compile_target_is_the_device_or_a_compatible_older_minor() {

@@ -1,5 +1,6 @@
 //! The host emulation of the CUDA backend: the kernel sources compiled as C++ (build.rs,
-//! `emulation.cpp`) and run grid by grid on the calling thread, behind the same [`Device`]
+//! `emulation.cpp`) and run grid by grid on the calling thread (a block's threads as fibers,
+//! with real barriers, shuffled orders and junk shared memory), behind the same [`Device`]
 //! interface as a GPU. Tests compare every kernel run this way with the CPU backends; see
 //! `emulation_prelude.h` for what the emulation does and does not model.
 
@@ -84,6 +85,7 @@ impl Device for Emulated {
     }
 
     unsafe fn launch(&self, kernel: Kernel, grid: u32, block: u32, args: &[u64]) -> Result<(), Error> {
+        super::check_geometry(kernel, grid, block)?;
         let name = CString::new(kernel.name).expect("kernel names have no NUL");
         // SAFETY: `name` is a NUL-terminated string and `args` a slice of `args.len()` u64s,
         // both alive for the call; the kernel dereferences the addresses in `args`, which
@@ -93,12 +95,46 @@ impl Device for Emulated {
         match rc {
             0 => Ok(()),
             1 => Err(Error::InvalidArgument(format!("the emulation has no kernel {}", kernel.name))),
-            2 => Err(Error::InvalidArgument(format!("kernel {} takes another number of arguments than {}", kernel.name, args.len()))),
-            _ => Err(Error::InvalidArgument(format!("empty launch of {} ({grid} blocks of {block} threads)", kernel.name))),
+            2 => Err(Error::InvalidArgument(format!(
+                "kernel {} takes another number of arguments than {}",
+                kernel.name,
+                args.len()
+            ))),
+            3 => Err(Error::InvalidArgument(format!(
+                "empty launch of {} ({grid} blocks of {block} threads)",
+                kernel.name
+            ))),
+            4 => Err(Error::Device(format!(
+                "{}: threads of a block waited at different __syncthreads() (a barrier in divergent code)",
+                kernel.name
+            ))),
+            _ => Err(Error::Device(format!("{}: the emulation could not set up the block's threads", kernel.name))),
         }
     }
 
     fn synchronize(&self) -> Result<(), Error> {
         Ok(())
+    }
+
+    /// An H100's or H200's 132: the launches the tests run are those such a GPU would get.
+    fn multiprocessors(&self) -> u32 {
+        132
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Kernel, Module, MAX_BLOCK};
+    use super::{Device, Emulated};
+
+    #[test]
+    fn blocks_over_the_launch_bound_are_refused_before_running() {
+        let k = Kernel { module: Module::Sha256, name: "sc_sha256_blocks" };
+        // SAFETY: refused before the kernel runs (no block of more than MAX_BLOCK threads), so
+        // the null addresses are never read; a count of 0 blocks reads nothing either.
+        let err = unsafe { Emulated.launch(k, 1, MAX_BLOCK + 1, &[0, 0, 0]) }.unwrap_err().to_string();
+        assert!(err.contains("__launch_bounds__"), "{err}");
+        // SAFETY: count 0: the kernel's threads all return before touching memory.
+        unsafe { Emulated.launch(k, 1, MAX_BLOCK, &[0, 0, 0]) }.unwrap();
     }
 }

@@ -1,27 +1,32 @@
 // Host definitions of the CUDA qualifiers and built-ins the kernels use, so that the same
-// `.cu` sources compile as C++ and run on the CPU (emulation.cpp). Kept deliberately small:
-// a kernel that needs a built-in not defined here fails to compile in the emulation, which
-// is the point — every device feature a kernel uses must have a host meaning.
+// `.cu` sources compile as C++ and run on the CPU (emulation.cpp); the GPU's meaning of the
+// two macros of our own (SC_UNROLL, SC_SHARED) is in gpu_prelude.cuh. Kept deliberately
+// small: a kernel that needs a built-in not defined here fails to compile in the emulation,
+// which is the point — every device feature a kernel uses must have a host meaning.
 //
-// The emulation runs a grid block by block and, inside a block, thread by thread to
-// completion. That is faithful for kernels whose threads do not communicate; shared memory
-// may only hold data every thread of the block would write identically (tables staged with
-// sc_stage_shared), and __syncthreads() is then a no-op. docs/gpu.md lists these limits.
+// The emulation runs the threads of a block as fibers (emulation.cpp): each thread runs
+// until it reaches __syncthreads() or returns, in a shuffled order, and the barrier
+// releases them only once every live thread of the block has reached it; blocks run in a
+// shuffled order too; each block's shared memory starts as junk. So a missing barrier, a
+// read of shared memory no thread wrote, or two threads racing for one word give wrong
+// digests here as they would on a GPU (docs/gpu.md, "The emulation").
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
-#define SC_HOST_EMULATION 1
-
 #define __global__
 #define __device__
 #define __host__
 #define __forceinline__ inline
 #define __noinline__
-// One copy per emulating OS thread: tests run kernels from several threads at once.
-#define __shared__ static thread_local
+// Register budgets mean nothing on the host; the launcher checks the block size instead.
+#define __launch_bounds__(...)
+// No `__shared__`: kernels declare shared arrays with SC_SHARED, which the emulation places
+// in the block's junk-filled arena (a kernel that uses `__shared__` does not compile here).
+#define SC_SHARED(T, name, n) T* const name = static_cast<T*>(sc_emu_shared((n) * sizeof(T), alignof(T)))
+#define SC_UNROLL
 #define __constant__
 #define __restrict__ __restrict
 
@@ -29,12 +34,22 @@ struct sc_dim3 {
     unsigned int x, y, z;
 };
 
+// CUDA's 16-byte vector type (a 16-byte aligned load on a GPU).
+struct alignas(16) ulonglong2 {
+    unsigned long long x, y;
+};
+
 extern thread_local sc_dim3 threadIdx;
 extern thread_local sc_dim3 blockIdx;
 extern thread_local sc_dim3 blockDim;
 extern thread_local sc_dim3 gridDim;
 
-static inline void __syncthreads() {}
+// The block's barrier (emulation.cpp): the calling thread waits for every live thread of
+// its block to reach a barrier.
+void __syncthreads();
+
+// `bytes` of the running block's shared memory, aligned to `align` (emulation.cpp).
+void* sc_emu_shared(size_t bytes, size_t align);
 
 static inline unsigned int __funnelshift_l(unsigned int lo, unsigned int hi, unsigned int shift) {
     shift &= 31;

@@ -13,7 +13,7 @@
 // BEGIN GENERATED TABLES
 // Per parameter set, entry 256 j + b is S-boxes 2j and 2j + 1 applied to byte b in byte
 // position j of a 32-bit word, rotated left by 11.
-static __constant__ const sc_u32 sc_gost94_cryptopro_tables[4 * 256] = {
+static __device__ const sc_u32 sc_gost94_cryptopro_tables[4 * 256] = {
     0x0002d000u, 0x0002a000u, 0x0002a800u, 0x0002b000u, 0x0002c000u, 0x00028800u, 0x00029800u, 0x0002b800u,
     0x0002e800u, 0x0002e000u, 0x0002f000u, 0x00028000u, 0x0002c800u, 0x00029000u, 0x0002d800u, 0x0002f800u,
     0x0007d000u, 0x0007a000u, 0x0007a800u, 0x0007b000u, 0x0007c000u, 0x00078800u, 0x00079800u, 0x0007b800u,
@@ -143,7 +143,7 @@ static __constant__ const sc_u32 sc_gost94_cryptopro_tables[4 * 256] = {
     0x00000668u, 0x00000670u, 0x00000620u, 0x00000608u, 0x00000638u, 0x00000600u, 0x00000628u, 0x00000650u,
     0x00000618u, 0x00000660u, 0x00000640u, 0x00000678u, 0x00000630u, 0x00000610u, 0x00000648u, 0x00000658u,
 };
-static __constant__ const sc_u32 sc_gost94_test_tables[4 * 256] = {
+static __device__ const sc_u32 sc_gost94_test_tables[4 * 256] = {
     0x00072000u, 0x00075000u, 0x00074800u, 0x00071000u, 0x00076800u, 0x00074000u, 0x00070000u, 0x00077000u,
     0x00073000u, 0x00075800u, 0x00070800u, 0x00076000u, 0x00073800u, 0x00077800u, 0x00072800u, 0x00071800u,
     0x0005a000u, 0x0005d000u, 0x0005c800u, 0x00059000u, 0x0005e800u, 0x0005c000u, 0x00058000u, 0x0005f000u,
@@ -390,7 +390,7 @@ static __device__ void sc_gost94_message(const sc_u32* t, const sc_u8* msg, sc_u
     sc_u64 m[4];
     sc_u64 pos = 0;
     for (; len - pos >= 32; pos += 32) {
-        for (int w = 0; w < 4; w++) m[w] = sc_load_le64(msg + pos + 8 * w);
+        sc_load_words_le64(msg + pos, m, 4);
         sc_gost94_step(t, h, m);
         sc_add_words(sigma, m, 4);
     }
@@ -417,7 +417,7 @@ static __device__ void sc_gost94_message(const sc_u32* t, const sc_u8* msg, sc_u
 // Stages the parameter set's tables and hashes message `sc_thread_index()` of the batch.
 static __device__ __forceinline__ void sc_gost94_batch(const sc_u32* tables, const sc_u8* data, const sc_u64* offsets,
                                                        sc_u64 count, sc_u8* out) {
-    __shared__ sc_u32 t[4 * 256];
+    SC_SHARED(sc_u32, t, 4 * 256);
     // Every thread takes part in the staging, including those past the batch's end.
     sc_stage_shared(t, tables, 4 * 256);
     const sc_u64 i = sc_thread_index();
@@ -430,12 +430,12 @@ static __device__ __forceinline__ void sc_gost94_batch(const sc_u32* tables, con
 // offsets[0..=count] (u64) and, for each message i < count, the bytes
 // data[offsets[i]..offsets[i + 1]] (offsets non-decreasing); writes digest i to
 // out[32 i..32 i + 32] and nothing else.
-extern "C" __global__ void sc_gost94_cryptopro(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_gost94_cryptopro(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
     sc_gost94_batch(sc_gost94_cryptopro_tables, data, offsets, count, out);
 }
 
 // GOST R 34.11-94 with the test S-boxes of `count` messages, one per thread. Reads and writes
 // the same bytes as sc_gost94_cryptopro.
-extern "C" __global__ void sc_gost94_test(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_gost94_test(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
     sc_gost94_batch(sc_gost94_test_tables, data, offsets, count, out);
 }

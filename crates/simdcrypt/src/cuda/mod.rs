@@ -24,6 +24,8 @@ pub use device::{Device, DeviceBuffer, DevicePtr};
 #[cfg(feature = "cuda")]
 mod driver;
 #[cfg(feature = "cuda")]
+mod embedded;
+#[cfg(feature = "cuda")]
 pub use driver::{Cuda, CudaBuffer};
 #[cfg(feature = "cuda")]
 pub mod nvrtc;
@@ -46,9 +48,9 @@ mod streebog;
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 pub use blake3::{blake3_hash, blake3_hash_device, blake3_many, blake3_many_device};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
-pub use sha256::{merkle_root, merkle_root_device, sha256_blocks, sha256_blocks_device};
-#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 pub use gost94::{gost94_many, gost94_many_device};
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
+pub use sha256::{merkle_root, merkle_root_device, sha256_blocks, sha256_blocks_device};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 pub use streebog::{streebog_many, streebog_many_device};
 
@@ -57,6 +59,10 @@ mod tables;
 
 /// `common.cuh`: prepended to every kernel file.
 pub const COMMON_SOURCE: &str = include_str!("common.cuh");
+
+/// `gpu_prelude.cuh`: what `SC_UNROLL` and `SC_SHARED` mean on a GPU, prepended to
+/// [`COMMON_SOURCE`] when NVRTC compiles a kernel file (the host emulation has its own).
+pub const GPU_PRELUDE: &str = include_str!("gpu_prelude.cuh");
 
 /// One kernel file, compiled as one module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -96,9 +102,9 @@ impl Module {
         }
     }
 
-    /// What NVRTC compiles: [`COMMON_SOURCE`] followed by the file.
+    /// What NVRTC compiles: [`GPU_PRELUDE`], [`COMMON_SOURCE`], then the file.
     pub fn full_source(self) -> String {
-        format!("{COMMON_SOURCE}\n#line 1 \"{}\"\n{}", self.file_name(), self.source())
+        format!("{GPU_PRELUDE}\n{COMMON_SOURCE}\n#line 1 \"{}\"\n{}", self.file_name(), self.source())
     }
 }
 
@@ -111,10 +117,44 @@ pub struct Kernel {
     pub name: &'static str,
 }
 
+/// The most threads a block of any kernel may have: `SC_MAX_BLOCK` of `common.cuh`, the
+/// `__launch_bounds__` of every kernel. [`check_geometry`] refuses larger blocks on every
+/// device, the emulation included, so a launch a GPU would refuse fails in the tests too.
+pub const MAX_BLOCK: u32 = 256;
+
+/// The largest grid of a one-dimensional launch (CUDA's limit on `gridDim.x`).
+pub const MAX_GRID: u32 = i32::MAX as u32;
+
+/// Checks a launch of `grid` blocks of `block` threads of `kernel` against the limits every
+/// kernel is compiled for: not empty, at most [`MAX_BLOCK`] threads a block (the kernels'
+/// `__launch_bounds__`), at most [`MAX_GRID`] blocks. Both devices call it before a launch.
+pub fn check_geometry(kernel: Kernel, grid: u32, block: u32) -> Result<(), crate::Error> {
+    if grid == 0 || block == 0 {
+        return Err(crate::Error::InvalidArgument(format!(
+            "empty launch of {} ({grid} blocks of {block} threads)",
+            kernel.name
+        )));
+    }
+    if block > MAX_BLOCK {
+        return Err(crate::Error::InvalidArgument(format!(
+            "a launch of {} with blocks of {block} threads: its kernels are compiled for at most {MAX_BLOCK} \
+             (__launch_bounds__), and a GPU would refuse it",
+            kernel.name
+        )));
+    }
+    if grid > MAX_GRID {
+        return Err(crate::Error::InvalidArgument(format!(
+            "a launch of {} with {grid} blocks, more than the {MAX_GRID} a launch can have",
+            kernel.name
+        )));
+    }
+    Ok(())
+}
+
 /// The NVRTC options of every compilation, besides the target architecture
 /// (`--gpu-architecture=sm_XY`, added for the device at hand). The compile check of the
 /// test suite uses the same list, and fails on any warning.
-pub const NVRTC_OPTIONS: &[&str] = &["--std=c++17"];
+pub const NVRTC_OPTIONS: &[&str] = &include!("nvrtc_options.in");
 
 /// Whether the CUDA backend has passed its checks on a real GPU (scripts/gpu-check.sh):
 /// until then `backends()`, `simdcrypt backends` and the README say "not yet verified on a
@@ -137,27 +177,33 @@ pub struct DeviceInfo {
     pub target: (u32, u32),
     /// Device memory in bytes.
     pub memory: u64,
+    /// Multiprocessors (SMs): launches are sized to give each at least two blocks.
+    pub multiprocessors: u32,
     /// The CUDA version the driver supports (major, minor), e.g. (13, 0).
     pub driver_version: (u32, u32),
-    /// The version of the NVRTC library that compiles the kernels.
-    pub nvrtc_version: (u32, u32),
+    /// The version of the NVRTC library found at run time, if any (not needed when the
+    /// kernels embedded at build time serve this GPU).
+    pub nvrtc_version: Option<(u32, u32)>,
+    /// Where the kernels come from: e.g. "embedded CUBIN for sm_90", "embedded PTX for
+    /// compute_90, compiled by the driver", or "NVRTC 13.0 at run time".
+    pub kernels: String,
 }
 
 impl std::fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} (compute capability {}.{}, kernels for sm_{}{}, {} MiB, driver for CUDA {}.{}, NVRTC {}.{})",
+            "{} (compute capability {}.{}, {} SMs, kernels for sm_{}{}: {}, {} MiB, driver for CUDA {}.{})",
             self.name,
             self.compute_capability.0,
             self.compute_capability.1,
+            self.multiprocessors,
             self.target.0,
             self.target.1,
+            self.kernels,
             self.memory >> 20,
             self.driver_version.0,
             self.driver_version.1,
-            self.nvrtc_version.0,
-            self.nvrtc_version.1
         )
     }
 }
@@ -180,5 +226,56 @@ pub fn status() -> Result<DeviceInfo, crate::Error> {
             backend: "cuda",
             reason: "this build has no CUDA support (cargo feature `cuda` off)".to_owned(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Module, COMMON_SOURCE, MAX_BLOCK};
+
+    #[test]
+    fn every_kernel_is_bounded_by_max_block() {
+        assert!(
+            COMMON_SOURCE.contains(&format!("#define SC_MAX_BLOCK {MAX_BLOCK}\n")),
+            "common.cuh must define SC_MAX_BLOCK as cuda::MAX_BLOCK ({MAX_BLOCK})"
+        );
+        let mut kernels = 0;
+        for &module in Module::ALL {
+            for line in module.source().lines().filter(|l| l.contains("__global__")) {
+                assert!(
+                    line.contains("__global__ void __launch_bounds__(SC_MAX_BLOCK) "),
+                    "{}: a kernel without __launch_bounds__(SC_MAX_BLOCK): {line}",
+                    module.file_name()
+                );
+                kernels += 1;
+            }
+        }
+        assert!(kernels >= Module::ALL.len(), "found only {kernels} kernels");
+    }
+
+    #[test]
+    fn kernel_code_has_no_emulation_branch() {
+        // The emulation runs the code a GPU runs: no branch on where it runs, and shared
+        // arrays only through SC_SHARED (junk-filled per block in the emulation).
+        let files = Module::ALL.iter().map(|m| (m.file_name(), m.source())).chain([("common.cuh", COMMON_SOURCE)]);
+        for (name, text) in files {
+            assert!(!text.contains("SC_HOST_EMULATION"), "{name} branches on the emulation");
+            assert!(!text.contains("__shared__"), "{name} declares __shared__ memory directly: use SC_SHARED");
+        }
+    }
+
+    #[test]
+    fn check_geometry_refuses_what_a_gpu_would() {
+        let k = super::Kernel { module: Module::Sha256, name: "sc_sha256_blocks" };
+        assert!(super::check_geometry(k, 1, MAX_BLOCK).is_ok());
+        for (grid, block, words) in [
+            (0, 1, "empty launch"),
+            (1, 0, "empty launch"),
+            (1, MAX_BLOCK + 1, "__launch_bounds__"),
+            (super::MAX_GRID + 1, 1, "more than the"),
+        ] {
+            let err = super::check_geometry(k, grid, block).unwrap_err().to_string();
+            assert!(err.contains(words), "{grid} x {block}: {err}");
+        }
     }
 }

@@ -84,7 +84,7 @@ SC_UNROLL
 
 // The SHA-256 digests of `count` 64-byte blocks: thread i reads in[64 i .. 64 i + 64] and
 // writes out[32 i .. 32 i + 32].
-extern "C" __global__ void sc_sha256_blocks(const sc_u8* in, sc_u64 count, sc_u8* out) {
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_sha256_blocks(const sc_u8* in, sc_u64 count, sc_u8* out) {
     sc_u64 i = sc_thread_index();
     if (i >= count) return;
     sc_sha256_pair(in + 64 * i, in + 64 * i + 32, out + 32 * i);
@@ -94,7 +94,7 @@ extern "C" __global__ void sc_sha256_blocks(const sc_u8* in, sc_u64 count, sc_u8
 // reads nodes 2i and 2i + 1 (in[64 i .. 64 i + 64]) and writes parent i (out[32 i .. 32 i + 32]);
 // when `count` is odd the last parent pairs the last node with the 32 bytes at `pad` (the
 // zero hash of the layer's height).
-extern "C" __global__ void sc_sha256_layer(const sc_u8* in, sc_u64 count, sc_u8* out, const sc_u8* pad) {
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_sha256_layer(const sc_u8* in, sc_u64 count, sc_u8* out, const sc_u8* pad) {
     sc_u64 i = sc_thread_index();
     if (2 * i >= count) return;
     const sc_u8* right = 2 * i + 1 < count ? in + 64 * i + 32 : pad;

@@ -7,7 +7,7 @@
 //! rest of the way up (pairing with zero hashes only, when `depth` asks for a taller tree)
 //! is done on the host: a few compressions, not worth a launch each.
 
-use super::batch::{grid_for, BLOCK};
+use super::batch::geometry;
 use super::device::{Device, DeviceBuffer, DevicePtr};
 use super::{Kernel, Module};
 use crate::sha256::{self, check_blocks, tree_depth, tree_shape, zero_hash, MERKLE_MAX_DEPTH};
@@ -41,14 +41,19 @@ pub fn sha256_blocks<D: Device>(dev: &D, blocks: &[u8], out: &mut [u8]) -> Resul
 ///
 /// `blocks` must be `64 * count` readable bytes and `out` `32 * count` writable bytes of
 /// `dev`'s memory, not overlapping.
-pub unsafe fn sha256_blocks_device<D: Device>(dev: &D, blocks: DevicePtr, count: u64, out: DevicePtr) -> Result<(), Error> {
+pub unsafe fn sha256_blocks_device<D: Device>(
+    dev: &D,
+    blocks: DevicePtr,
+    count: u64,
+    out: DevicePtr,
+) -> Result<(), Error> {
     if count == 0 {
         return Ok(());
     }
-    let grid = grid_for(count, BLOCK)?;
+    let (grid, block) = geometry(dev, count)?;
     // SAFETY: sc_sha256_blocks reads 64 * count bytes at `blocks` and writes 32 * count at
     // `out`, which the caller guarantees.
-    unsafe { dev.launch(BLOCKS, grid, BLOCK, &[blocks, count, out])? };
+    unsafe { dev.launch(BLOCKS, grid, block, &[blocks, count, out])? };
     dev.synchronize()
 }
 
@@ -72,7 +77,12 @@ pub fn merkle_root<D: Device>(dev: &D, leaves: &[u8], depth: Option<u32>) -> Res
 /// # Safety
 ///
 /// `leaves` must be `32 * count` readable bytes of `dev`'s memory.
-pub unsafe fn merkle_root_device<D: Device>(dev: &D, leaves: DevicePtr, count: u64, depth: Option<u32>) -> Result<[u8; 32], Error> {
+pub unsafe fn merkle_root_device<D: Device>(
+    dev: &D,
+    leaves: DevicePtr,
+    count: u64,
+    depth: Option<u32>,
+) -> Result<[u8; 32], Error> {
     let n = usize::try_from(count)
         .ok()
         .filter(|n| n.checked_mul(NODE_LEN).is_some())
@@ -96,14 +106,14 @@ pub unsafe fn merkle_root_device<D: Device>(dev: &D, leaves: DevicePtr, count: u
     while count > 1 {
         let dst = if dst_is_a { a.ptr() } else { b.ptr() };
         let parents = count.div_ceil(2);
-        let grid = grid_for(parents, BLOCK)?;
+        let (grid, block) = geometry(dev, parents)?;
         let pad = pads.ptr() + u64::from(height) * NODE_LEN as u64;
         // SAFETY: sc_sha256_layer reads `count` nodes at `src` (the leaves, by the caller's
         // guarantee, or the layer written by the previous launch into a scratch buffer sized
         // for it) and 32 bytes at `pad` (zero hash `height` <= 63 of the 65 uploaded), and
         // writes `parents` nodes at `dst`, the other scratch buffer, which holds at least
         // ceil(n / 2^(height + 1)) nodes. The buffers live until the end of the call.
-        unsafe { dev.launch(LAYER, grid, BLOCK, &[src, count, dst, pad])? };
+        unsafe { dev.launch(LAYER, grid, block, &[src, count, dst, pad])? };
         src = dst;
         count = parents;
         height += 1;

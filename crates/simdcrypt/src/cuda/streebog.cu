@@ -17,7 +17,7 @@
 // regenerate with `SIMDCRYPT_BLESS=1 cargo test -p simdcrypt --lib cuda::tables`.
 // BEGIN GENERATED TABLES
 // LPS tables: entry 256 j + v is T[j][v] = l(π(v) << 8j).
-static __constant__ const sc_u64 sc_streebog_lps[8 * 256] = {
+static __device__ const sc_u64 sc_streebog_lps[8 * 256] = {
     0xd01f715b5c7ef8e6ull, 0x16fa240980778325ull, 0xa8a42e857ee049c8ull, 0x6ac1068fa186465bull,
     0x6e417bd7a2e9320bull, 0x665c8167a437daabull, 0x7666681aa89617f6ull, 0x4b959163700bdcf5ull,
     0xf14be6b78df36248ull, 0xc585bd689a625cffull, 0x9557d7fca67d82cbull, 0x89f0b969af6dd366ull,
@@ -607,7 +607,7 @@ static __device__ void sc_streebog_message(const sc_u8* msg, sc_u64 len, sc_u64 
     }
     sc_u64 pos = 0;
     for (; len - pos >= 64; pos += 64) {
-        for (int w = 0; w < 8; w++) m[w] = sc_load_le64(msg + pos + 8 * w);
+        sc_load_words_le64(msg + pos, m, 8);
         sc_streebog_g(h, n, m, lps);
         sc_streebog_count(n, 512);
         sc_add_words(sigma, m, 8);
@@ -634,7 +634,7 @@ static __device__ void sc_streebog_message(const sc_u8* msg, sc_u64 len, sc_u64 
 // Stages the LPS tables and hashes message `sc_thread_index()` of the batch.
 static __device__ __forceinline__ void sc_streebog_batch(const sc_u8* data, const sc_u64* offsets, sc_u64 count,
                                                          sc_u8* out, sc_u64 iv, int out_words) {
-    __shared__ sc_u64 lps[8 * 256];
+    SC_SHARED(sc_u64, lps, 8 * 256);
     // Every thread takes part in the staging, including those past the batch's end.
     sc_stage_shared(lps, sc_streebog_lps, 8 * 256);
     const sc_u64 i = sc_thread_index();
@@ -646,13 +646,13 @@ static __device__ __forceinline__ void sc_streebog_batch(const sc_u8* data, cons
 // Streebog-256 of `count` messages, one per thread. Reads offsets[0..=count] (u64) and, for
 // each message i < count, the bytes data[offsets[i]..offsets[i + 1]] (offsets non-decreasing);
 // writes digest i to out[32 i..32 i + 32] and nothing else.
-extern "C" __global__ void sc_streebog_256(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_streebog_256(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
     sc_streebog_batch(data, offsets, count, out, 0x0101010101010101ull, 4);
 }
 
 // Streebog-512 of `count` messages, one per thread. Reads offsets[0..=count] (u64) and, for
 // each message i < count, the bytes data[offsets[i]..offsets[i + 1]] (offsets non-decreasing);
 // writes digest i to out[64 i..64 i + 64] and nothing else.
-extern "C" __global__ void sc_streebog_512(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_streebog_512(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
     sc_streebog_batch(data, offsets, count, out, 0, 8);
 }
