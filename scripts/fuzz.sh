@@ -14,6 +14,11 @@
 # (fuzz/seeds/TARGET, read only) and keeps what it finds in fuzz/corpus/TARGET (not
 # committed), so later runs go on from there; crashes are written to fuzz/artifacts/TARGET/.
 # docs/testing.md ("Fuzzing") says how to run a long campaign.
+#
+# SIMDCRYPT_FUZZ_SEED=N fixes libFuzzer's random seed (-seed=N): the test command's short run
+# sets it, so from the committed seeds and an empty work corpus (a fresh clone) every run
+# explores the same inputs in the same order, as far as its time allows; a campaign leaves
+# it unset and explores anew each time.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 exec </dev/null
@@ -61,7 +66,9 @@ for t in "${targets[@]}"; do
     # input that runs 30 s is a hang. -rss_limit_mb: the stretched inputs stay far below.
     # -max_len: room for the 128-byte parameter head and a payload of several Bao chunks
     # or a sealed file (libFuzzer would otherwise start near the longest seed).
-    "$bin_dir/$t" "corpus/$t" "seeds/$t" -max_total_time="$seconds" -print_final_stats=1 \
+    seed_arg=()
+    if [ -n "${SIMDCRYPT_FUZZ_SEED:-}" ]; then seed_arg=(-seed="$SIMDCRYPT_FUZZ_SEED"); fi
+    "$bin_dir/$t" "corpus/$t" "seeds/$t" "${seed_arg[@]}" -max_total_time="$seconds" -print_final_stats=1 \
         -timeout=30 -rss_limit_mb=4096 -max_len=16384 -artifact_prefix="artifacts/$t/" >"$log" 2>&1 || rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     done_line=$(grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$log" | grep 'cov:' | tail -1 || true)

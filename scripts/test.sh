@@ -294,8 +294,10 @@ step "Fuzz targets: a short run of each (fuzz/, cargo-fuzz, AddressSanitizer)"
 if ! quick_skip; then
     # Builds the targets (the nightly toolchain and cargo-fuzz are installed when missing)
     # and runs each for a few seconds from its committed seeds: the targets still build and
-    # the seeds still run clean. The campaign is longer: docs/testing.md, "Fuzzing".
-    ./scripts/fuzz.sh "${SIMDCRYPT_FUZZ_SECONDS:-5}"
+    # the seeds still run clean. The campaign is longer: docs/testing.md, "Fuzzing". A fixed
+    # seed: what this step explores on a fresh clone is the same each time (a prefix of a
+    # longer run with the same seed), so it fails for a code change, not for a lucky draw.
+    SIMDCRYPT_FUZZ_SEED=${SIMDCRYPT_FUZZ_SEED:-1} ./scripts/fuzz.sh "${SIMDCRYPT_FUZZ_SECONDS:-5}"
 fi
 
 step "Wheels: manylinux x86-64 and aarch64 (smoke-tested under qemu), contents checked"

@@ -183,7 +183,7 @@ impl XetHasher {
     /// thread. The Xet hash has no key: `key` must be `None`.
     pub fn restore(blob: &[u8], key: Option<&[u8]>) -> Result<XetHasher, Error> {
         let bad = |msg: String| Error::InvalidArgument(format!("damaged xet state: {msg}"));
-        let opened = state::open(blob, NAME, key)?;
+        let opened = state::open_unkeyed(blob, NAME, key)?;
         opened.params.finish()?;
         let mut f = opened.fields;
         let [start, pending_len] = f.u64s::<2>()?;
