@@ -5,7 +5,7 @@ program that stage 2 runs under compute-sanitizer (memcheck, racecheck, syncchec
 initcheck). Small on purpose: a sanitizer slows kernels down by orders of magnitude.
 
 Imports numpy and simdcrypt only (no CuPy, no PyTorch), so that the sanitizer sees our
-kernels and little else. Prints backends()["cuda"] (its "kernels" field says whether the
+kernels and little else. Prints backends()["cuda"] (its "device" string says whether the
 embedded CUBIN, the embedded PTX or NVRTC at run time was used) and one line per kernel;
 exit status 0 when every kernel ran and matched, 1 when one failed, 2 when the cuda
 backend is unavailable (nothing else can pass then).
@@ -56,6 +56,9 @@ def main() -> int:
     if not cuda.get("available"):
         print("FAILED: the cuda backend is unavailable:", cuda.get("reason"), flush=True)
         return 2
+    # The device's description names the kernel image: "kernels for sm_90: embedded CUBIN
+    # for sm_90" (or embedded PTX, or NVRTC at run time).
+    print("device:", cuda.get("device"), flush=True)
     failed = []
     for name, run in cases(n):
         try:
