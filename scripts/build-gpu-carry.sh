@@ -5,7 +5,14 @@
 # network, so both are built here and travel in the device tool's `carry`:
 #
 #   ./scripts/build-gpu-carry.sh
-#   (device tool) run  command: bash scripts/gpu-check.sh   carry: ["gpu-carry"]   timeout_s: 540
+#   (device tool) run  command: bash scripts/gpu-check.sh   carry: ["gpu-carry"]   timeout_s: 420
+#
+# The tests and driver scripts (test_cuda.py, scripts/gpu_kernels_once.py, gpu_bench.py)
+# travel as tracked files of the checkout the device tool sends, so build the carry in that
+# checkout, at the commit being checked (gpu-carry/COMMIT; gpu-check.sh warns on a
+# mismatch). The Rust CUDA tests (crates/simdcrypt/tests/cuda_*.rs) run the host emulation
+# only, so no Rust test executable travels: the GPU's own checks are the Python driver, the
+# Python tests and the CLI.
 #
 # Needs .venv with maturin (scripts/test.sh or `pip install -r requirements-dev.txt`).
 # Honours CARGO_TARGET_DIR.

@@ -1,21 +1,33 @@
 #!/usr/bin/env bash
-# The CUDA backend's check on a GPU machine (design item 6 of issue 39): one prepared run
-# of at most ~8 minutes, each stage under its own timeout so that a hang costs only that
-# stage. Built here first (no Rust and no network there):
+# The CUDA backend's check on a GPU machine (issue 49, item 5): one device call of at most
+# 300 s that verifies everything, each stage under its own time budget and log. Built here
+# first (the GPU machine has no Rust and no network):
 #
-#   ./scripts/build-gpu-carry.sh                       # wheel + CLI into gpu-carry/
-#   device tool: run  command="bash scripts/gpu-check.sh"  carry=["gpu-carry"]  timeout_s=540
+#   ./scripts/build-gpu-carry.sh          # wheel + CLI + tests into gpu-carry/ (git-ignored)
+#   device tool: run  command="bash scripts/gpu-check.sh"  carry=["gpu-carry"]  timeout_s=420
 #
-# Stages: environment (GPU, driver, NVRTC, CuPy, PyTorch); the wheel installed into a
-# temporary target; tests/test_cuda.py on the GPU (every batch function against the CPU
-# backends, host and device inputs through CuPy and PyTorch, out= arrays, streams, bad
-# pointers); the CLI's `sum --backend cuda` against its CPU output; benchmarks
-# (scripts/gpu_bench.py). Everything lands in $OUT (at most 8 files come back): summary.txt,
-# env.txt, pytest.txt, cli.txt, bench.txt, bench.json. Exit status: 0 when the tests and
-# the CLI comparison passed, 1 otherwise (benchmarks never fail the run), 2 at once (in
-# well under a second) on a machine without a GPU or without gpu-carry/, saying which.
+# Stages (budget in seconds; one CUDA process each, except stage 2's one per sanitizer tool
+# and stage 4's one per algorithm):
+#   1 kernels   (30)  every kernel loaded and run once against the CPU (gpu_kernels_once.py);
+#                     prints backends()["cuda"], whose "device" says which image was used
+#                     (embedded CUBIN / embedded PTX / NVRTC at run time); stops the run if
+#                     none loads
+#   2 sanitizer (100) compute-sanitizer memcheck, racecheck, synccheck, initcheck over the
+#                     same driver on small batches (skipped, not failed, without the tool
+#                     or where it refuses the device)
+#   3 pytest    (75)  crates/simdcrypt-py/tests/test_cuda.py (PyTorch and CuPy inputs,
+#                     streams, out=)
+#   4 cli       (30)  `simdcrypt sum --backend cuda` against the CPU on a set of files
+#   5 bench     (60)  the figures of issue 49 item 6 (scripts/gpu_bench.py) into bench.json
+# What comes back in $OUT (8 files, the device tool's limit): summary.json (stage, pass/fail,
+# seconds, exit code), summary.txt (environment and each stage's tail), kernels.log,
+# sanitizer.log, pytest.log, cli.log, bench.log, bench.json. Compilation caches
+# (SIMDCRYPT_CUDA_CACHE, the driver's CUDA_CACHE_PATH, CuPy's) go under /tmp, never $HOME.
+# A stage that exits 75 is recorded as skipped (the sanitizer where the machine refuses it:
+# "Device not supported" on the gVisor runtime). Exit status: 0 when every stage passed or
+# was skipped (summary.json says which), 1 when one failed, 2 at once on a machine without a GPU or without gpu-carry/.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 root=$PWD
 OUT="${OUT:-$root/gpu-out}"
 mkdir -p "$OUT"
@@ -25,114 +37,163 @@ summary="$OUT/summary.txt"
 note() { printf '%s\n' "$*" | tee -a "$summary"; }
 start=$(date +%s)
 elapsed() { echo $(($(date +%s) - start)); }
-why() { [ "$1" -eq 124 ] || [ "$1" -eq 137 ] && echo ", timed out"; }
+TOTAL=${GPU_CHECK_TOTAL:-300}
+stages_json=""
 status=0
 
-# --- fail fast without a GPU: nothing below means anything there, and device time is short.
-gpus=$(timeout 20 nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
-if [ "${gpus:-0}" -lt 1 ] && ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
-    note "gpu-check: no NVIDIA GPU on this machine (nvidia-smi lists none, no /dev/nvidiaN): nothing to check." \
-        "Run it with the device tool on a machine that has one."
-    exit 2
-fi
-if [ ! -d "$carry" ]; then
-    note "gpu-check: no $carry: build it first with scripts/build-gpu-carry.sh and pass it in the run's carry."
-    exit 2
-fi
+# A stage's record in summary.json; written after every stage so a cut-short run keeps them.
+record() { # name result seconds exit detail
+    local entry
+    entry=$(printf '{"stage": "%s", "result": "%s", "seconds": %s, "exit": %s, "detail": "%s"}' \
+        "$1" "$2" "$3" "$4" "$(printf '%s' "$5" | tr -d '"' | tr '\n' ' ')")
+    stages_json="${stages_json:+$stages_json, }$entry"
+    write_summary_json running
+}
+write_summary_json() {
+    printf '{"result": "%s", "seconds": %s, "budget_s": %s, "carry_commit": "%s", "stages": [%s]}\n' \
+        "$1" "$(elapsed)" "$TOTAL" "$(cat "$carry/COMMIT" 2>/dev/null || echo unknown)" "$stages_json" \
+        >"$OUT/summary.json"
+}
+# Runs one stage: name, budget (s), log file, command...; the budget shrinks to what is left
+# of TOTAL. Returns the command's exit status (124: timed out).
+stage() {
+    local name=$1 budget=$2 log=$3; shift 3
+    local left=$((TOTAL - $(elapsed) - 5)) t0 rc secs result
+    [ "$budget" -gt "$left" ] && budget=$left
+    if [ "$budget" -lt 5 ]; then
+        note "== stage $name: skipped, no time left of ${TOTAL}s"
+        record "$name" fail 0 -1 "no time left"
+        status=1
+        return 1
+    fi
+    note "== stage $name (budget ${budget}s) at $(elapsed)s"
+    t0=$(date +%s)
+    timeout -k 5 "$budget" "$@" >>"$log" 2>&1
+    rc=$?
+    secs=$(($(date +%s) - t0))
+    tail -15 "$log" >>"$summary"
+    local why=""
+    if [ $rc -eq 0 ]; then result=pass
+    elif [ $rc -eq 75 ]; then result=skipped; why="not supported on this machine (see $(basename "$log"))"
+    else result=fail; status=1; fi
+    [ $rc -eq 124 ] || [ $rc -eq 137 ] && why="timed out after ${budget}s"
+    record "$name" "$result" "$secs" "$rc" "$why"
+    note "== stage $name: $result (exit $rc${why:+, $why}) in ${secs}s"
+    return $rc
+}
 
-# --- stage 0: environment (30 s) -----------------------------------------------------------
+# --- fail fast without a GPU: nothing below means anything there, and device time is short.
+gpus=$(timeout 10 nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+if [ "${gpus:-0}" -lt 1 ] && ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+    note "gpu-check: FAILED at once: no NVIDIA GPU on this machine (nvidia-smi lists none, no /dev/nvidiaN)." \
+        "Run it with the device tool on a machine that has one."
+    record gpu fail "$(elapsed)" 2 "no NVIDIA GPU on this machine"
+    write_summary_json "fail: no GPU"
+    exit 2
+fi
+for f in simdcrypt COMMIT; do
+    if [ ! -e "$carry/$f" ] || ! ls "$carry"/simdcrypt-*.whl >/dev/null 2>&1; then
+        note "gpu-check: FAILED at once: $carry lacks the wheel or $f: build it with scripts/build-gpu-carry.sh and pass it in the run's carry."
+        record carry fail "$(elapsed)" 2 "gpu-carry incomplete"
+        write_summary_json "fail: no carry"
+        exit 2
+    fi
+done
+
+# --- environment (not a stage: a few seconds) -------------------------------------------------
+cache=/tmp/simdcrypt-gpu-check
+rm -rf "$cache"
+mkdir -p "$cache"
+export SIMDCRYPT_CUDA_CACHE="$cache/simdcrypt" CUDA_CACHE_PATH="$cache/nv" CUPY_CACHE_DIR="$cache/cupy" \
+    PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 python=python3
 for p in /opt/torch/.venv/bin/python3 python3; do
     if command -v "$p" >/dev/null && "$p" -c 'import numpy' 2>/dev/null; then python=$p; break; fi
 done
-# NVRTC 13: the CUDA toolkit's, or the nvidia-cuda-nvrtc wheel in the Python environment.
-nvrtc_dir=""
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-    if [ -e "$d/libnvrtc.so.13" ]; then nvrtc_dir=$d; break; fi
-done
-if [ -z "$nvrtc_dir" ]; then
-    nvrtc_dir=$(timeout 20 "$python" - <<'PY' 2>/dev/null
-import glob, os, site, sys
-roots = site.getsitepackages() + [site.getusersitepackages()] + sys.path
-for r in roots:
-    for hit in glob.glob(os.path.join(r, "nvidia", "*", "lib", "libnvrtc.so.1[3-9]")) + glob.glob(os.path.join(r, "nvidia", "cuda_nvrtc", "lib", "libnvrtc.so.1[3-9]")):
-        print(os.path.dirname(hit)); raise SystemExit
-PY
-)
-fi
-if [ -z "$nvrtc_dir" ]; then
-    nvrtc_dir=$(dirname "$(find / -xdev -name 'libnvrtc.so.13' -print -quit 2>/dev/null)" 2>/dev/null || true)
-fi
-# The driver library, in case the loader's cache lacks it.
-driver_dir=""
+# The driver library, in case the loader's cache lacks it. NVRTC is not needed (the kernels
+# are embedded); if one is found it is only reported.
 if ! ldconfig -p 2>/dev/null | grep -q 'libcuda.so.1 '; then
     for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64; do
-        if [ -e "$d/libcuda.so.1" ]; then driver_dir=$d; break; fi
+        if [ -e "$d/libcuda.so.1" ]; then export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; break; fi
     done
 fi
-export LD_LIBRARY_PATH="${nvrtc_dir:+$nvrtc_dir:}${driver_dir:+$driver_dir:}${LD_LIBRARY_PATH:-}"
+# shellcheck disable=SC2012 # fixed paths
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer 2>/dev/null | head -1)
+site=$cache/site
+# shellcheck disable=SC2012 # names made by maturin
+wheel=$(ls "$carry"/simdcrypt-*.whl | head -1)
+if ! timeout 30 "$python" -m pip install -q --no-index --no-deps --no-compile --target "$site" "$wheel" >>"$summary" 2>&1; then
+    note "gpu-check: FAILED: $wheel did not install into $site with $python"
+    record install fail "$(elapsed)" 1 "wheel did not install"
+    write_summary_json fail
+    exit 1
+fi
+export PYTHONPATH="$site:$root/scripts${PYTHONPATH:+:$PYTHONPATH}"
 {
-    echo "commit of the carry: $(cat "$carry/COMMIT" 2>/dev/null || echo unknown) $( [ -s "$carry/DIRTY" ] && echo '(with uncommitted changes)')"
+    echo "carry built from: $(cat "$carry/COMMIT") $([ -s "$carry/DIRTY" ] && echo '(with uncommitted changes)')"
     echo "working tree: $(git rev-parse HEAD 2>/dev/null || echo 'not a git checkout')"
-    echo "python: $python ($("$python" --version 2>&1))"
-    echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-    echo "nvrtc: ${nvrtc_dir:-NOT FOUND}"
-    timeout 20 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1
-    echo "cpus: $(nproc)"
-    timeout 20 "$python" - <<'PY' 2>&1
-for name in ("cupy", "torch", "dask", "blake3", "pytest"):
-    try:
-        m = __import__(name)
-        extra = ""
-        if name == "torch":
-            extra = f" cuda={m.cuda.is_available()} {m.version.cuda}"
-        if name == "cupy":
-            extra = f" devices={m.cuda.runtime.getDeviceCount()}"
-        print(f"{name} {getattr(m, '__version__', '?')}{extra}")
-    except Exception as e:
-        print(f"{name}: not usable ({type(e).__name__}: {e})")
-PY
-    command -v b3sum && b3sum --version
-} >"$OUT/env.txt" 2>&1
-cat "$OUT/env.txt" >>"$summary"
-
-# --- stage 1: install the wheel (30 s) -------------------------------------------------------
-site=/tmp/simdcrypt-site
-rm -rf "$site"
-wheel=$(ls "$carry"/simdcrypt-*.whl 2>/dev/null | head -1)
-if [ -z "$wheel" ] || ! timeout 30 "$python" -m pip install -q --no-index --no-deps --no-compile --target "$site" "$wheel" >>"$summary" 2>&1; then
-    note "FAILED: no wheel in $carry, or it did not install (build it with scripts/build-gpu-carry.sh)"
-    exit 1
+    echo "python: $python ($("$python" --version 2>&1)); wheel: $(basename "$wheel")"
+    echo "compute-sanitizer: ${sanitizer:-not found}"
+    echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+    timeout 10 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1
+} >>"$summary" 2>&1
+if [ "$(cat "$carry/COMMIT")" != "$(git rev-parse HEAD 2>/dev/null)" ]; then
+    note "WARNING: gpu-carry was built from $(cat "$carry/COMMIT"), the working tree is $(git rev-parse HEAD 2>/dev/null || echo unknown): the tests and scripts may not match the wheel and CLI"
 fi
-export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-note "== $(elapsed)s: simdcrypt installed from $(basename "$wheel")"
-timeout 60 "$python" -c '
-import json, simdcrypt
-print("simdcrypt from", simdcrypt.__file__)
-cuda = simdcrypt.backends()["cuda"]
-print(json.dumps(cuda, indent=1))
-raise SystemExit(0 if cuda["available"] else 3)
-' 2>&1 | tee -a "$summary"
-if [ "${PIPESTATUS[0]}" -ne 0 ] && [ "${GPU_CHECK_ANYWAY:-0}" != 1 ]; then
-    # Nothing below can pass without a usable GPU: keep the device time.
-    note "FAILED: the cuda backend is unavailable (reason above); GPU_CHECK_ANYWAY=1 runs the stages regardless"
-    exit 1
-fi
+note "== environment ready at $(elapsed)s"
 
-# --- stage 2: the tests on the GPU (200 s) ---------------------------------------------------
-# test_cuda.py needs numpy and pytest only (CuPy/PyTorch when present); --noconftest keeps
-# the suite's conftest (and its imports) out of it.
-timeout -k 10 200 "$python" -m pytest -q -rs --noconftest -p no:cacheprovider \
-    crates/simdcrypt-py/tests/test_cuda.py >"$OUT/pytest.txt" 2>&1
+# --- stage 1: every kernel loads and runs once -------------------------------------------------
+stage kernels 30 "$OUT/kernels.log" "$python" scripts/gpu_kernels_once.py 64
 rc=$?
-tail -25 "$OUT/pytest.txt" >>"$summary"
-if [ $rc -ne 0 ]; then status=1; note "FAILED: test_cuda.py (exit $rc$(why $rc))"; fi
-note "== $(elapsed)s: tests done (exit $rc)"
+if [ $rc -ne 0 ] && ! grep -q '^ok ' "$OUT/kernels.log" && [ "${GPU_CHECK_ANYWAY:-0}" != 1 ]; then
+    # No kernel ran: nothing below can pass, keep the device time for a rerun.
+    note "gpu-check: FAILED: no kernel loaded or ran (kernels.log says why); later stages not run" \
+        "(GPU_CHECK_ANYWAY=1 runs them regardless: a dry run of the script's plumbing)"
+    write_summary_json fail
+    exit 1
+fi
 
-# --- stage 3: the CLI against its CPU path (60 s) -------------------------------------------
+# --- stage 2: compute-sanitizer over each kernel on small batches -----------------------------
+if [ -n "$sanitizer" ]; then
+    # shellcheck disable=SC2329 # run by the stage through bash -c (export -f)
+    sanitize() {
+        local tool fail=0
+        for tool in memcheck racecheck synccheck initcheck; do
+            echo "--- compute-sanitizer --tool $tool"
+            # 24 s a tool: a hang in one tool must leave the others their turn.
+            timeout -k 3 24 "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 20 \
+                "$python" scripts/gpu_kernels_once.py 8
+            local rc=$?
+            echo "--- $tool: exit $rc"
+            if [ "$tool" = memcheck ] && [ "$rc" -ne 0 ] && grep -q 'Device not supported' "$OUT/sanitizer.log"; then
+                # Seen on the gVisor runtime (KINDS.md): the sanitizer refuses the device.
+                echo "compute-sanitizer does not support this device here: stage skipped"
+                return 75
+            fi
+            [ "$rc" -eq 0 ] || fail=1
+        done
+        return "$fail"
+    }
+    export -f sanitize
+    export sanitizer python OUT
+    stage sanitizer 100 "$OUT/sanitizer.log" bash -c sanitize
+else
+    echo "compute-sanitizer not found on this machine: stage skipped" >"$OUT/sanitizer.log"
+    record sanitizer skipped 0 0 "compute-sanitizer not found"
+    note "== stage sanitizer: skipped (no compute-sanitizer)"
+fi
+
+# --- stage 3: the GPU Python tests ---------------------------------------------------------------
+# test_cuda.py needs numpy and pytest (CuPy and PyTorch where present); --noconftest keeps
+# the suite's fixtures out (test_cuda.py imports the helpers it needs from conftest itself).
+stage pytest 75 "$OUT/pytest.log" "$python" -m pytest -q -rs --noconftest -p no:cacheprovider \
+    crates/simdcrypt-py/tests/test_cuda.py
+
+# --- stage 4: the CLI against the CPU --------------------------------------------------------------
 cli="$carry/simdcrypt"
 chmod +x "$cli" 2>/dev/null
-timeout -k 5 60 bash -c '
+# shellcheck disable=SC2016 # the script is expanded by the inner bash
+stage cli 30 "$OUT/cli.log" bash -c '
 set -u
 cli=$1; dir=$(mktemp -d); cd "$dir"
 i=0
@@ -142,34 +203,30 @@ done
 mkdir sub; for j in $(seq 1 300); do head -c $((j * 37)) /dev/urandom >"sub/g$j"; done
 fail=0
 "$cli" backends | tail -1
+compare() { # label, then the arguments of sum
+    local label=$1; shift
+    local cpu gpu
+    cpu=$("$cli" sum "$@" 2>&1; echo "exit $?")
+    gpu=$("$cli" sum --backend cuda "$@" 2>&1; echo "exit $?")
+    if [ "$cpu" = "$gpu" ]; then echo "ok   $label ($(echo "$cpu" | wc -l) lines)"
+    else echo "DIFF $label"; diff <(echo "$cpu") <(echo "$gpu") | head -5; fail=1; fi
+}
 for algo in blake3 streebog256 streebog512 gost94 gost94-test; do
-    for style in "" --tag --json --no-names; do
-        cpu=$("$cli" sum -a $algo $style -r f* missing sub 2>&1; echo "exit $?")
-        gpu=$("$cli" sum --backend cuda -a $algo $style -r f* missing sub 2>&1; echo "exit $?")
-        if [ "$cpu" = "$gpu" ]; then echo "ok   $algo $style"; else echo "DIFF $algo $style"; diff <(echo "$cpu") <(echo "$gpu") | head -5; fail=1; fi
-    done
+    compare "$algo" -a "$algo" -r f* missing sub
 done
-cpu=$("$cli" sum -l 77 --derive-key ctx f*); gpu=$("$cli" sum --backend cuda -l 77 --derive-key ctx f*)
-if [ "$cpu" = "$gpu" ]; then echo "ok   blake3 -l 77 --derive-key"; else echo "DIFF blake3 -l 77 --derive-key"; fail=1; fi
+compare "blake3 -l 77 --derive-key" -l 77 --derive-key ctx f*
 exit $fail
-' _ "$cli" >"$OUT/cli.txt" 2>&1
-rc=$?
-grep -c '^ok' "$OUT/cli.txt" | sed 's/^/CLI comparisons ok: /' >>"$summary"
-grep -A5 '^DIFF' "$OUT/cli.txt" | head -40 >>"$summary"
-if [ $rc -ne 0 ]; then status=1; note "FAILED: CLI sum --backend cuda (exit $rc$(why $rc))"; fi
-note "== $(elapsed)s: CLI done (exit $rc)"
+' _ "$cli"
 
-# --- stage 4: benchmarks (what is left of ~8 minutes, at most 230 s) ------------------------
-left=$((470 - $(elapsed)))
-[ $left -gt 230 ] && left=230
-if [ $left -gt 30 ]; then
-    timeout -k 10 "$left" "$python" scripts/gpu_bench.py --json "$OUT/bench.json" --budget $((left - 15)) \
-        >"$OUT/bench.txt" 2>&1
-    rc=$?
-    tail -60 "$OUT/bench.txt" >>"$summary"
-    note "== $(elapsed)s: benchmarks done (exit $rc$(why $rc))"
-else
-    note "benchmarks skipped: no time left"
-fi
-note "RESULT: $([ $status -eq 0 ] && echo PASSED || echo FAILED) after $(elapsed)s"
+# --- stage 5: the figures of issue 49 item 6 ------------------------------------------------------
+left=$((TOTAL - $(elapsed) - 5))
+bench_budget=60
+[ $bench_budget -gt "$left" ] && bench_budget=$left
+stage bench "$bench_budget" "$OUT/bench.log" "$python" scripts/gpu_bench.py --json "$OUT/bench.json" \
+    --budget $((bench_budget > 15 ? bench_budget - 10 : 5))
+
+rm -rf "$cache"
+result=$([ $status -eq 0 ] && echo pass || echo fail)
+write_summary_json "$result"
+note "RESULT: $result after $(elapsed)s (summary.json has each stage)"
 exit $status

@@ -165,19 +165,24 @@ class FakeCAI:
 _MISSING = object()
 
 
+# A stand-in for the backend's own stream handle (never 0: DLPack forbids it as ambiguous).
+CONSUMER_STREAM = 0x5E
+
+
 def view(obj: Any, writable: bool = False) -> Any:
-    return _cuda.device_view(obj, "messages", writable, 0)
+    return _cuda.device_view(obj, "messages", writable, CONSUMER_STREAM)
 
 
 def test_cai_valid() -> None:
-    assert view(FakeCAI()) == (0x1000, (4, 8), None, None)
-    assert view(FakeCAI(strides=(8, 1))) == (0x1000, (4, 8), None, None)
+    # No stream named: ordered after the legacy default stream (PyTorch's case).
+    assert view(FakeCAI()) == (0x1000, (4, 8), _cuda.LEGACY_DEFAULT_STREAM, None)
+    assert view(FakeCAI(strides=(8, 1))) == (0x1000, (4, 8), _cuda.LEGACY_DEFAULT_STREAM, None)
     assert view(FakeCAI(shape=(256,), strides=(1,), typestr="<i1", stream=7)) == (0x1000, (256,), 7, None)
-    assert view(FakeCAI(typestr="|b1", version=2)) == (0x1000, (4, 8), None, None)
+    assert view(FakeCAI(typestr="|b1", version=2)) == (0x1000, (4, 8), _cuda.LEGACY_DEFAULT_STREAM, None)
     # Strides of dimensions of length 1 or 0 do not matter.
-    assert view(FakeCAI(shape=(1, 8), strides=(999, 1))) == (0x1000, (1, 8), None, None)
-    assert view(FakeCAI(shape=(0, 8), data=(0, False))) == (0, (0, 8), None, None)
-    assert view(FakeCAI(data=(0x2000, True))) == (0x2000, (4, 8), None, None)  # read-only input is fine
+    assert view(FakeCAI(shape=(1, 8), strides=(999, 1))) == (0x1000, (1, 8), _cuda.LEGACY_DEFAULT_STREAM, None)
+    assert view(FakeCAI(shape=(0, 8), data=(0, False))) == (0, (0, 8), _cuda.LEGACY_DEFAULT_STREAM, None)
+    assert view(FakeCAI(data=(0x2000, True))) == (0x2000, (4, 8), _cuda.LEGACY_DEFAULT_STREAM, None)  # read-only input is fine
 
 
 @pytest.mark.parametrize(
@@ -259,7 +264,7 @@ def test_dlpack_capsule_of_a_host_tensor_is_refused_after_parsing() -> None:
     fake = FakeDLPack((2, 0), np.zeros((2, 4), dtype=np.uint8))
     with pytest.raises(ValueError, match="not CUDA device 0"):
         view(fake)
-    assert fake.streams == [0]  # the backend's stream was offered as the consumer's
+    assert fake.streams == [CONSUMER_STREAM]  # the backend's stream was offered as the consumer's
 
 
 def _capsule_name_is(capsule: Any, name: bytes) -> bool:
