@@ -26,8 +26,9 @@ crate::backend::kernel_kinds! {
         /// aarch64 NEON: 4 segments at a time.
         Neon = "neon" on "aarch64" needs [Neon],
         /// Plain Rust, any CPU: 8 segments interleaved in 64-bit registers, no gathers.
-        // Above portable everywhere (1.7x it measured on x86-64); below the gather kernels,
-        // which measured faster on an AVX-512 Xeon, and below NEON, not measured against.
+        // Above portable everywhere (independent segments keep more instructions in flight);
+        // below the gather kernels, which measured faster (BENCHMARKS.md, "Content-defined
+        // chunking"), and below NEON, not measured against it.
         Scalar = "scalar",
         /// Plain Rust, any CPU: one rolling hash, the reference the others are tested against.
         Portable = "portable",
