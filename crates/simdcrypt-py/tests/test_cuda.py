@@ -471,7 +471,7 @@ def test_device_memory_checks() -> None:
     class Liar:
         __cuda_array_interface__ = dict(a.__cuda_array_interface__, shape=(4, 1 << 30))
 
-    with pytest.raises(ValueError, match="past the end of their CUDA allocation"):
+    with pytest.raises(ValueError, match="run past the end of their CUDA memory"):
         simdcrypt.streebog_many(Liar(), backend="cuda")
     host = np.zeros((4, 64), dtype=np.uint8)
 

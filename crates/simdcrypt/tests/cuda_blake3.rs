@@ -45,7 +45,19 @@ fn check(label: &str, msgs: &[&[u8]], mode: Mode<'_>, out_len: usize) {
 /// neighbours, an odd chunk count, 1 MiB.
 fn lengths() -> Vec<usize> {
     let mut v = common::edge_lengths(64, 1024);
-    v.extend([1023, 1024, 1025, 2047, 2048, 2049, 3 * 1024 + 5, 16 * 1024 - 1, 16 * 1024 + 1, 31 * 1024 - 1, 31 * 1024 + 1]);
+    v.extend([
+        1023,
+        1024,
+        1025,
+        2047,
+        2048,
+        2049,
+        3 * 1024 + 5,
+        16 * 1024 - 1,
+        16 * 1024 + 1,
+        31 * 1024 - 1,
+        31 * 1024 + 1,
+    ]);
     // Around the longest message one thread hashes (256 KiB) and well past it.
     v.extend([(1 << 18) - 1, 1 << 18, (1 << 18) + 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1]);
     v.sort_unstable();
@@ -61,14 +73,20 @@ fn batches_of_edge_lengths_in_every_mode() {
     for (name, mode) in modes() {
         check(&format!("{name}, edge lengths"), &msgs, mode, 32);
     }
-    println!("cuda emulation: blake3_many over {} lengths from 0 to {} bytes, three modes", lengths.len(), lengths.last().unwrap());
+    println!(
+        "cuda emulation: blake3_many over {} lengths from 0 to {} bytes, three modes",
+        lengths.len(),
+        lengths.last().unwrap()
+    );
 }
 
 #[test]
 fn ragged_batches_and_output_lengths() {
     let data = common::random_bytes(0x4A66ED, 1 << 16);
     let mut rng = common::rng(0x4A66EE);
-    for (count, max_len, out_len) in [(1, 5000, 32), (127, 300, 1), (128, 2100, 64), (129, 4096, 65), (1000, 1100, 200), (10_000, 200, 32)] {
+    for (count, max_len, out_len) in
+        [(1, 5000, 32), (127, 300, 1), (128, 2100, 64), (129, 4096, 65), (1000, 1100, 200), (10_000, 200, 32)]
+    {
         let msgs = cuda_batch::ragged(&mut rng, &data, count, max_len);
         for (name, mode) in modes() {
             check(&format!("{name}, {count} ragged messages, {out_len}-byte outputs"), &msgs, mode, out_len);
@@ -88,7 +106,22 @@ fn batch_refuses_wrong_output_lengths() {
 
 #[test]
 fn one_large_input_through_the_tree() {
-    let sizes = [0usize, 1, 1024, 1025, 2048, 2049, 3 * 1024, 5 * 1024 + 7, 8 * 1024, 8 * 1024 + 1, 31 * 1024 + 1, 100 * 1024, 1 << 20, 3 * (1 << 20) + 12_345];
+    let sizes = [
+        0usize,
+        1,
+        1024,
+        1025,
+        2048,
+        2049,
+        3 * 1024,
+        5 * 1024 + 7,
+        8 * 1024,
+        8 * 1024 + 1,
+        31 * 1024 + 1,
+        100 * 1024,
+        1 << 20,
+        3 * (1 << 20) + 12_345,
+    ];
     let data = common::random_bytes(0x1A26E, *sizes.iter().max().unwrap());
     for &n in &sizes {
         for (name, mode) in modes() {
@@ -98,14 +131,24 @@ fn one_large_input_through_the_tree() {
             }
         }
         let mut cpu = simdcrypt::blake3::Hasher::new();
-        assert_eq!(cuda::blake3_hash(&Emulated, &data[..n], Mode::Hash, 32).unwrap(), cpu.update(&data[..n]).finalize(), "{n} bytes against the CPU");
+        assert_eq!(
+            cuda::blake3_hash(&Emulated, &data[..n], Mode::Hash, 32).unwrap(),
+            cpu.update(&data[..n]).finalize(),
+            "{n} bytes against the CPU"
+        );
     }
     assert!(cuda::blake3_hash(&Emulated, &data[..5000], Mode::Hash, 0).unwrap().is_empty());
     println!("cuda emulation: blake3_hash of one input of {} sizes from 0 to {} bytes (chunks, parent layers, root), three modes", sizes.len(), sizes.last().unwrap());
 }
 
 /// `blake3_many_device` with the mode fixed by the test, in the shape the shared check takes.
-unsafe fn many_device(dev: &Emulated, data: DevicePtr, offsets: &[u64], mode: Mode<'static>, out: DevicePtr) -> Result<(), Error> {
+unsafe fn many_device(
+    dev: &Emulated,
+    data: DevicePtr,
+    offsets: &[u64],
+    mode: Mode<'static>,
+    out: DevicePtr,
+) -> Result<(), Error> {
     // SAFETY: passed through from the caller, whose contract is blake3_many_device's.
     unsafe { cuda::blake3_many_device(dev, data, offsets, mode, 32, out) }
 }
@@ -123,7 +166,8 @@ fn device_entry_points() {
     dev.upload(&mut buf, 8, &data).unwrap();
     for n in [0usize, 1000, 1025, 70_000] {
         // SAFETY: `buf` holds the `n` bytes from byte 8 on and outlives the call.
-        let got = unsafe { cuda::blake3_hash_device(&dev, buf.ptr() + 8, n as u64, Mode::KeyedHash(&KEY), 40) }.unwrap();
+        let got =
+            unsafe { cuda::blake3_hash_device(&dev, buf.ptr() + 8, n as u64, Mode::KeyedHash(&KEY), 40) }.unwrap();
         assert_eq!(got, oracle(Mode::KeyedHash(&KEY), 40, &data[..n]), "{n} bytes on the device");
     }
 }

@@ -53,7 +53,8 @@ fn ptxas() -> Option<PathBuf> {
 /// `ptxas -v` of `ptx` for `arch`: its report (registers, spills, shared memory per kernel).
 fn ptxas_report(ptxas: &PathBuf, name: &str, (major, minor): (u32, u32), ptx: &[u8]) -> String {
     // One folder per call: the arches of a file are checked on threads at the same time.
-    let dir = std::env::temp_dir().join(format!("simdcrypt-cuda-compile-{}-{name}-sm_{major}{minor}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("simdcrypt-cuda-compile-{}-{name}-sm_{major}{minor}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let ptx_path = dir.join(format!("{name}.sm_{major}{minor}.ptx"));
     std::fs::write(&ptx_path, ptx).unwrap();

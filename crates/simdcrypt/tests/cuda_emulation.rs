@@ -2,7 +2,8 @@
 //! The host emulation itself: it must fail where a GPU would. Deliberately broken kernels
 //! (src/cuda/emulation_selftest.cu, compiled into the emulation only) give wrong answers or
 //! are refused: a removed barrier, a read of shared memory no thread wrote, two threads
-//! racing for one shared word, barriers in divergent code; the correct kernel passes. Also
+//! racing for one shared word, barriers in divergent code, a removed or too-wide
+//! `__syncwarp()` of a lane group; the correct kernels pass. Also
 //! checked: blocks and threads run in shuffled orders, with a real barrier between phases,
 //! and shared memory starts as junk. Without these, the kernel tests of the other
 //! `cuda_*` files could pass on code that a GPU would break.
@@ -63,6 +64,30 @@ fn the_correct_kernel_passes_and_each_fault_is_caught() {
         assert!(err.contains("different __syncthreads()"), "{err}");
     }
     println!("cuda emulation: removed barrier, unstaged shared read, racy shared write, divergent barrier all caught");
+}
+
+/// What sc_selftest_groups_ok computes: lane group k (eight threads) of each block reverses
+/// its words 1 + k % 3 times.
+fn groups_expected(block: u32) -> Vec<u32> {
+    (0..GRID * block)
+        .map(|i| {
+            let group = i % block / 8;
+            input_word(if group % 3 == 1 { i } else { i / 8 * 8 + 7 - i % 8 })
+        })
+        .collect()
+}
+
+#[test]
+fn warp_barriers_of_lane_groups_open_alone_and_their_faults_are_caught() {
+    for block in [32, 96, MAX_BLOCK] {
+        // Groups of one warp pass different numbers of __syncwarp(mask) and still meet.
+        assert_eq!(run("sc_selftest_groups_ok", block).unwrap(), groups_expected(block), "blocks of {block}");
+        let no_sync = run("sc_selftest_groups_no_sync", block).unwrap();
+        assert_ne!(no_sync, groups_expected(block), "a removed __syncwarp() went unnoticed (blocks of {block})");
+        let err = run("sc_selftest_groups_whole_warp", block).unwrap_err().to_string();
+        assert!(err.contains("__syncwarp() some of whose lanes waited elsewhere"), "{err}");
+    }
+    println!("cuda emulation: lane-group __syncwarp() passes; a removed one and a too-wide mask caught");
 }
 
 #[test]

@@ -113,7 +113,11 @@ fn merkle_roots_match_cpu_and_reference() {
             }
         }
     }
-    println!("cuda emulation: merkle_root of {} leaf counts from 0 to {}, natural and deeper trees", counts.len(), counts.last().unwrap());
+    println!(
+        "cuda emulation: merkle_root of {} leaf counts from 0 to {}, natural and deeper trees",
+        counts.len(),
+        counts.last().unwrap()
+    );
 }
 
 #[test]

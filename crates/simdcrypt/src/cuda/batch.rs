@@ -1,6 +1,6 @@
-//! The host side shared by the batches whose kernels hash one message per thread: ragged
-//! messages uploaded end to end into one buffer with an offsets array, the offsets checked, the grid
-//! sized, and one launch.
+//! The host side shared by the batches whose kernels hash one message per thread, or per
+//! group of a few threads (Streebog's eight lanes): ragged messages uploaded end to end into
+//! one buffer with an offsets array, the offsets checked, the grid sized, and one launch.
 //!
 //! Such a kernel takes `(data, offsets, count, out)`: message `i` is the bytes
 //! `data[offsets[i]..offsets[i + 1]]`, and its digest goes to `out[i * out_len..]`.
@@ -83,8 +83,9 @@ pub(crate) fn grid_for(count: u64, block: u32) -> Result<u32, Error> {
     Ok(grid as u32)
 }
 
-/// Checks `offsets`, uploads them and runs `kernel` over the batch they describe, one thread
-/// per message, then waits for it. `extra` arguments follow the kernel's four common ones (a
+/// Checks `offsets`, uploads them and runs `kernel` over the batch they describe, `lanes`
+/// threads per message (1, or a power of two up to a warp: blocks are whole warps, so a
+/// message's lanes share one), then waits for it. `extra` arguments follow the kernel's four common ones (a
 /// key, a mode, an output length). A batch of no messages launches nothing.
 ///
 /// # Safety
@@ -98,14 +99,16 @@ pub(crate) unsafe fn launch_per_message<D: Device>(
     data: DevicePtr,
     offsets: &[u64],
     out: DevicePtr,
+    lanes: u32,
     extra: &[u64],
 ) -> Result<(), Error> {
+    debug_assert!(lanes.is_power_of_two() && lanes <= WARP);
     check_offsets(offsets)?;
     let count = (offsets.len() - 1) as u64;
     if count == 0 {
         return Ok(());
     }
-    let (grid, block) = geometry(dev, count)?;
+    let (grid, block) = geometry(dev, count * u64::from(lanes))?;
     let bytes: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
     let mut offsets_buf = dev.alloc(bytes.len())?;
     dev.upload(&mut offsets_buf, 0, &bytes)?;
@@ -113,7 +116,7 @@ pub(crate) unsafe fn launch_per_message<D: Device>(
     // SAFETY: the kernel reads offsets[0..=count] from `offsets_buf`, which holds exactly those
     // `count + 1` words and is freed only after the synchronization below; `data`, `out` and
     // any addresses in `extra` are valid for the rest by this function's contract, and
-    // `count` is the batch's size.
+    // `count` is the batch's size; the grid has `lanes` threads for each of its messages.
     let launched = unsafe { dev.launch(kernel, grid, block, &args) };
     // `offsets_buf` must outlive the launch, so wait even when the launch reported an error.
     let finished = dev.synchronize();
@@ -122,20 +125,21 @@ pub(crate) unsafe fn launch_per_message<D: Device>(
 
 /// Hashes host `messages` with `kernel` (digests of `out_len` bytes) into `out`, which must
 /// be `messages.len() * out_len` bytes: one upload of the messages (straight from where they
-/// are, no packing copy: [`Device::upload_parts`]), one of the offsets, one launch (with
-/// `extra` arguments, as for [`launch_per_message`]), one download.
+/// are, no packing copy: [`Device::upload_parts`]), one of the offsets, one launch (`lanes`
+/// threads a message, with `extra` arguments, as for [`launch_per_message`]), one download.
 pub(crate) fn hash_host_batch<D: Device>(
     dev: &D,
     kernel: Kernel,
     messages: &[&[u8]],
     out_len: usize,
     out: &mut [u8],
+    lanes: u32,
     extra: &[u64],
 ) -> Result<(), Error> {
     // SAFETY: `run` gets the uploaded messages and an output buffer of the batch's digests,
     // what launch_per_message needs.
     with_host_batch(dev, messages, out_len, out, |data, offsets, out| unsafe {
-        launch_per_message(dev, kernel, data, offsets, out, extra)
+        launch_per_message(dev, kernel, data, offsets, out, lanes, extra)
     })
 }
 

@@ -83,7 +83,7 @@ pub unsafe fn blake3_many_device<D: Device>(
     // SAFETY: sc_blake3_many reads the messages at `data` and writes `count * out_len` bytes
     // at `out` (the caller's guarantee), and the 32 bytes of `key`, alive until the call
     // returns after the launch.
-    unsafe { batch::launch_per_message(dev, MANY, data, offsets, out, &[key.ptr(), flag, out_len as u64])? };
+    unsafe { batch::launch_per_message(dev, MANY, data, offsets, out, 1, &[key.ptr(), flag, out_len as u64])? };
     for (i, w) in offsets.windows(2).enumerate() {
         let len = w[1] - w[0];
         if len > MANY_MAX_LEN {

@@ -105,7 +105,7 @@ impl Device for Emulated {
                 kernel.name
             ))),
             4 => Err(Error::Device(format!(
-                "{}: threads of a block waited at different __syncthreads() (a barrier in divergent code)",
+                "{}: threads of a block waited at barriers they could never all pass (different __syncthreads() in divergent code, or a __syncwarp() some of whose lanes waited elsewhere or had no bit in its mask)",
                 kernel.name
             ))),
             _ => Err(Error::Device(format!("{}: the emulation could not set up the block's threads", kernel.name))),

@@ -5,10 +5,13 @@
 //
 // How a grid runs: blocks one at a time, in a shuffled order; a block's threads as fibers
 // (ucontext) on the calling OS thread, each with its own stack. The scheduler runs every
-// live thread, in a shuffled order, until it reaches __syncthreads() or returns; once all
-// have, the barrier opens and the next phase runs, in another shuffled order. Threads that
-// returned count as arrived (as on a GPU). Threads waiting at different barriers (two
-// __syncthreads() calls in divergent code) make the launch fail. Each block's shared
+// runnable thread, in a shuffled order, until it reaches a barrier or returns. When none is
+// left to run, every __syncwarp(mask) whose lanes have all arrived (with the same mask)
+// opens; only when none can, the block's __syncthreads() opens, once every live thread
+// waits at the same one. Threads that returned count as arrived (as on a GPU). Threads
+// that can never all meet (two __syncthreads() calls in divergent code, a warp barrier
+// some of whose lanes wait at another barrier, a mask without the caller's lane) make the
+// launch fail. Each block's shared
 // memory is an arena filled with pseudo-random junk as its first thread declares it. The
 // shuffles and the junk come from a generator seeded per launch (SIMDCRYPT_EMULATION_SEED
 // fixes the first seed, to replay a failure).
@@ -100,6 +103,9 @@ const Entry ENTRIES[] = {
     SC_KERNEL(sc_selftest_divergent_barrier)
     SC_KERNEL(sc_selftest_junk)
     SC_KERNEL(sc_selftest_order)
+    SC_KERNEL(sc_selftest_groups_ok)
+    SC_KERNEL(sc_selftest_groups_no_sync)
+    SC_KERNEL(sc_selftest_groups_whole_warp)
     Entry{nullptr, 0, nullptr},  // end of the table
 };
 
@@ -135,6 +141,8 @@ struct Fiber {
     ucontext_t context;
     bool done;
     const void* barrier;  // where it waits, or null while it runs
+    bool at_warp;         // the barrier is a __syncwarp() with warp_mask, not __syncthreads()
+    unsigned warp_mask;
     size_t shared_used;   // its bump pointer into the block's arena
 };
 
@@ -202,7 +210,52 @@ void init_fiber(Fiber& f, const ucontext_t& prototype, unsigned char* stack, uco
     makecontext(&f.context, fiber_main, 0);
     f.done = false;
     f.barrier = nullptr;
+    f.at_warp = false;
+    f.warp_mask = 0;
     f.shared_used = 0;
+}
+
+// Called when no thread of the block can run: opens every warp barrier whose lanes have
+// all arrived; if none can open, the block barrier, when every live thread waits at the
+// same __syncthreads(). Returns false once every thread has returned. Threads that can
+// never all meet mark the launch divergent and are released, so that it ends.
+bool open_barriers(Block* b, unsigned block) {
+    bool live = false, opened = false;
+    for (unsigned t = 0; t < block; t++) {
+        Fiber& f = b->fibers[t];
+        if (f.done) continue;
+        live = true;
+        if (!f.at_warp || f.barrier == nullptr) continue;
+        const unsigned base = t / 32 * 32;
+        bool complete = true;
+        for (unsigned lane = 0; lane < 32 && complete; lane++) {
+            if ((f.warp_mask >> lane & 1) == 0 || base + lane >= block) continue;
+            const Fiber& g = b->fibers[base + lane];
+            complete = g.done || (g.barrier != nullptr && g.at_warp && g.warp_mask == f.warp_mask);
+        }
+        if (!complete) continue;
+        for (unsigned lane = 0; lane < 32; lane++) {
+            if ((f.warp_mask >> lane & 1) == 0 || base + lane >= block) continue;
+            Fiber& g = b->fibers[base + lane];
+            g.barrier = nullptr;
+            g.at_warp = false;
+        }
+        opened = true;
+    }
+    if (!live) return false;
+    if (opened) return true;
+    // Every live thread waits, and no warp barrier can open: all must be at one
+    // __syncthreads(), or the block has diverged.
+    const void* site = nullptr;
+    for (unsigned t = 0; t < block; t++) {
+        Fiber& f = b->fibers[t];
+        if (f.done) continue;
+        if (f.at_warp || (site != nullptr && f.barrier != site)) b->divergent = true;
+        if (site == nullptr) site = f.barrier;
+        f.barrier = nullptr;
+        f.at_warp = false;
+    }
+    return true;
 }
 
 // Runs block `index` of the launch described by `b` to completion. Returns false if the
@@ -219,15 +272,10 @@ bool run_block(Block* b, unsigned index, unsigned block, unsigned char* stacks, 
     for (;;) {
         order.clear();
         for (unsigned t = 0; t < block; t++) {
-            if (!b->fibers[t].done) order.push_back(t);
+            if (!b->fibers[t].done && b->fibers[t].barrier == nullptr) order.push_back(t);
         }
-        if (order.empty()) return true;
-        // Every live thread waits at the same barrier, or the block has diverged.
-        const void* site = b->fibers[order[0]].barrier;
-        for (unsigned t : order) {
-            if (b->fibers[t].barrier != site) b->divergent = true;
-            b->fibers[t].barrier = nullptr;
-        }
+        if (order.empty() && !open_barriers(b, block)) return true;
+        if (order.empty()) continue;
         rng.shuffle(order);
         for (unsigned t : order) {
             b->current = t;
@@ -243,6 +291,18 @@ void __syncthreads() {
     Block* b = running;
     Fiber& f = b->fibers[b->current];
     f.barrier = __builtin_return_address(0);
+    f.at_warp = false;
+    swapcontext(&f.context, &b->scheduler);
+}
+
+void __syncwarp(unsigned mask) {
+    Block* b = running;
+    Fiber& f = b->fibers[b->current];
+    // A mask without the caller's own lane is undefined on a GPU.
+    if ((mask >> (b->current % 32) & 1) == 0) b->divergent = true;
+    f.barrier = __builtin_return_address(0);
+    f.at_warp = true;
+    f.warp_mask = mask;
     swapcontext(&f.context, &b->scheduler);
 }
 

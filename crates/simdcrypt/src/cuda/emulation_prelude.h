@@ -5,8 +5,8 @@
 // which is the point — every device feature a kernel uses must have a host meaning.
 //
 // The emulation runs the threads of a block as fibers (emulation.cpp): each thread runs
-// until it reaches __syncthreads() or returns, in a shuffled order, and the barrier
-// releases them only once every live thread of the block has reached it; blocks run in a
+// until it reaches __syncthreads() or __syncwarp() or returns, in a shuffled order, and a
+// barrier releases them only once every live thread it names has reached it; blocks run in a
 // shuffled order too; each block's shared memory starts as junk. So a missing barrier, a
 // read of shared memory no thread wrote, or two threads racing for one word give wrong
 // digests here as they would on a GPU (docs/gpu.md, "The emulation").
@@ -47,6 +47,12 @@ extern thread_local sc_dim3 gridDim;
 // The block's barrier (emulation.cpp): the calling thread waits for every live thread of
 // its block to reach a barrier.
 void __syncthreads();
+
+// A warp's barrier for the lanes named in `mask` (emulation.cpp): the calling thread, whose
+// own lane must be in `mask`, waits for every live thread of those lanes of its warp to
+// reach a __syncwarp() with the same mask. Threads of other lanes go on undisturbed, as on
+// a GPU since Volta (independent thread scheduling).
+void __syncwarp(unsigned mask = 0xffffffffu);
 
 // `bytes` of the running block's shared memory, aligned to `align` (emulation.cpp).
 void* sc_emu_shared(size_t bytes, size_t align);

@@ -69,3 +69,42 @@ extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_selftest_order(sc_
     __syncthreads();
     log[(*count)++] = i;
 }
+
+// Lane groups of eight threads (as the Streebog kernel uses them): group k of a block runs
+// 1 + k % 3 rounds, each reversing the group's eight words through shared memory between
+// two __syncwarp()s of the group's own lanes, so groups of one warp pass different numbers
+// of barriers before they meet at one __syncthreads(). out[base + t] is the group's words reversed after an odd number of rounds,
+// as they came after an even one.
+static __device__ __forceinline__ void sc_selftest_groups(const sc_u32* in, sc_u32* out, bool sync_first,
+                                                          bool whole_warp) {
+    SC_SHARED(sc_u32, s, SC_MAX_BLOCK);
+    const sc_u64 i = (sc_u64)blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned group = threadIdx.x / 8, lane = threadIdx.x % 8;
+    const unsigned mask = whole_warp ? 0xffffffffu : 0xffu << (threadIdx.x % 32 / 8 * 8);
+    sc_u32 v = in[i];
+    for (unsigned r = 0; r < 1 + group % 3; r++) {
+        s[threadIdx.x] = v;
+        if (sync_first) __syncwarp(mask);
+        v = s[8 * group + 7 - lane];
+        __syncwarp(mask);
+    }
+    // Groups that finished wait here for the others.
+    __syncthreads();
+    out[i] = v;
+}
+
+// Correct.
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_selftest_groups_ok(const sc_u32* in, sc_u32* out) {
+    sc_selftest_groups(in, out, true, false);
+}
+
+// The barrier between a lane's write and its partner's read removed.
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_selftest_groups_no_sync(const sc_u32* in, sc_u32* out) {
+    sc_selftest_groups(in, out, false, false);
+}
+
+// The whole warp named in each barrier, though its groups pass different numbers of them:
+// lanes that have more rounds to go wait for lanes that wait at the __syncthreads().
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_selftest_groups_whole_warp(const sc_u32* in, sc_u32* out) {
+    sc_selftest_groups(in, out, true, true);
+}

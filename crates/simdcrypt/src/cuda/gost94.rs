@@ -19,7 +19,7 @@ fn kernel(sbox: SBox) -> Kernel {
 /// `out` must be exactly `32 * messages.len()` bytes, as for [`crate::gost94::hash_many`],
 /// which gives the same digests.
 pub fn gost94_many<D: Device>(dev: &D, messages: &[&[u8]], sbox: SBox, out: &mut [u8]) -> Result<(), Error> {
-    batch::hash_host_batch(dev, kernel(sbox), messages, OUT_LEN, out, &[])
+    batch::hash_host_batch(dev, kernel(sbox), messages, OUT_LEN, out, 1, &[])
 }
 
 /// GOST R 34.11-94 of messages already on the device: message `i` is the bytes
@@ -40,5 +40,5 @@ pub unsafe fn gost94_many_device<D: Device>(
 ) -> Result<(), Error> {
     // SAFETY: the kernel reads the messages at `data` and writes `count` digests of 32 bytes
     // at `out` (gost94.cu), which this function's caller guarantees.
-    unsafe { batch::launch_per_message(dev, kernel(sbox), data, offsets, out, &[]) }
+    unsafe { batch::launch_per_message(dev, kernel(sbox), data, offsets, out, 1, &[]) }
 }

@@ -1,17 +1,17 @@
-// Streebog (GOST R 34.11-2012, RFC 6986), 256- and 512-bit, one message per thread: the
-// "simple" scheme of the paper this backend follows. A thread carries the whole 512-bit
-// state (h, N, Σ) through its message's compressions, in registers; a batch of many
-// independent messages keeps the GPU busy. The
-// paper measured a "hybrid" scheme faster, a group of threads per message exchanging parts
-// of the state through shared memory; this kernel stays with the scheme whose threads never
-// talk to each other, which the emulation runs faithfully, until a measurement on a GPU
-// says the hybrid is worth its complexity here.
+// Streebog (GOST R 34.11-2012, RFC 6986), 256- and 512-bit, eight threads per message: the
+// "hybrid" scheme of the paper this backend follows (one message per thread is its "simple"
+// scheme). The eight threads of a message, a lane group of one warp, each hold one 64-bit
+// word of the state (h, the key, the message block) and compute that word of every LPS:
+// word i of LPS(x) is the XOR over j of T[j][byte i of word j of x], so each lane needs the
+// other lanes' words, which the group exchanges through eight words of shared memory
+// between two __syncwarp()s of the group alone (groups of one warp run messages of
+// different lengths and never wait for each other). A message's state is a few registers a
+// thread instead of the whole 512-bit state, so a batch gives the GPU eight times the
+// threads: 8,192 messages fill every SM.
 //
-// LPS is the portable backend's table form (streebog/tables.rs): word i of LPS(x) is the XOR
-// over j of T[j][byte i of word j of x]. The tables are indexed by data, so they are staged
-// from constant memory into shared memory, where lookups with different indices do not
-// serialize; the round constants C_i are indexed by the round only (the same address in every
-// thread) and stay in constant memory.
+// LPS is the portable backend's table form (streebog/tables.rs). The tables and the round
+// constants are staged from global memory into shared memory, where lookups with different
+// indices do not serialize as they would in constant memory.
 
 // Generated from the CPU tables by src/cuda/tables.rs, whose test fails when they differ;
 // regenerate with `SIMDCRYPT_BLESS=1 cargo test -p simdcrypt --lib cuda::tables`.
@@ -532,7 +532,7 @@ static __device__ const sc_u64 sc_streebog_lps[8 * 256] = {
     0x9a494faf67707e71ull, 0xb3dbd1eca9908293ull, 0x72d14d3493b2e388ull, 0xd6a30f258c153427ull,
 };
 // The round constants C_1..C_12, eight little-endian words each.
-static __constant__ const sc_u64 sc_streebog_c[12 * 8] = {
+static __device__ const sc_u64 sc_streebog_c[12 * 8] = {
     0xdd806559f2a64507ull, 0x05767436cc744d23ull, 0xa2422a08a460d315ull, 0x4b7ce09192676901ull,
     0x714eb88d7585c4fcull, 0x2f6a76432e45d016ull, 0xebcb2f81c0657c1full, 0xb1085bda1ecadae9ull,
     0xe679047021b19bb7ull, 0x55dda21bd7cbcd56ull, 0x5cb561c2db0aa7caull, 0x9ab5176b12d69958ull,
@@ -560,99 +560,135 @@ static __constant__ const sc_u64 sc_streebog_c[12 * 8] = {
 };
 // END GENERATED TABLES
 
-// x ← L∘P∘S(x ⊕ y), with the LPS tables at `lps` (8 × 256 words).
-static __device__ __forceinline__ void sc_streebog_lpsx(sc_u64 x[8], const sc_u64 y[8], const sc_u64* lps) {
-    sc_u64 a[8];
-    for (int j = 0; j < 8; j++) a[j] = x[j] ^ y[j];
-    for (int i = 0; i < 8; i++) {
-        sc_u64 r = 0;
-        for (int j = 0; j < 8; j++) r ^= lps[256 * j + ((a[j] >> (8 * i)) & 0xff)];
-        x[i] = r;
-    }
+// Threads per message, and the shared words a lane group uses to exchange its state: eight
+// words, eight carry counts, and one word of padding so that the four groups of a warp read
+// different banks (a stride of 16 words would put groups 0 and 2 in the same ones).
+#define SC_STREEBOG_LANES 8
+#define SC_STREEBOG_XCHG 17
+
+// A lane group: its lane (0..7), its exchange words, and the mask of its threads in the warp.
+struct sc_streebog_group {
+    unsigned lane;
+    unsigned mask;
+    sc_u64* xchg;
+    const sc_u64* lps;
+};
+
+// Word `lane` of LPS(a), where each lane of the group passes its own word of a.
+static __device__ __forceinline__ sc_u64 sc_streebog_lps_lane(const sc_streebog_group& g, sc_u64 a) {
+    g.xchg[g.lane] = a;
+    __syncwarp(g.mask);
+    const unsigned shift = 8 * g.lane;
+    sc_u64 r = 0;
+    SC_UNROLL
+    for (int j = 0; j < 8; j++) r ^= g.lps[256 * j + ((g.xchg[j] >> shift) & 0xff)];
+    // Every lane has read the words before any lane writes the next ones.
+    __syncwarp(g.mask);
+    return r;
 }
 
-// The compression function g_N(h, m) = E(LPS(h ⊕ N), m) ⊕ h ⊕ m.
-static __device__ __forceinline__ void sc_streebog_g(sc_u64 h[8], const sc_u64 n[8], const sc_u64 m[8],
-                                                     const sc_u64* lps) {
-    sc_u64 k[8], t[8];
-    for (int w = 0; w < 8; w++) {
-        k[w] = h[w];
-        t[w] = m[w];
-    }
-    sc_streebog_lpsx(k, n, lps);
+// This lane's word of the compression g_N(h, m) = E(LPS(h ⊕ N), m) ⊕ h ⊕ m, from this lane's
+// words of h, N and m; `c` is the staged round constants.
+static __device__ __forceinline__ sc_u64 sc_streebog_g_lane(const sc_streebog_group& g, sc_u64 h, sc_u64 n, sc_u64 m,
+                                                            const sc_u64* c) {
+    sc_u64 k = sc_streebog_lps_lane(g, h ^ n);
+    sc_u64 t = m;
     for (int r = 0; r < 12; r++) {
-        sc_streebog_lpsx(t, k, lps);
-        sc_streebog_lpsx(k, sc_streebog_c + 8 * r, lps);
+        t = sc_streebog_lps_lane(g, t ^ k);
+        k = sc_streebog_lps_lane(g, k ^ c[8 * r + g.lane]);
     }
-    for (int w = 0; w < 8; w++) h[w] ^= t[w] ^ k[w] ^ m[w];
+    return h ^ t ^ k ^ m;
 }
 
-// N += bits (modulo 2^512).
-static __device__ __forceinline__ void sc_streebog_count(sc_u64 n[8], sc_u64 bits) {
-    const sc_u64 add[8] = {bits, 0, 0, 0, 0, 0, 0, 0};
-    sc_add_words(n, add, 8);
+// Lane `lane`'s word of the 512-bit Σ from every lane's 64-bit running sum `sum` and count of
+// carries out of its word `carries`: Σ = Σ_w sum_w 2^(64 w) + carries_w 2^(64 (w + 1)).
+static __device__ __forceinline__ sc_u64 sc_streebog_sigma_lane(const sc_streebog_group& g, sc_u64 sum,
+                                                                sc_u64 carries) {
+    g.xchg[g.lane] = sum;
+    g.xchg[8 + g.lane] = carries;
+    __syncwarp(g.mask);
+    sc_u64 word = 0, carry = 0;
+    for (unsigned w = 0; w <= g.lane; w++) {
+        const sc_u64 add = w > 0 ? g.xchg[8 + w - 1] : 0;
+        const sc_u64 s = g.xchg[w] + add;
+        const sc_u64 c1 = s < add;
+        word = s + carry;
+        // When s overflowed it is at most 2^64 - 2, so adding a carry of 1 cannot overflow too.
+        carry = c1 | (word < carry);
+    }
+    __syncwarp(g.mask);
+    return word;
 }
 
-// Hashes the `len` bytes at `msg` from the IV whose eight words are `iv` and writes the last
-// `out_words` words of the final h, little-endian, at `out`: all eight for Streebog-512, the
-// upper half for Streebog-256.
-static __device__ void sc_streebog_message(const sc_u8* msg, sc_u64 len, sc_u64 iv, const sc_u64* lps, sc_u8* out,
-                                           int out_words) {
-    sc_u64 h[8], n[8], sigma[8], m[8];
-    const sc_u64 zero[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (int w = 0; w < 8; w++) {
-        h[w] = iv;
-        n[w] = 0;
-        sigma[w] = 0;
-    }
+// Hashes the `len` bytes at `msg` from the IV whose eight words are `iv`, as lane `g.lane`
+// of its message's group, and writes this lane's word of the final h, little-endian, to
+// `out` when it is one of the last `out_words` (all eight for Streebog-512, the upper half
+// for Streebog-256). N is kept in one 64-bit word: a message on a device is far shorter
+// than 2^61 bytes, so its bit count never reaches N's second word.
+static __device__ void sc_streebog_message_lane(const sc_streebog_group& g, const sc_u8* msg, sc_u64 len, sc_u64 iv,
+                                                const sc_u64* c, sc_u8* out, int out_words) {
+    sc_u64 h = iv, bits = 0, sum = 0, carries = 0;
+    const bool low = g.lane == 0;
     sc_u64 pos = 0;
     for (; len - pos >= 64; pos += 64) {
-        sc_load_words_le64(msg + pos, m, 8);
-        sc_streebog_g(h, n, m, lps);
-        sc_streebog_count(n, 512);
-        sc_add_words(sigma, m, 8);
+        // The group's eight loads read 64 consecutive bytes.
+        const sc_u8* p = msg + pos + 8 * g.lane;
+        const sc_u64 m = ((sc_u64)p & 7) == 0 ? *(const sc_u64*)p : sc_load_le64(p);
+        h = sc_streebog_g_lane(g, h, low ? bits : 0, m, c);
+        bits += 512;
+        sum += m;
+        carries += sum < m;
     }
     // The last block, fewer than 64 bytes (possibly none), padded with one 0x01 byte and zeros.
     const sc_u64 rest = len - pos;
-    for (int w = 0; w < 8; w++) {
-        sc_u64 word = 0;
-        for (int b = 0; b < 8; b++) {
-            const sc_u64 k = 8 * w + b;
-            const sc_u64 byte = k < rest ? msg[pos + k] : (k == rest ? 1 : 0);
-            word |= byte << (8 * b);
-        }
-        m[w] = word;
+    sc_u64 m = 0;
+    for (int b = 0; b < 8; b++) {
+        const sc_u64 k = 8 * g.lane + b;
+        const sc_u64 byte = k < rest ? msg[pos + k] : (k == rest ? 1 : 0);
+        m |= byte << (8 * b);
     }
-    sc_streebog_g(h, n, m, lps);
-    sc_streebog_count(n, 8 * rest);
-    sc_add_words(sigma, m, 8);
-    sc_streebog_g(h, zero, n, lps);
-    sc_streebog_g(h, zero, sigma, lps);
-    for (int w = 0; w < out_words; w++) sc_store_le64(out + 8 * w, h[8 - out_words + w]);
+    h = sc_streebog_g_lane(g, h, low ? bits : 0, m, c);
+    bits += 8 * rest;
+    sum += m;
+    carries += sum < m;
+    h = sc_streebog_g_lane(g, h, 0, low ? bits : 0, c);
+    h = sc_streebog_g_lane(g, h, 0, sc_streebog_sigma_lane(g, sum, carries), c);
+    const int first = 8 - out_words;
+    if ((int)g.lane >= first) sc_store_le64(out + 8 * (g.lane - first), h);
 }
 
-// Stages the LPS tables and hashes message `sc_thread_index()` of the batch.
+// Stages the tables and hashes message `sc_thread_index() / 8` of the batch as lane
+// `threadIdx.x % 8` of its group. The launch's block size is a multiple of 32 (whole warps).
 static __device__ __forceinline__ void sc_streebog_batch(const sc_u8* data, const sc_u64* offsets, sc_u64 count,
                                                          sc_u8* out, sc_u64 iv, int out_words) {
     SC_SHARED(sc_u64, lps, 8 * 256);
+    SC_SHARED(sc_u64, c, 12 * 8);
+    SC_SHARED(sc_u64, xchg, SC_MAX_BLOCK / SC_STREEBOG_LANES * SC_STREEBOG_XCHG);
     // Every thread takes part in the staging, including those past the batch's end.
+    for (sc_u32 i = threadIdx.x; i < 12 * 8; i += blockDim.x) c[i] = sc_streebog_c[i];
     sc_stage_shared(lps, sc_streebog_lps, 8 * 256);
-    const sc_u64 i = sc_thread_index();
+    const sc_u64 i = sc_thread_index() / SC_STREEBOG_LANES;
+    // The whole group leaves together: the message index is the same for its eight lanes.
     if (i >= count) return;
+    sc_streebog_group g;
+    g.lane = threadIdx.x % SC_STREEBOG_LANES;
+    g.mask = 0xffu << (threadIdx.x % 32 / SC_STREEBOG_LANES * SC_STREEBOG_LANES);
+    g.xchg = xchg + threadIdx.x / SC_STREEBOG_LANES * SC_STREEBOG_XCHG;
+    g.lps = lps;
     const sc_u64 begin = offsets[i];
-    sc_streebog_message(data + begin, offsets[i + 1] - begin, iv, lps, out + 8 * out_words * i, out_words);
+    sc_streebog_message_lane(g, data + begin, offsets[i + 1] - begin, iv, c, out + 8 * out_words * i, out_words);
 }
 
-// Streebog-256 of `count` messages, one per thread. Reads offsets[0..=count] (u64) and, for
-// each message i < count, the bytes data[offsets[i]..offsets[i + 1]] (offsets non-decreasing);
-// writes digest i to out[32 i..32 i + 32] and nothing else.
+// Streebog-256 of `count` messages, eight threads each (a grid of at least 8 count threads,
+// in blocks of whole warps). Reads offsets[0..=count] (u64) and, for each message i < count,
+// the bytes data[offsets[i]..offsets[i + 1]] (offsets non-decreasing); writes digest i to
+// out[32 i..32 i + 32] and nothing else.
 extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_streebog_256(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
     sc_streebog_batch(data, offsets, count, out, 0x0101010101010101ull, 4);
 }
 
-// Streebog-512 of `count` messages, one per thread. Reads offsets[0..=count] (u64) and, for
-// each message i < count, the bytes data[offsets[i]..offsets[i + 1]] (offsets non-decreasing);
-// writes digest i to out[64 i..64 i + 64] and nothing else.
+// Streebog-512 of `count` messages, eight threads each (as sc_streebog_256). Writes digest i
+// to out[64 i..64 i + 64] and nothing else.
 extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_streebog_512(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
     sc_streebog_batch(data, offsets, count, out, 0, 8);
 }

@@ -1,10 +1,14 @@
-//! Streebog-256 and -512 batches on a device (`streebog.cu`): one message per thread.
+//! Streebog-256 and -512 batches on a device (`streebog.cu`): eight threads per message
+//! ([`LANES`]), each holding one word of its state.
 
 use super::batch;
 use super::device::{Device, DevicePtr};
 use super::{Kernel, Module};
 use crate::streebog::Bits;
 use crate::Error;
+
+/// Threads per message of the kernels (`SC_STREEBOG_LANES` in streebog.cu).
+pub(crate) const LANES: u32 = 8;
 
 fn kernel(bits: Bits) -> Kernel {
     let name = match bits {
@@ -18,7 +22,7 @@ fn kernel(bits: Bits) -> Kernel {
 /// `dev`; `out` must be exactly `messages.len() * bits.out_len()` bytes, as for
 /// [`crate::streebog::hash_many`], which gives the same digests.
 pub fn streebog_many<D: Device>(dev: &D, messages: &[&[u8]], bits: Bits, out: &mut [u8]) -> Result<(), Error> {
-    batch::hash_host_batch(dev, kernel(bits), messages, bits.out_len(), out, &[])
+    batch::hash_host_batch(dev, kernel(bits), messages, bits.out_len(), out, LANES, &[])
 }
 
 /// Streebog of messages already on the device: message `i` is the bytes
@@ -40,5 +44,5 @@ pub unsafe fn streebog_many_device<D: Device>(
 ) -> Result<(), Error> {
     // SAFETY: the kernel reads the messages at `data` and writes `count` digests of
     // `bits.out_len()` bytes at `out` (streebog.cu), which this function's caller guarantees.
-    unsafe { batch::launch_per_message(dev, kernel(bits), data, offsets, out, &[]) }
+    unsafe { batch::launch_per_message(dev, kernel(bits), data, offsets, out, LANES, &[]) }
 }

@@ -8,24 +8,13 @@ use super::Module;
 const BEGIN: &str = "// BEGIN GENERATED TABLES\n";
 const END: &str = "// END GENERATED TABLES\n";
 
-/// Where a table lives on the GPU: constant memory for tables every thread of a warp reads
-/// at the same index (round constants: one broadcast read), global memory for lookup tables
-/// (each thread reads its own index; constant memory would serialise those reads), which
-/// the kernels stage into shared memory with coalesced loads.
-#[derive(Clone, Copy)]
-enum Space {
-    Constant,
-    Global,
-}
-
-/// `static __constant__ const <ty> <name>[<len>] = { ... };` (or `__device__`, for global
-/// memory) with `per_line` values a line.
-fn array(space: Space, ty: &str, name: &str, len: &str, values: &[String], per_line: usize) -> String {
-    let qualifier = match space {
-        Space::Constant => "__constant__",
-        Space::Global => "__device__",
-    };
-    let mut s = format!("static {qualifier} const {ty} {name}[{len}] = {{\n");
+/// `static __device__ const <ty> <name>[<len>] = { ... };` with `per_line` values a line.
+/// Every table lives in global memory, from which the kernels stage it into shared memory
+/// with coalesced loads: lookup tables are read at a different index by each thread, and
+/// Streebog's round constants at a different one by each of a message's lanes, reads that
+/// constant memory would serialise.
+fn array(ty: &str, name: &str, len: &str, values: &[String], per_line: usize) -> String {
+    let mut s = format!("static __device__ const {ty} {name}[{len}] = {{\n");
     for line in values.chunks(per_line) {
         s.push_str("    ");
         s.push_str(&line.join(", "));
@@ -41,8 +30,8 @@ fn u64s<'a>(words: impl IntoIterator<Item = &'a u64>) -> Vec<String> {
 
 fn streebog_tables() -> String {
     use crate::streebog::tables::{C, LPS};
-    let lps = array(Space::Global, "sc_u64", "sc_streebog_lps", "8 * 256", &u64s(LPS.iter().flatten()), 4);
-    let c = array(Space::Constant, "sc_u64", "sc_streebog_c", "12 * 8", &u64s(C.iter().flatten()), 4);
+    let lps = array("sc_u64", "sc_streebog_lps", "8 * 256", &u64s(LPS.iter().flatten()), 4);
+    let c = array("sc_u64", "sc_streebog_c", "12 * 8", &u64s(C.iter().flatten()), 4);
     format!("// LPS tables: entry 256 j + v is T[j][v] = l(π(v) << 8j).\n{lps}// The round constants C_1..C_12, eight little-endian words each.\n{c}")
 }
 
@@ -54,7 +43,7 @@ fn gost94_tables() -> String {
     );
     for (sbox, name) in [(SBox::CryptoPro, "sc_gost94_cryptopro_tables"), (SBox::Test, "sc_gost94_test_tables")] {
         let words: Vec<String> = sbox.tables().words.iter().flatten().map(|w| format!("0x{w:08x}u")).collect();
-        s.push_str(&array(Space::Global, "sc_u32", name, "4 * 256", &words, 8));
+        s.push_str(&array("sc_u32", name, "4 * 256", &words, 8));
     }
     s
 }

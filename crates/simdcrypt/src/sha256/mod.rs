@@ -71,9 +71,9 @@ use crate::block_buffer::BlockBuffer;
 pub use algorithm::ALGORITHM;
 pub use batch::{hash_blocks, BatchKind, BatchPlatform, BlockBatch, SHANI_REMAINDER_MAX};
 pub use merkle::{merkle_layers, merkle_root, zero_hash, MERKLE_MAX_DEPTH};
+pub use platform::{Kind, Platform};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 pub(crate) use {batch::check_blocks, merkle::tree_depth, merkle::tree_shape};
-pub use platform::{Kind, Platform};
 
 /// Digest length in bytes.
 pub const OUT_LEN: usize = 32;
