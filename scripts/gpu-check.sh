@@ -19,9 +19,13 @@
 #                     streams, out=)
 #   4 cli       (30)  `simdcrypt sum --backend cuda` against the CPU on a set of files
 #   5 bench     (60)  the figures of issue 49 item 6 (scripts/gpu_bench.py) into bench.json
+#   6 tune      (90)  kernel-only timings of each batch kernel at each block size
+#                     (scripts/gpu_tune.py) into tune.json; GPU_TUNE_OLD=REV adds the kernels
+#                     of git revision REV
 # What comes back in $OUT (8 files, the device tool's limit): summary.json (stage, pass/fail,
 # seconds, exit code), summary.txt (environment and each stage's tail), kernels.log,
-# sanitizer.log, pytest.log, cli.log, bench.log, bench.json. Compilation caches
+# sanitizer.log, tests.log (pytest and the CLI), bench.log (bench and tune), bench.json,
+# tune.json. Compilation caches
 # (SIMDCRYPT_CUDA_CACHE, the driver's CUDA_CACHE_PATH, CuPy's) go under /tmp, never $HOME.
 # A stage that exits 75 is recorded as skipped (the sanitizer where the machine refuses it:
 # "Device not supported" on the gVisor runtime). Exit status: 0 when every stage passed or
@@ -186,14 +190,14 @@ fi
 # --- stage 3: the GPU Python tests ---------------------------------------------------------------
 # test_cuda.py needs numpy and pytest (CuPy and PyTorch where present); --noconftest keeps
 # the suite's fixtures out (test_cuda.py imports the helpers it needs from conftest itself).
-stage pytest 75 "$OUT/pytest.log" "$python" -m pytest -q -rs --noconftest -p no:cacheprovider \
+stage pytest 75 "$OUT/tests.log" "$python" -m pytest -q -rs --noconftest -p no:cacheprovider \
     crates/simdcrypt-py/tests/test_cuda.py
 
 # --- stage 4: the CLI against the CPU --------------------------------------------------------------
 cli="$carry/simdcrypt"
 chmod +x "$cli" 2>/dev/null
 # shellcheck disable=SC2016 # the script is expanded by the inner bash
-stage cli 30 "$OUT/cli.log" bash -c '
+stage cli 30 "$OUT/tests.log" bash -c '
 set -u
 cli=$1; dir=$(mktemp -d); cd "$dir"
 i=0
@@ -224,6 +228,14 @@ bench_budget=60
 [ $bench_budget -gt "$left" ] && bench_budget=$left
 stage bench "$bench_budget" "$OUT/bench.log" "$python" scripts/gpu_bench.py --json "$OUT/bench.json" \
     --budget $((bench_budget > 15 ? bench_budget - 10 : 5))
+
+# --- stage 6: kernel-only timings per launch geometry (scripts/gpu_tune.py) -----------------------
+# GPU_TUNE_OLD=REV also times the kernel files of git revision REV, beside this tree's.
+left=$((TOTAL - $(elapsed) - 5))
+tune_budget=90
+[ $tune_budget -gt "$left" ] && tune_budget=$left
+stage tune "$tune_budget" "$OUT/bench.log" "$python" scripts/gpu_tune.py --json "$OUT/tune.json" \
+    --budget $((tune_budget > 15 ? tune_budget - 10 : 5)) ${GPU_TUNE_OLD:+--old "$GPU_TUNE_OLD"}
 
 rm -rf "$cache"
 result=$([ $status -eq 0 ] && echo pass || echo fail)

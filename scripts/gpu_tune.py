@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Kernel-only timings of the batch kernels on a GPU, for tuning their launch geometry
+(issue 49, item 3): each kernel file is compiled from this checkout's sources by CuPy's
+NVRTC (gpu_prelude.cuh, common.cuh, the file: what the runtime compiles), launched on
+device-resident batches of 8,192 and 65,536 messages of 1 KiB (SHA-256: the same bytes as
+64-byte blocks) with each block size in turn, and timed with CUDA events around back-to-back
+launches (the median of 5 timings of `reps` launches). Nothing of the host API is in these
+times: they are the kernels' own, against which gpu_bench.py's whole-call figures can be
+read. Each variant's digests are compared with the CPU backends of the installed simdcrypt
+package (a wrong one is reported, and fails the run).
+
+`--old REV` also times the kernel files as they were at git revision REV (the checkout's
+history travels with the device tool), so a changed kernel is compared with its
+predecessor in the same run. Writes a JSON file and prints a table. Needs CuPy, numpy and
+simdcrypt; run by scripts/gpu-check.sh's tune stage, or by hand on a GPU machine.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CUDA_DIR = os.path.join(ROOT, "crates", "simdcrypt", "src", "cuda")
+BLAKE3_IV = [0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19]
+
+
+def source(name: str, rev: str | None) -> str:
+    """gpu_prelude.cuh + common.cuh + `name`, from the working tree or from git revision `rev`."""
+    parts = []
+    for f in ("gpu_prelude.cuh", "common.cuh", name):
+        if rev is None:
+            with open(os.path.join(CUDA_DIR, f)) as fh:
+                parts.append(fh.read())
+        else:
+            path = f"crates/simdcrypt/src/cuda/{f}"
+            parts.append(subprocess.run(["git", "-C", ROOT, "show", f"{rev}:{path}"], check=True,
+                                        capture_output=True, text=True).stdout)
+    return "\n".join(parts)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json", default="tune.json")
+    ap.add_argument("--old", default=None, help="also time the kernels of this git revision")
+    ap.add_argument("--budget", type=float, default=60.0, help="seconds")
+    args = ap.parse_args()
+    deadline = time.monotonic() + args.budget
+
+    import cupy as cp  # type: ignore[import-not-found]
+    import simdcrypt
+
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    arch = f"sm_{props['major']}{props['minor']}"
+    results: dict[str, Any] = {"gpu": props["name"].decode(), "sms": props["multiProcessorCount"], "arch": arch,
+                               "timing": "CUDA events around reps launches, median of 5", "rows": []}
+    modules: dict[tuple[str, str | None], Any] = {}
+
+    def module(name: str, rev: str | None) -> Any:
+        key = (name, rev)
+        if key not in modules:
+            modules[key] = cp.RawModule(code=source(name, rev), options=("--std=c++17", f"--gpu-architecture={arch}"),
+                                        backend="nvrtc")
+        return modules[key]
+
+    rng = np.random.default_rng(49)
+    failed = False
+
+    def save() -> None:
+        tmp = args.json + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(results, f, indent=1)
+        os.replace(tmp, args.json)
+
+    def timed(launch: Any, reps: int) -> float:
+        times = []
+        for _ in range(5):
+            a, b = cp.cuda.Event(), cp.cuda.Event()
+            a.record()
+            for _ in range(reps):
+                launch()
+            b.record()
+            b.synchronize()
+            times.append(cp.cuda.get_elapsed_time(a, b) / 1e3 / reps)
+        return sorted(times)[2]
+
+    for count in (8192, 65536):
+        host = rng.integers(0, 256, size=count * 1024, dtype=np.uint8)
+        msgs = host.reshape(count, 1024)
+        d_data = cp.asarray(host)
+        d_offsets = cp.asarray(np.arange(count + 1, dtype=np.uint64) * 1024)
+        expected = {
+            "streebog512": simdcrypt.streebog_many(msgs, bits=512),
+            "gost94": simdcrypt.gost94_many(msgs),
+            "blake3": simdcrypt.blake3_many(msgs),
+            "sha256": simdcrypt.sha256_many(host),
+        }
+        d_key = cp.asarray(np.array(BLAKE3_IV, dtype=np.uint32).view(np.uint8))
+        # (label, file, kernel, lanes per message, output bytes per item, items, args)
+        cases: list[tuple[str, str, str, int, int, int, Any]] = [
+            ("streebog512", "streebog.cu", "sc_streebog_512", 8, 64, count, None),
+            ("gost94", "gost94.cu", "sc_gost94_cryptopro", 1, 32, count, None),
+            ("blake3", "blake3.cu", "sc_blake3_many", 1, 32, count, "blake3"),
+            ("sha256", "sha256.cu", "sc_sha256_blocks", 1, 32, count * 16, "blocks"),
+        ]
+        revs: list[str | None] = [None] + ([args.old] if args.old else [])
+        for label, fname, kname, lanes, out_len, items, kind in cases:
+            for rev in revs:
+                this_lanes = lanes if rev is None else (1 if label == "streebog512" else lanes)
+                try:
+                    fn = module(fname, rev).get_function(kname)
+                except Exception as e:  # an old revision may lack a kernel
+                    results["rows"].append({"case": label, "rev": rev or "tree", "error": str(e)[:300]})
+                    continue
+                d_out = cp.empty(items * out_len, dtype=cp.uint8)
+                for block in (32, 64, 128, 256):
+                    if time.monotonic() > deadline:
+                        results["rows"].append({"case": label, "skipped": "budget"})
+                        save()
+                        break
+                    threads = items * this_lanes
+                    grid = (threads + block - 1) // block
+                    if kind == "blocks":
+                        kargs = (d_data, np.uint64(items), d_out)
+                    elif kind == "blake3":
+                        kargs = (d_data, d_offsets, np.uint64(items), d_out, d_key, np.uint64(0), np.uint64(32))
+                    else:
+                        kargs = (d_data, d_offsets, np.uint64(items), d_out)
+
+                    def launch() -> None:
+                        fn((grid,), (block,), kargs)
+
+                    row: dict[str, Any] = {"case": label, "rev": rev or "tree", "messages": count, "lanes": this_lanes,
+                                           "block": block, "grid": grid}
+                    try:
+                        d_out.fill(0xA5)
+                        launch()
+                        cp.cuda.Device().synchronize()
+                        ok = bytes(cp.asnumpy(d_out)) == expected[label]
+                        row["match"] = ok
+                        failed |= not ok
+                        one = timed(launch, 1)
+                        reps = max(1, min(200, int(0.02 / max(one, 1e-6))))
+                        t = timed(launch, reps)
+                        row.update(kernel_us=round(t * 1e6, 2), GBps=round(host.nbytes / t / 1e9, 2), reps=reps)
+                    except Exception as e:
+                        row["error"] = f"{type(e).__name__}: {str(e)[:300]}"
+                        failed = True
+                    results["rows"].append(row)
+                    print(json.dumps(row), flush=True)
+                    save()
+        del d_data, d_offsets
+        cp.get_default_memory_pool().free_all_blocks()
+
+    print(f"\n{'case':12} {'rev':8} {'msgs':>6} {'lanes':>5} {'block':>5} {'us':>9} {'GB/s':>8} ok")
+    for r in results["rows"]:
+        if "kernel_us" in r:
+            print(f"{r['case']:12} {str(r['rev'])[:8]:8} {r['messages']:>6} {r['lanes']:>5} {r['block']:>5} "
+                  f"{r['kernel_us']:>9} {r['GBps']:>8} {r['match']}")
+        else:
+            print(r)
+    save()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
