@@ -45,6 +45,42 @@ def source(name: str, rev: str | None) -> str:
     return "\n".join(parts)
 
 
+def overhead(cp: Any, simdcrypt: Any, results: dict[str, Any], deadline: float) -> None:
+    """The whole API call's time where the kernel's is negligible (8-byte messages, 64-byte
+    blocks), for 1, 8,192 and 65,536 messages: what the host side costs a call and a message."""
+    for n in (1, 8192, 65536):
+        d_in = cp.asarray(np.random.default_rng(n).integers(0, 256, size=(n, 8), dtype=np.uint8))
+        d_blocks = cp.asarray(np.random.default_rng(n).integers(0, 256, size=n * 64, dtype=np.uint8))
+        calls = [
+            ("streebog_many 512", lambda: simdcrypt.streebog_many(d_in, bits=512, backend="cuda", out=o64)),
+            ("gost94_many", lambda: simdcrypt.gost94_many(d_in, backend="cuda", out=o32)),
+            ("blake3_many", lambda: simdcrypt.blake3_many(d_in, backend="cuda", out=o32)),
+            ("sha256_many", lambda: simdcrypt.sha256_many(d_blocks, backend="cuda", out=o32)),
+        ]
+        o64, o32 = cp.empty(64 * n, dtype=cp.uint8), cp.empty(32 * n, dtype=cp.uint8)
+        for name, fn in calls:
+            if time.monotonic() > deadline:
+                return
+            try:
+                fn()
+                cp.cuda.Device().synchronize()
+                times = []
+                for _ in range(5):
+                    a, b = cp.cuda.Event(), cp.cuda.Event()
+                    a.record()
+                    for _ in range(20):
+                        fn()
+                    cp.cuda.Device().synchronize()
+                    b.record()
+                    b.synchronize()
+                    times.append(cp.cuda.get_elapsed_time(a, b) / 20 * 1e3)
+                row = {"case": name, "messages": n, "call_us": round(sorted(times)[2], 1)}
+            except Exception as e:
+                row = {"case": name, "messages": n, "error": f"{type(e).__name__}: {str(e)[:300]}"}
+            results["rows"].append(row)
+            print(json.dumps(row), flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", default="tune.json")
@@ -90,7 +126,7 @@ def main() -> int:
             times.append(cp.cuda.get_elapsed_time(a, b) / 1e3 / reps)
         return sorted(times)[2]
 
-    for count in (8192, 65536):
+    for count in (8192, 16384, 32768, 65536):
         host = rng.integers(0, 256, size=count * 1024, dtype=np.uint8)
         msgs = host.reshape(count, 1024)
         d_data = cp.asarray(host)
@@ -104,15 +140,19 @@ def main() -> int:
         d_key = cp.asarray(np.array(BLAKE3_IV, dtype=np.uint32).view(np.uint8))
         # (label, file, kernel, lanes per message, output bytes per item, items, args)
         cases: list[tuple[str, str, str, int, int, int, Any]] = [
-            ("streebog512", "streebog.cu", "sc_streebog_512", 8, 64, count, None),
-            ("gost94", "gost94.cu", "sc_gost94_cryptopro", 1, 32, count, None),
-            ("blake3", "blake3.cu", "sc_blake3_many", 1, 32, count, "blake3"),
-            ("sha256", "sha256.cu", "sc_sha256_blocks", 1, 32, count * 16, "blocks"),
+            ("streebog512", "streebog.cu", "sc_streebog_512", 1, 64, count, None),
+            ("streebog512", "streebog.cu", "sc_streebog_512_x8", 8, 64, count, None),
         ]
+        if count in (8192, 65536):
+            cases += [
+                ("gost94", "gost94.cu", "sc_gost94_cryptopro", 1, 32, count, None),
+                ("blake3", "blake3.cu", "sc_blake3_many", 1, 32, count, "blake3"),
+                ("sha256", "sha256.cu", "sc_sha256_blocks", 1, 32, count * 16, "blocks"),
+            ]
         revs: list[str | None] = [None] + ([args.old] if args.old else [])
         for label, fname, kname, lanes, out_len, items, kind in cases:
             for rev in revs:
-                this_lanes = lanes if rev is None else (1 if label == "streebog512" else lanes)
+                this_lanes = lanes
                 try:
                     fn = module(fname, rev).get_function(kname)
                 except Exception as e:  # an old revision may lack a kernel
@@ -136,7 +176,8 @@ def main() -> int:
                     def launch() -> None:
                         fn((grid,), (block,), kargs)
 
-                    row: dict[str, Any] = {"case": label, "rev": rev or "tree", "messages": count, "lanes": this_lanes,
+                    row: dict[str, Any] = {"case": label, "kernel": kname, "rev": rev or "tree", "messages": count,
+                                           "lanes": this_lanes,
                                            "block": block, "grid": grid}
                     try:
                         d_out.fill(0xA5)
@@ -158,13 +199,18 @@ def main() -> int:
         del d_data, d_offsets
         cp.get_default_memory_pool().free_all_blocks()
 
+    overhead(cp, simdcrypt, results, deadline)
     print(f"\n{'case':12} {'rev':8} {'msgs':>6} {'lanes':>5} {'block':>5} {'us':>9} {'GB/s':>8} ok")
     for r in results["rows"]:
         if "kernel_us" in r:
             print(f"{r['case']:12} {str(r['rev'])[:8]:8} {r['messages']:>6} {r['lanes']:>5} {r['block']:>5} "
                   f"{r['kernel_us']:>9} {r['GBps']:>8} {r['match']}")
-        else:
+        elif "call_us" not in r:
             print(r)
+    print(f"\n{'API call, 8-byte messages':28} {'n':>6} {'us':>9}")
+    for r in results["rows"]:
+        if "call_us" in r:
+            print(f"{r['case']:28} {r['messages']:>6} {r['call_us']:>9}")
     save()
     return 1 if failed else 0
 

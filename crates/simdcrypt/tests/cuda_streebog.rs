@@ -1,22 +1,40 @@
 #![cfg(feature = "cuda-emulation")]
 //! The Streebog kernels (src/cuda/streebog.cu), run by the host emulation, against the CPU
-//! batch and RustCrypto's `streebog`: the standard's examples, every edge length up to
-//! 1 MiB, random ragged batches of 1 to 10,000 messages (block counts around the 128
-//! threads of a block), both digest sizes; the `_device` entry point on device buffers
-//! (exactly the digests written) and its offsets errors.
+//! batch and RustCrypto's `streebog`, in both schemes (one thread a message, eight threads
+//! a message): the standard's examples, every edge length up to 1 MiB, random ragged
+//! batches of 1 to 10,000 messages (block counts around the 128 threads of a block), both
+//! digest sizes; the `_device` entry point on device buffers (exactly the digests written)
+//! and its offsets errors.
 
 mod common;
 
 use common::cuda_batch;
 use digest::Digest;
 use simdcrypt::blake3::Threads;
-use simdcrypt::cuda::{self, Emulated};
+use simdcrypt::cuda::{self, DevicePtr, Emulated, StreebogScheme};
 use simdcrypt::streebog::{self, Bits, Platform};
 
 const SIZES: [Bits; 2] = [Bits::B256, Bits::B512];
+const SCHEMES: [StreebogScheme; 2] = [StreebogScheme::OnePerThread, StreebogScheme::EightPerMessage];
 
-fn gpu(bits: Bits) -> impl Fn(&[&[u8]], &mut [u8]) -> Result<(), simdcrypt::Error> {
-    move |msgs, out| cuda::streebog_many(&Emulated, msgs, bits, out)
+fn gpu(bits: Bits, scheme: StreebogScheme) -> impl Fn(&[&[u8]], &mut [u8]) -> Result<(), simdcrypt::Error> {
+    move |msgs, out| cuda::streebog_many_scheme(&Emulated, msgs, bits, scheme, out)
+}
+
+/// `streebog_many_device_scheme` with the two parameters as one, as cuda_batch's checks take.
+///
+/// # Safety
+///
+/// As for `streebog_many_device`.
+unsafe fn device_scheme(
+    dev: &Emulated,
+    data: DevicePtr,
+    offsets: &[u64],
+    (bits, scheme): (Bits, StreebogScheme),
+    out: DevicePtr,
+) -> Result<(), simdcrypt::Error> {
+    // SAFETY: the caller's contract.
+    unsafe { cuda::streebog_many_device_scheme(dev, data, offsets, bits, scheme, out) }
 }
 
 fn cpu(bits: Bits) -> impl Fn(&[&[u8]], &mut [u8]) -> Result<(), simdcrypt::Error> {
@@ -30,8 +48,12 @@ fn oracle(bits: Bits) -> impl Fn(&[u8]) -> Vec<u8> {
     }
 }
 
+/// The batch through both schemes against the CPU batch and the oracle.
 fn check(label: &str, msgs: &[&[u8]], bits: Bits) {
-    cuda_batch::check_batch(label, msgs, bits.out_len(), &gpu(bits), &cpu(bits), &oracle(bits));
+    for scheme in SCHEMES {
+        let label = format!("{label} ({scheme:?})");
+        cuda_batch::check_batch(&label, msgs, bits.out_len(), &gpu(bits, scheme), &cpu(bits), &oracle(bits));
+    }
 }
 
 #[test]
@@ -118,14 +140,20 @@ fn device_entry_point_writes_exactly_the_digests() {
             &oracle(bits),
         );
         cuda_batch::check_offsets_refused(cuda::streebog_many_device::<Emulated>, bits);
-        println!("device_entry_point_writes_exactly_the_digests: {bits:?}: {count} messages from an offset, guard bytes intact; bad offsets refused");
+        for scheme in SCHEMES {
+            cuda_batch::check_device_variant(bits.out_len(), device_scheme, (bits, scheme), &oracle(bits));
+            cuda_batch::check_offsets_refused(device_scheme, (bits, scheme));
+        }
+        println!("device_entry_point_writes_exactly_the_digests: {bits:?}: {count} messages from an offset, guard bytes intact; bad offsets refused (the chosen scheme and both forced)");
     }
 }
 
 #[test]
 fn output_length_errors_match_the_cpu() {
     for bits in SIZES {
-        cuda_batch::check_out_len_refused(bits.out_len(), &gpu(bits), &cpu(bits));
+        for scheme in SCHEMES {
+            cuda_batch::check_out_len_refused(bits.out_len(), &gpu(bits, scheme), &cpu(bits));
+        }
     }
     println!(
         "output_length_errors_match_the_cpu: Streebog-256 and -512, short and long buffers refused as by hash_many"

@@ -94,6 +94,8 @@ const Entry ENTRIES[] = {
     SC_KERNEL(sc_blake3_root)
     SC_KERNEL(sc_streebog_256)
     SC_KERNEL(sc_streebog_512)
+    SC_KERNEL(sc_streebog_256_x8)
+    SC_KERNEL(sc_streebog_512_x8)
     SC_KERNEL(sc_gost94_cryptopro)
     SC_KERNEL(sc_gost94_test)
     SC_KERNEL(sc_selftest_reverse)

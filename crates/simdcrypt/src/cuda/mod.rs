@@ -52,7 +52,9 @@ pub use gost94::{gost94_many, gost94_many_device};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 pub use sha256::{merkle_root, merkle_root_device, sha256_blocks, sha256_blocks_device};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
-pub use streebog::{streebog_many, streebog_many_device};
+pub use streebog::{
+    streebog_many, streebog_many_device, streebog_many_device_scheme, streebog_many_scheme, StreebogScheme,
+};
 
 #[cfg(test)]
 mod tables;

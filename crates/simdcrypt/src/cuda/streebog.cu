@@ -1,13 +1,19 @@
-// Streebog (GOST R 34.11-2012, RFC 6986), 256- and 512-bit, eight threads per message: the
-// "hybrid" scheme of the paper this backend follows (one message per thread is its "simple"
-// scheme). The eight threads of a message, a lane group of one warp, each hold one 64-bit
-// word of the state (h, the key, the message block) and compute that word of every LPS:
-// word i of LPS(x) is the XOR over j of T[j][byte i of word j of x], so each lane needs the
-// other lanes' words, which the group exchanges through eight words of shared memory
-// between two __syncwarp()s of the group alone (groups of one warp run messages of
-// different lengths and never wait for each other). A message's state is a few registers a
-// thread instead of the whole 512-bit state, so a batch gives the GPU eight times the
-// threads: 8,192 messages fill every SM.
+// Streebog (GOST R 34.11-2012, RFC 6986), 256- and 512-bit, in the two schemes of the paper
+// this backend follows, both over a batch of independent messages:
+//
+// - "simple" (sc_streebog_256/512): one message per thread. A thread carries the whole
+//   512-bit state (h, N, Σ) through its message's compressions, in registers.
+// - "hybrid" (sc_streebog_256_x8/512_x8): eight threads per message, a lane group of one
+//   warp. Each lane holds one 64-bit word of the state (h, the key, the message block) and
+//   computes that word of every LPS: word i of LPS(x) is the XOR over j of T[j][byte i of
+//   word j of x], so each lane needs the other lanes' words, which the group exchanges
+//   through shared memory between two __syncwarp()s of the group alone (groups of one warp
+//   hash messages of different lengths and never wait for each other).
+//
+// The hybrid scheme gives a batch eight times the threads, which a small batch needs to
+// fill the GPU; it also reads shared memory twice as often (the exchange besides the
+// lookups), so a batch large enough to fill the GPU one thread a message runs faster in
+// the simple one. The host picks by batch size and SM count (streebog.rs).
 //
 // LPS is the portable backend's table form (streebog/tables.rs). The tables and the round
 // constants are staged from global memory into shared memory, where lookups with different
@@ -560,7 +566,81 @@ static __device__ const sc_u64 sc_streebog_c[12 * 8] = {
 };
 // END GENERATED TABLES
 
-// Threads per message, and the shared words a lane group uses to exchange its state: eight
+// x ← L∘P∘S(x ⊕ y), with the LPS tables at `lps` (8 × 256 words).
+static __device__ __forceinline__ void sc_streebog_lpsx(sc_u64 x[8], const sc_u64 y[8], const sc_u64* lps) {
+    sc_u64 a[8];
+    for (int j = 0; j < 8; j++) a[j] = x[j] ^ y[j];
+    for (int i = 0; i < 8; i++) {
+        sc_u64 r = 0;
+        for (int j = 0; j < 8; j++) r ^= lps[256 * j + ((a[j] >> (8 * i)) & 0xff)];
+        x[i] = r;
+    }
+}
+
+// The compression function g_N(h, m) = E(LPS(h ⊕ N), m) ⊕ h ⊕ m; `c` is the staged round
+// constants.
+static __device__ __forceinline__ void sc_streebog_g(sc_u64 h[8], const sc_u64 n[8], const sc_u64 m[8],
+                                                     const sc_u64* lps, const sc_u64* c) {
+    sc_u64 k[8], t[8];
+    for (int w = 0; w < 8; w++) {
+        k[w] = h[w];
+        t[w] = m[w];
+    }
+    sc_streebog_lpsx(k, n, lps);
+    for (int r = 0; r < 12; r++) {
+        sc_streebog_lpsx(t, k, lps);
+        sc_streebog_lpsx(k, c + 8 * r, lps);
+    }
+    for (int w = 0; w < 8; w++) h[w] ^= t[w] ^ k[w] ^ m[w];
+}
+
+// N += bits (modulo 2^512).
+static __device__ __forceinline__ void sc_streebog_count(sc_u64 n[8], sc_u64 bits) {
+    const sc_u64 add[8] = {bits, 0, 0, 0, 0, 0, 0, 0};
+    sc_add_words(n, add, 8);
+}
+
+// The simple scheme. Hashes the `len` bytes at `msg` from the IV whose eight words are `iv`
+// and writes the last
+// `out_words` words of the final h, little-endian, at `out`: all eight for Streebog-512, the
+// upper half for Streebog-256.
+static __device__ void sc_streebog_message(const sc_u8* msg, sc_u64 len, sc_u64 iv, const sc_u64* lps,
+                                           const sc_u64* c, sc_u8* out, int out_words) {
+    sc_u64 h[8], n[8], sigma[8], m[8];
+    const sc_u64 zero[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int w = 0; w < 8; w++) {
+        h[w] = iv;
+        n[w] = 0;
+        sigma[w] = 0;
+    }
+    sc_u64 pos = 0;
+    for (; len - pos >= 64; pos += 64) {
+        sc_load_words_le64(msg + pos, m, 8);
+        sc_streebog_g(h, n, m, lps, c);
+        sc_streebog_count(n, 512);
+        sc_add_words(sigma, m, 8);
+    }
+    // The last block, fewer than 64 bytes (possibly none), padded with one 0x01 byte and zeros.
+    const sc_u64 rest = len - pos;
+    for (int w = 0; w < 8; w++) {
+        sc_u64 word = 0;
+        for (int b = 0; b < 8; b++) {
+            const sc_u64 k = 8 * w + b;
+            const sc_u64 byte = k < rest ? msg[pos + k] : (k == rest ? 1 : 0);
+            word |= byte << (8 * b);
+        }
+        m[w] = word;
+    }
+    sc_streebog_g(h, n, m, lps, c);
+    sc_streebog_count(n, 8 * rest);
+    sc_add_words(sigma, m, 8);
+    sc_streebog_g(h, zero, n, lps, c);
+    sc_streebog_g(h, zero, sigma, lps, c);
+    for (int w = 0; w < out_words; w++) sc_store_le64(out + 8 * w, h[8 - out_words + w]);
+}
+
+
+// The hybrid scheme. Threads per message, and the shared words a lane group uses to exchange its state: eight
 // words, eight carry counts, and one word of padding so that the four groups of a warp read
 // different banks (a stride of 16 words would put groups 0 and 2 in the same ones).
 #define SC_STREEBOG_LANES 8
@@ -657,38 +737,53 @@ static __device__ void sc_streebog_message_lane(const sc_streebog_group& g, cons
     if ((int)g.lane >= first) sc_store_le64(out + 8 * (g.lane - first), h);
 }
 
-// Stages the tables and hashes message `sc_thread_index() / 8` of the batch as lane
-// `threadIdx.x % 8` of its group. The launch's block size is a multiple of 32 (whole warps).
+// Stages the tables and hashes message `sc_thread_index() / lanes` of the batch, alone
+// (lanes = 1) or as lane `threadIdx.x % 8` of its group (lanes = 8). The launch's block size
+// is a multiple of 32 (whole warps).
 static __device__ __forceinline__ void sc_streebog_batch(const sc_u8* data, const sc_u64* offsets, sc_u64 count,
-                                                         sc_u8* out, sc_u64 iv, int out_words) {
+                                                         sc_u8* out, sc_u64 iv, int out_words, int lanes) {
     SC_SHARED(sc_u64, lps, 8 * 256);
     SC_SHARED(sc_u64, c, 12 * 8);
-    SC_SHARED(sc_u64, xchg, SC_MAX_BLOCK / SC_STREEBOG_LANES * SC_STREEBOG_XCHG);
     // Every thread takes part in the staging, including those past the batch's end.
     for (sc_u32 i = threadIdx.x; i < 12 * 8; i += blockDim.x) c[i] = sc_streebog_c[i];
     sc_stage_shared(lps, sc_streebog_lps, 8 * 256);
-    const sc_u64 i = sc_thread_index() / SC_STREEBOG_LANES;
-    // The whole group leaves together: the message index is the same for its eight lanes.
+    const sc_u64 i = sc_thread_index() / lanes;
+    // A group leaves together: the message index is the same for its eight lanes.
     if (i >= count) return;
+    const sc_u64 begin = offsets[i];
+    sc_u8* const digest = out + 8 * out_words * i;
+    if (lanes == 1) {
+        sc_streebog_message(data + begin, offsets[i + 1] - begin, iv, lps, c, digest, out_words);
+        return;
+    }
+    SC_SHARED(sc_u64, xchg, SC_MAX_BLOCK / SC_STREEBOG_LANES * SC_STREEBOG_XCHG);
     sc_streebog_group g;
     g.lane = threadIdx.x % SC_STREEBOG_LANES;
     g.mask = 0xffu << (threadIdx.x % 32 / SC_STREEBOG_LANES * SC_STREEBOG_LANES);
     g.xchg = xchg + threadIdx.x / SC_STREEBOG_LANES * SC_STREEBOG_XCHG;
     g.lps = lps;
-    const sc_u64 begin = offsets[i];
-    sc_streebog_message_lane(g, data + begin, offsets[i + 1] - begin, iv, c, out + 8 * out_words * i, out_words);
+    sc_streebog_message_lane(g, data + begin, offsets[i + 1] - begin, iv, c, digest, out_words);
 }
 
-// Streebog-256 of `count` messages, eight threads each (a grid of at least 8 count threads,
-// in blocks of whole warps). Reads offsets[0..=count] (u64) and, for each message i < count,
-// the bytes data[offsets[i]..offsets[i + 1]] (offsets non-decreasing); writes digest i to
-// out[32 i..32 i + 32] and nothing else.
+// Streebog-256 of `count` messages, one per thread. Reads offsets[0..=count] (u64) and, for
+// each message i < count, the bytes data[offsets[i]..offsets[i + 1]] (offsets non-decreasing);
+// writes digest i to out[32 i..32 i + 32] and nothing else.
 extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_streebog_256(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
-    sc_streebog_batch(data, offsets, count, out, 0x0101010101010101ull, 4);
+    sc_streebog_batch(data, offsets, count, out, 0x0101010101010101ull, 4, 1);
 }
 
-// Streebog-512 of `count` messages, eight threads each (as sc_streebog_256). Writes digest i
-// to out[64 i..64 i + 64] and nothing else.
+// Streebog-512 of `count` messages, one per thread (as sc_streebog_256). Writes digest i to
+// out[64 i..64 i + 64] and nothing else.
 extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_streebog_512(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
-    sc_streebog_batch(data, offsets, count, out, 0, 8);
+    sc_streebog_batch(data, offsets, count, out, 0, 8, 1);
+}
+
+// sc_streebog_256 with eight threads per message: a grid of at least 8 count threads.
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_streebog_256_x8(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
+    sc_streebog_batch(data, offsets, count, out, 0x0101010101010101ull, 4, SC_STREEBOG_LANES);
+}
+
+// sc_streebog_512 with eight threads per message: a grid of at least 8 count threads.
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_streebog_512_x8(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
+    sc_streebog_batch(data, offsets, count, out, 0, 8, SC_STREEBOG_LANES);
 }

@@ -1,5 +1,5 @@
-//! Streebog-256 and -512 batches on a device (`streebog.cu`): eight threads per message
-//! ([`LANES`]), each holding one word of its state.
+//! Streebog-256 and -512 batches on a device (`streebog.cu`), in one of two schemes
+//! ([`StreebogScheme`]): one thread per message, or eight, each holding one word of its state.
 
 use super::batch;
 use super::device::{Device, DevicePtr};
@@ -7,13 +7,47 @@ use super::{Kernel, Module};
 use crate::streebog::Bits;
 use crate::Error;
 
-/// Threads per message of the kernels (`SC_STREEBOG_LANES` in streebog.cu).
-pub(crate) const LANES: u32 = 8;
+/// How a batch is spread over the GPU's threads (the two schemes of streebog.cu).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreebogScheme {
+    /// One thread per message, carrying the whole state: fastest once the batch alone fills
+    /// the GPU.
+    OnePerThread,
+    /// Eight threads per message, one state word each, exchanging words through shared
+    /// memory: eight times the threads, for batches too small to fill the GPU one a thread.
+    EightPerMessage,
+}
 
-fn kernel(bits: Bits) -> Kernel {
-    let name = match bits {
-        Bits::B256 => "sc_streebog_256",
-        Bits::B512 => "sc_streebog_512",
+/// Messages per multiprocessor from which [`StreebogScheme::OnePerThread`] is chosen: eight warps of
+/// messages an SM. On an H200, where this was measured (docs/gpu.md), 8,192 messages (two
+/// warps an SM) ran faster eight threads a message and 65,536 (sixteen) one a thread.
+const ONE_PER_THREAD_FROM: u64 = 8 * 32;
+
+impl StreebogScheme {
+    /// The scheme for a batch of `count` messages on a GPU of `sms` multiprocessors.
+    pub fn for_batch(count: u64, sms: u32) -> StreebogScheme {
+        if count >= ONE_PER_THREAD_FROM * u64::from(sms.max(1)) {
+            StreebogScheme::OnePerThread
+        } else {
+            StreebogScheme::EightPerMessage
+        }
+    }
+
+    /// Threads per message.
+    fn lanes(self) -> u32 {
+        match self {
+            StreebogScheme::OnePerThread => 1,
+            StreebogScheme::EightPerMessage => 8,
+        }
+    }
+}
+
+fn kernel(bits: Bits, scheme: StreebogScheme) -> Kernel {
+    let name = match (bits, scheme) {
+        (Bits::B256, StreebogScheme::OnePerThread) => "sc_streebog_256",
+        (Bits::B512, StreebogScheme::OnePerThread) => "sc_streebog_512",
+        (Bits::B256, StreebogScheme::EightPerMessage) => "sc_streebog_256_x8",
+        (Bits::B512, StreebogScheme::EightPerMessage) => "sc_streebog_512_x8",
     };
     Kernel { module: Module::Streebog, name }
 }
@@ -21,14 +55,28 @@ fn kernel(bits: Bits) -> Kernel {
 /// Writes the Streebog digest of `messages[i]` at `out[i * bits.out_len()..]`, computed on
 /// `dev`; `out` must be exactly `messages.len() * bits.out_len()` bytes, as for
 /// [`crate::streebog::hash_many`], which gives the same digests.
+/// The scheme is [`StreebogScheme::for_batch`]'s.
 pub fn streebog_many<D: Device>(dev: &D, messages: &[&[u8]], bits: Bits, out: &mut [u8]) -> Result<(), Error> {
-    batch::hash_host_batch(dev, kernel(bits), messages, bits.out_len(), out, LANES, &[])
+    let scheme = StreebogScheme::for_batch(messages.len() as u64, dev.multiprocessors());
+    streebog_many_scheme(dev, messages, bits, scheme, out)
+}
+
+/// [`streebog_many`] in the given scheme (the same digests in either).
+pub fn streebog_many_scheme<D: Device>(
+    dev: &D,
+    messages: &[&[u8]],
+    bits: Bits,
+    scheme: StreebogScheme,
+    out: &mut [u8],
+) -> Result<(), Error> {
+    batch::hash_host_batch(dev, kernel(bits, scheme), messages, bits.out_len(), out, scheme.lanes(), &[])
 }
 
 /// Streebog of messages already on the device: message `i` is the bytes
 /// `offsets[i]..offsets[i + 1]` at `data`, its digest goes to `out + i * bits.out_len()`.
 /// `offsets` has one entry more than there are messages and never decreases (an error
-/// otherwise); it is uploaded by this call, which returns once the digests are written.
+/// otherwise); it is uploaded by this call, which returns once the digests are written. The
+/// scheme is [`StreebogScheme::for_batch`]'s.
 ///
 /// # Safety
 ///
@@ -42,7 +90,38 @@ pub unsafe fn streebog_many_device<D: Device>(
     bits: Bits,
     out: DevicePtr,
 ) -> Result<(), Error> {
-    // SAFETY: the kernel reads the messages at `data` and writes `count` digests of
+    let scheme = StreebogScheme::for_batch(offsets.len().saturating_sub(1) as u64, dev.multiprocessors());
+    // SAFETY: this function's contract is streebog_many_device_scheme's.
+    unsafe { streebog_many_device_scheme(dev, data, offsets, bits, scheme, out) }
+}
+
+/// [`streebog_many_device`] in the given scheme (the same digests in either).
+///
+/// # Safety
+///
+/// As for [`streebog_many_device`].
+pub unsafe fn streebog_many_device_scheme<D: Device>(
+    dev: &D,
+    data: DevicePtr,
+    offsets: &[u64],
+    bits: Bits,
+    scheme: StreebogScheme,
+    out: DevicePtr,
+) -> Result<(), Error> {
+    // SAFETY: either kernel reads the messages at `data` and writes `count` digests of
     // `bits.out_len()` bytes at `out` (streebog.cu), which this function's caller guarantees.
-    unsafe { batch::launch_per_message(dev, kernel(bits), data, offsets, out, LANES, &[]) }
+    unsafe { batch::launch_per_message(dev, kernel(bits, scheme), data, offsets, out, scheme.lanes(), &[]) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_batches_get_eight_threads_a_message() {
+        assert_eq!(StreebogScheme::for_batch(8192, 132), StreebogScheme::EightPerMessage);
+        assert_eq!(StreebogScheme::for_batch(65_536, 132), StreebogScheme::OnePerThread);
+        assert_eq!(StreebogScheme::for_batch(1, 0), StreebogScheme::EightPerMessage);
+        assert_eq!(StreebogScheme::for_batch(256, 1), StreebogScheme::OnePerThread);
+    }
 }
