@@ -279,16 +279,6 @@ fn out_array<'py, D: Gpu>(out: &Bound<'py, PyAny>, len: usize, dev: &D) -> PyRes
     Ok(array)
 }
 
-/// `n` messages of `len` bytes each, back to back: the offsets the `*_device` functions take.
-fn equal_offsets(n: usize, len: usize) -> PyResult<Vec<u64>> {
-    let mut offsets = Vec::new();
-    offsets
-        .try_reserve_exact(n + 1)
-        .map_err(|_| PyMemoryError::new_err(format!("cannot allocate the offsets of {n} messages")))?;
-    offsets.extend((0..=n).map(|i| (i * len) as u64));
-    Ok(offsets)
-}
-
 /// Runs `run(out_ptr)` writing `len` bytes of results on the device, into `out` if given
 /// (then returns `out`), else into a device buffer copied back to a new `bytes`.
 fn into_out<'py, D: Gpu>(
@@ -346,21 +336,21 @@ impl Batch<'_> {
     }
 
     /// # Safety
-    /// As the library's `*_many_device`: `data` holds `offsets[n]` readable bytes and `out`
-    /// `n * digest_len` writable bytes of the device.
+    /// As the library's `*_many_device`: `data` holds every message of `layout` readable and
+    /// `out` `n * digest_len` writable bytes of the device.
     unsafe fn device<D: Device>(
         &self,
         dev: &D,
         data: DevicePtr,
-        offsets: &[u64],
+        layout: gpu::Layout<'_>,
         out: DevicePtr,
     ) -> Result<(), simdcrypt::Error> {
         // SAFETY: the caller's contract.
         unsafe {
             match *self {
-                Batch::Streebog(bits) => gpu::streebog_many_device(dev, data, offsets, bits, out),
-                Batch::Gost94(sbox) => gpu::gost94_many_device(dev, data, offsets, sbox, out),
-                Batch::Blake3(mode, len) => gpu::blake3_many_device(dev, data, offsets, mode, len, out),
+                Batch::Streebog(bits) => gpu::streebog_many_device(dev, data, layout, bits, out),
+                Batch::Gost94(sbox) => gpu::gost94_many_device(dev, data, layout, sbox, out),
+                Batch::Blake3(mode, len) => gpu::blake3_many_device(dev, data, layout, mode, len, out),
             }
         }
     }
@@ -400,7 +390,8 @@ fn many_on<'py, D: Gpu>(
             .checked_mul(digest_len)
             .filter(|&t| t <= isize::MAX as usize)
             .ok_or_else(|| PyMemoryError::new_err(format!("cannot allocate {n} digests of {digest_len} bytes")))?;
-        let offsets = equal_offsets(n, len)?;
+        // The rows' offsets are written on the device: nothing per message crosses the bus.
+        let layout = gpu::Layout::Rows { count: n as u64, len: len as u64 };
         let data = input.ptr;
         let result = into_out(py, dev, out, total, input.len.saturating_add(total), |out_ptr| {
             if n == 0 {
@@ -409,7 +400,7 @@ fn many_on<'py, D: Gpu>(
             // SAFETY: `data` holds n * len readable bytes (checked against the device), and
             // `out_ptr` n * digest_len writable ones (out_array checked `out=`'s size, or our
             // own buffer of that size).
-            unsafe { batch.device(dev, data, &offsets, out_ptr) }
+            unsafe { batch.device(dev, data, layout, out_ptr) }
         });
         drop(input);
         return result;

@@ -10,7 +10,7 @@ mod common;
 
 use common::cuda_batch;
 use simdcrypt::blake3::{Batch, Mode};
-use simdcrypt::cuda::{self, Device, DeviceBuffer, DevicePtr, Emulated};
+use simdcrypt::cuda::{self, Device, DeviceBuffer, DevicePtr, Emulated, Layout};
 use simdcrypt::Error;
 
 const KEY: [u8; 32] = *b"a 32-byte key for the GPU tests!";
@@ -145,12 +145,12 @@ fn one_large_input_through_the_tree() {
 unsafe fn many_device(
     dev: &Emulated,
     data: DevicePtr,
-    offsets: &[u64],
+    layout: Layout<'_>,
     mode: Mode<'static>,
     out: DevicePtr,
 ) -> Result<(), Error> {
     // SAFETY: passed through from the caller, whose contract is blake3_many_device's.
-    unsafe { cuda::blake3_many_device(dev, data, offsets, mode, 32, out) }
+    unsafe { cuda::blake3_many_device(dev, data, layout, mode, 32, out) }
 }
 
 #[test]

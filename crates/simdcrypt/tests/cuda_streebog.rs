@@ -11,7 +11,7 @@ mod common;
 use common::cuda_batch;
 use digest::Digest;
 use simdcrypt::blake3::Threads;
-use simdcrypt::cuda::{self, DevicePtr, Emulated, StreebogScheme};
+use simdcrypt::cuda::{self, DevicePtr, Emulated, Layout, StreebogScheme};
 use simdcrypt::streebog::{self, Bits, Platform};
 
 const SIZES: [Bits; 2] = [Bits::B256, Bits::B512];
@@ -29,12 +29,28 @@ fn gpu(bits: Bits, scheme: StreebogScheme) -> impl Fn(&[&[u8]], &mut [u8]) -> Re
 unsafe fn device_scheme(
     dev: &Emulated,
     data: DevicePtr,
-    offsets: &[u64],
+    layout: Layout<'_>,
     (bits, scheme): (Bits, StreebogScheme),
     out: DevicePtr,
 ) -> Result<(), simdcrypt::Error> {
     // SAFETY: the caller's contract.
-    unsafe { cuda::streebog_many_device_scheme(dev, data, offsets, bits, scheme, out) }
+    unsafe { cuda::streebog_many_device_scheme(dev, data, layout, bits, scheme, out) }
+}
+
+/// `streebog_many_device` (its own choice of scheme) as a plain function pointer.
+///
+/// # Safety
+///
+/// As for `streebog_many_device`.
+unsafe fn device_auto(
+    dev: &Emulated,
+    data: DevicePtr,
+    layout: Layout<'_>,
+    bits: Bits,
+    out: DevicePtr,
+) -> Result<(), simdcrypt::Error> {
+    // SAFETY: the caller's contract.
+    unsafe { cuda::streebog_many_device(dev, data, layout, bits, out) }
 }
 
 fn cpu(bits: Bits) -> impl Fn(&[&[u8]], &mut [u8]) -> Result<(), simdcrypt::Error> {
@@ -133,13 +149,8 @@ fn random_ragged_batches() {
 #[test]
 fn device_entry_point_writes_exactly_the_digests() {
     for bits in SIZES {
-        let count = cuda_batch::check_device_variant(
-            bits.out_len(),
-            cuda::streebog_many_device::<Emulated>,
-            bits,
-            &oracle(bits),
-        );
-        cuda_batch::check_offsets_refused(cuda::streebog_many_device::<Emulated>, bits);
+        let count = cuda_batch::check_device_variant(bits.out_len(), device_auto, bits, &oracle(bits));
+        cuda_batch::check_offsets_refused(device_auto, bits);
         for scheme in SCHEMES {
             cuda_batch::check_device_variant(bits.out_len(), device_scheme, (bits, scheme), &oracle(bits));
             cuda_batch::check_offsets_refused(device_scheme, (bits, scheme));

@@ -39,6 +39,54 @@ pub(crate) fn geometry<D: Device>(dev: &D, count: u64) -> Result<(u32, u32), Err
 
 const MAX_GRID: u64 = super::MAX_GRID as u64;
 
+/// Where the messages of a batch already on the device lie, from its data address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout<'a> {
+    /// Message `i` is the bytes `offsets[i]..offsets[i + 1]`: one entry more than the batch
+    /// has messages, never decreasing. Each call uploads them.
+    Offsets(&'a [u64]),
+    /// `count` messages of `len` bytes each, back to back (the rows of a 2-D array). The
+    /// offsets are written on the device by a launch of their own: nothing is uploaded.
+    Rows {
+        /// How many messages.
+        count: u64,
+        /// The length of each.
+        len: u64,
+    },
+}
+
+impl<'a> From<&'a [u64]> for Layout<'a> {
+    fn from(offsets: &'a [u64]) -> Self {
+        Layout::Offsets(offsets)
+    }
+}
+
+impl Layout<'_> {
+    /// Checks the layout: `(count, end)`, the number of messages and the end of the bytes
+    /// they span from the data address.
+    pub(crate) fn check(&self) -> Result<(u64, u64), Error> {
+        match *self {
+            Layout::Offsets(offsets) => Ok(((offsets.len().max(1) - 1) as u64, check_offsets(offsets)?)),
+            Layout::Rows { count, len } => {
+                let end = count.checked_mul(len).filter(|_| count < u64::MAX).ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "{count} messages of {len} bytes are more bytes than an address holds"
+                    ))
+                })?;
+                Ok((count, end))
+            }
+        }
+    }
+
+    /// Message `i`'s offset and length (`i` below the count).
+    pub(crate) fn message(&self, i: u64) -> (u64, u64) {
+        match *self {
+            Layout::Offsets(offsets) => (offsets[i as usize], offsets[i as usize + 1] - offsets[i as usize]),
+            Layout::Rows { len, .. } => (i * len, len),
+        }
+    }
+}
+
 /// The `messages.len() + 1` offsets of `messages` laid one after another (the last is the
 /// total length): where [`Device::upload_parts`] puts each.
 pub(crate) fn message_offsets(messages: &[&[u8]]) -> Vec<u64> {
@@ -83,42 +131,61 @@ pub(crate) fn grid_for(count: u64, block: u32) -> Result<u32, Error> {
     Ok(grid as u32)
 }
 
-/// Checks `offsets`, uploads them and runs `kernel` over the batch they describe, `lanes`
-/// threads per message (1, or a power of two up to a warp: blocks are whole warps, so a
-/// message's lanes share one), then waits for it. `extra` arguments follow the kernel's four common ones (a
-/// key, a mode, an output length). A batch of no messages launches nothing.
+/// Checks `layout`, puts its offsets on the device (uploaded, or written there by
+/// `sc_row_offsets` for rows) and runs `kernel` over the batch, `lanes` threads per message
+/// (1, or a power of two up to a warp: blocks are whole warps, so a message's lanes share
+/// one), then waits for it.
+/// `extra` arguments follow the kernel's four common ones (a key, a mode, an output length).
+/// A batch of no messages launches nothing.
 ///
 /// # Safety
 ///
 /// `data` and `out` must be device memory of `dev`, valid for what `kernel` reads and writes
-/// for these offsets (its comment in the `.cu` file): the bytes `offsets[0]..offsets[count]`
-/// at `data`, and `count` digests at `out`; so must any address among `extra`.
+/// for this layout (its comment in the `.cu` file): the bytes of every message at `data`,
+/// and `count` digests at `out`; so must any address among `extra`.
 pub(crate) unsafe fn launch_per_message<D: Device>(
     dev: &D,
     kernel: Kernel,
     data: DevicePtr,
-    offsets: &[u64],
+    layout: Layout<'_>,
     out: DevicePtr,
     lanes: u32,
     extra: &[u64],
 ) -> Result<(), Error> {
     debug_assert!(lanes.is_power_of_two() && lanes <= WARP);
-    check_offsets(offsets)?;
-    let count = (offsets.len() - 1) as u64;
+    let (count, _) = layout.check()?;
     if count == 0 {
         return Ok(());
     }
     let (grid, block) = geometry(dev, count * u64::from(lanes))?;
-    let bytes: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
-    let mut offsets_buf = dev.alloc(bytes.len())?;
-    dev.upload(&mut offsets_buf, 0, &bytes)?;
-    let args: Vec<u64> = [data, offsets_buf.ptr(), count, out].into_iter().chain(extra.iter().copied()).collect();
-    // SAFETY: the kernel reads offsets[0..=count] from `offsets_buf`, which holds exactly those
-    // `count + 1` words and is freed only after the synchronization below; `data`, `out` and
-    // any addresses in `extra` are valid for the rest by this function's contract, and
-    // `count` is the batch's size; the grid has `lanes` threads for each of its messages.
-    let launched = unsafe { dev.launch(kernel, grid, block, &args) };
-    // `offsets_buf` must outlive the launch, so wait even when the launch reported an error.
+    let words = usize::try_from(count + 1)
+        .ok()
+        .and_then(|w| w.checked_mul(8))
+        .ok_or_else(|| Error::InvalidArgument(format!("the offsets of {count} messages do not fit in memory")))?;
+    let mut offsets_buf = dev.alloc(words)?;
+    let offsets_launch = match layout {
+        Layout::Offsets(offsets) => {
+            let bytes: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
+            dev.upload(&mut offsets_buf, 0, &bytes)
+        }
+        Layout::Rows { count, len } => {
+            let fill = Kernel { module: kernel.module, name: "sc_row_offsets" };
+            let (grid, block) = geometry(dev, count + 1)?;
+            // SAFETY: sc_row_offsets writes words 0..=count of `offsets_buf`, which holds
+            // count + 1 words, and reads nothing.
+            unsafe { dev.launch(fill, grid, block, &[offsets_buf.ptr(), count, len]) }
+        }
+    };
+    let launched = offsets_launch.and_then(|()| {
+        let args: Vec<u64> = [data, offsets_buf.ptr(), count, out].into_iter().chain(extra.iter().copied()).collect();
+        // SAFETY: the kernel reads offsets[0..=count] from `offsets_buf`, which holds exactly
+        // those `count + 1` words (written before, on the same stream) and is freed only
+        // after the synchronization below; `data`, `out` and any addresses in `extra` are
+        // valid for the rest by this function's contract, and `count` is the batch's size;
+        // the grid has `lanes` threads for each of its messages.
+        unsafe { dev.launch(kernel, grid, block, &args) }
+    });
+    // `offsets_buf` must outlive the launches, so wait even when one reported an error.
     let finished = dev.synchronize();
     launched.and(finished)
 }
@@ -139,7 +206,7 @@ pub(crate) fn hash_host_batch<D: Device>(
     // SAFETY: `run` gets the uploaded messages and an output buffer of the batch's digests,
     // what launch_per_message needs.
     with_host_batch(dev, messages, out_len, out, |data, offsets, out| unsafe {
-        launch_per_message(dev, kernel, data, offsets, out, lanes, extra)
+        launch_per_message(dev, kernel, data, Layout::Offsets(offsets), out, lanes, extra)
     })
 }
 

@@ -10,7 +10,7 @@
 //! one-input path ends with a launch of one thread per 64-byte output block of the root, so
 //! any output length is drawn in parallel.
 
-use super::batch::{self, geometry};
+use super::batch::{self, geometry, Layout};
 use super::device::{Device, DeviceBuffer, DevicePtr};
 use super::{Kernel, Module};
 use crate::blake3::{Mode, CHUNK_LEN};
@@ -57,25 +57,25 @@ pub fn blake3_many<D: Device>(
     })
 }
 
-/// [`blake3_many`] of messages already on the device: message `i` is the bytes
-/// `offsets[i]..offsets[i + 1]` at `data`, its `out_len` output bytes go to
-/// `out + i * out_len`. `offsets` has one entry more than there are messages and never
-/// decreases (an error otherwise); the call returns once the outputs are written.
+/// [`blake3_many`] of messages already on the device, laid out at `data` as `layout` says
+/// ([`Layout`]: offsets, which an error refuses unless they never decrease, or rows of
+/// equal length; a `&[u64]` of offsets converts): message `i`'s `out_len` output bytes go
+/// to `out + i * out_len`. Returns once the outputs are written.
 ///
 /// # Safety
 ///
-/// `data` and `out` must be memory of `dev`: the bytes `offsets[0]..offsets[count]` at
-/// `data` readable, and `count * out_len` bytes at `out` writable, where `count` is
-/// `offsets.len() - 1`.
-pub unsafe fn blake3_many_device<D: Device>(
+/// `data` and `out` must be memory of `dev`: every message's bytes at `data` readable, and
+/// `count * out_len` bytes at `out` writable, where `count` is the number of messages.
+pub unsafe fn blake3_many_device<'a, D: Device>(
     dev: &D,
     data: DevicePtr,
-    offsets: &[u64],
+    layout: impl Into<Layout<'a>>,
     mode: Mode<'_>,
     out_len: usize,
     out: DevicePtr,
 ) -> Result<(), Error> {
-    batch::check_offsets(offsets)?;
+    let layout = layout.into();
+    let (count, _) = layout.check()?;
     if out_len == 0 {
         return Ok(());
     }
@@ -83,13 +83,19 @@ pub unsafe fn blake3_many_device<D: Device>(
     // SAFETY: sc_blake3_many reads the messages at `data` and writes `count * out_len` bytes
     // at `out` (the caller's guarantee), and the 32 bytes of `key`, alive until the call
     // returns after the launch.
-    unsafe { batch::launch_per_message(dev, MANY, data, offsets, out, 1, &[key.ptr(), flag, out_len as u64])? };
-    for (i, w) in offsets.windows(2).enumerate() {
-        let len = w[1] - w[0];
+    unsafe { batch::launch_per_message(dev, MANY, data, layout, out, 1, &[key.ptr(), flag, out_len as u64])? };
+    // The kernel leaves messages longer than MANY_MAX_LEN to the tree kernels. Rows of one
+    // length are all long or all short.
+    let long = match layout {
+        Layout::Rows { len, .. } => len > MANY_MAX_LEN,
+        Layout::Offsets(_) => true,
+    };
+    for i in (0..count).filter(|_| long) {
+        let (start, len) = layout.message(i);
         if len > MANY_MAX_LEN {
-            // SAFETY: message i is `len` readable bytes at data + offsets[i], its output the
+            // SAFETY: message i is `len` readable bytes at data + start, its output the
             // `out_len` bytes at out + i * out_len (the caller's guarantee); `key` lives on.
-            unsafe { hash_tree_into(dev, data + w[0], len, &key, flag, out_len, out + (i * out_len) as u64)? };
+            unsafe { hash_tree_into(dev, data + start, len, &key, flag, out_len, out + i * out_len as u64)? };
         }
     }
     dev.synchronize()
@@ -126,7 +132,7 @@ pub unsafe fn blake3_hash_device<D: Device>(
         // One chunk is the root itself: a batch of one message.
         // SAFETY: the one message is the caller's `len` bytes at `input`; `out` holds its
         // `out_len` output bytes.
-        unsafe { blake3_many_device(dev, input, &[0, len], mode, out_len, out.ptr())? };
+        unsafe { blake3_many_device(dev, input, Layout::Rows { count: 1, len }, mode, out_len, out.ptr())? };
         dev.download(&out, 0, &mut digest)?;
         return Ok(digest);
     }

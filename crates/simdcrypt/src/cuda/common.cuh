@@ -121,6 +121,14 @@ __device__ __forceinline__ void sc_load_words_le64(const sc_u8* p, sc_u64* w, in
     }
 }
 
+// The offsets of `count` messages of `len` bytes laid back to back, offsets[i] = i len for
+// i = 0..=count: the rows of a 2-D array (Layout::Rows in batch.rs), written on the device
+// before a batch kernel that reads them, on the same stream. Every module has its own copy.
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_row_offsets(sc_u64* offsets, sc_u64 count, sc_u64 len) {
+    const sc_u64 i = sc_thread_index();
+    if (i <= count) offsets[i] = i * len;
+}
+
 // A 32-bit word with its bytes reversed (big- to little-endian and back).
 __device__ __forceinline__ sc_u32 sc_bswap32(sc_u32 x) {
     return __byte_perm(x, 0, 0x0123);

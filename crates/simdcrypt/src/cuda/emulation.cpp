@@ -86,6 +86,7 @@ struct Entry {
 // Every `__global__` function of the files above; the runtime loads the same names.
 const Entry ENTRIES[] = {
     // (kernels: one SC_KERNEL(name) line each)
+    SC_KERNEL(sc_row_offsets)
     SC_KERNEL(sc_sha256_blocks)
     SC_KERNEL(sc_sha256_layer)
     SC_KERNEL(sc_blake3_many)

@@ -1,7 +1,7 @@
 //! Streebog-256 and -512 batches on a device (`streebog.cu`), in one of two schemes
 //! ([`StreebogScheme`]): one thread per message, or eight, each holding one word of its state.
 
-use super::batch;
+use super::batch::{self, Layout};
 use super::device::{Device, DevicePtr};
 use super::{Kernel, Module};
 use crate::streebog::Bits;
@@ -18,10 +18,10 @@ pub enum StreebogScheme {
     EightPerMessage,
 }
 
-/// Messages per multiprocessor from which [`StreebogScheme::OnePerThread`] is chosen: eight warps of
-/// messages an SM. On an H200, where this was measured (docs/gpu.md), 8,192 messages (two
-/// warps an SM) ran faster eight threads a message and 65,536 (sixteen) one a thread.
-const ONE_PER_THREAD_FROM: u64 = 8 * 32;
+/// Messages per multiprocessor from which [`StreebogScheme::OnePerThread`] is chosen: three
+/// warps of messages an SM. Measured on an H200 (132 SMs; docs/gpu.md): 8,192 messages (two
+/// warps an SM) ran faster eight threads a message, 16,384 (four) and more one a thread.
+const ONE_PER_THREAD_FROM: u64 = 3 * 32;
 
 impl StreebogScheme {
     /// The scheme for a batch of `count` messages on a GPU of `sms` multiprocessors.
@@ -72,27 +72,28 @@ pub fn streebog_many_scheme<D: Device>(
     batch::hash_host_batch(dev, kernel(bits, scheme), messages, bits.out_len(), out, scheme.lanes(), &[])
 }
 
-/// Streebog of messages already on the device: message `i` is the bytes
-/// `offsets[i]..offsets[i + 1]` at `data`, its digest goes to `out + i * bits.out_len()`.
-/// `offsets` has one entry more than there are messages and never decreases (an error
-/// otherwise); it is uploaded by this call, which returns once the digests are written. The
-/// scheme is [`StreebogScheme::for_batch`]'s.
+/// Streebog of messages already on the device, laid out at `data` as `layout` says
+/// ([`Layout`]: offsets, which an error refuses unless they never decrease, or rows of
+/// equal length; a `&[u64]` of offsets converts): digest `i` goes to
+/// `out + i * bits.out_len()`. Returns once the digests are written. The scheme is
+/// [`StreebogScheme::for_batch`]'s.
 ///
 /// # Safety
 ///
-/// `data` and `out` must be memory of `dev`: the bytes `offsets[0]..offsets[count]` at `data`
-/// readable, and `count * bits.out_len()` bytes at `out` writable, where `count` is
-/// `offsets.len() - 1`.
-pub unsafe fn streebog_many_device<D: Device>(
+/// `data` and `out` must be memory of `dev`: every message's bytes at `data` readable, and
+/// `count * bits.out_len()` bytes at `out` writable, where `count` is the number of messages.
+pub unsafe fn streebog_many_device<'a, D: Device>(
     dev: &D,
     data: DevicePtr,
-    offsets: &[u64],
+    layout: impl Into<Layout<'a>>,
     bits: Bits,
     out: DevicePtr,
 ) -> Result<(), Error> {
-    let scheme = StreebogScheme::for_batch(offsets.len().saturating_sub(1) as u64, dev.multiprocessors());
+    let layout = layout.into();
+    let (count, _) = layout.check()?;
+    let scheme = StreebogScheme::for_batch(count, dev.multiprocessors());
     // SAFETY: this function's contract is streebog_many_device_scheme's.
-    unsafe { streebog_many_device_scheme(dev, data, offsets, bits, scheme, out) }
+    unsafe { streebog_many_device_scheme(dev, data, layout, bits, scheme, out) }
 }
 
 /// [`streebog_many_device`] in the given scheme (the same digests in either).
@@ -100,17 +101,18 @@ pub unsafe fn streebog_many_device<D: Device>(
 /// # Safety
 ///
 /// As for [`streebog_many_device`].
-pub unsafe fn streebog_many_device_scheme<D: Device>(
+pub unsafe fn streebog_many_device_scheme<'a, D: Device>(
     dev: &D,
     data: DevicePtr,
-    offsets: &[u64],
+    layout: impl Into<Layout<'a>>,
     bits: Bits,
     scheme: StreebogScheme,
     out: DevicePtr,
 ) -> Result<(), Error> {
+    let (kernel, lanes) = (kernel(bits, scheme), scheme.lanes());
     // SAFETY: either kernel reads the messages at `data` and writes `count` digests of
     // `bits.out_len()` bytes at `out` (streebog.cu), which this function's caller guarantees.
-    unsafe { batch::launch_per_message(dev, kernel(bits, scheme), data, offsets, out, scheme.lanes(), &[]) }
+    unsafe { batch::launch_per_message(dev, kernel, data, layout.into(), out, lanes, &[]) }
 }
 
 #[cfg(test)]
@@ -122,6 +124,7 @@ mod tests {
         assert_eq!(StreebogScheme::for_batch(8192, 132), StreebogScheme::EightPerMessage);
         assert_eq!(StreebogScheme::for_batch(65_536, 132), StreebogScheme::OnePerThread);
         assert_eq!(StreebogScheme::for_batch(1, 0), StreebogScheme::EightPerMessage);
-        assert_eq!(StreebogScheme::for_batch(256, 1), StreebogScheme::OnePerThread);
+        assert_eq!(StreebogScheme::for_batch(16_384, 132), StreebogScheme::OnePerThread);
+        assert_eq!(StreebogScheme::for_batch(96, 1), StreebogScheme::OnePerThread);
     }
 }
