@@ -29,7 +29,7 @@ fn backends_reports_cuda() {
     let line = text.lines().find(|l| l.starts_with("cuda: ")).unwrap_or_else(|| panic!("no cuda line in\n{text}"));
     match status() {
         Ok(info) => assert!(line.starts_with(&format!("cuda: available on {info}")), "{line}"),
-        Err(reason) => assert_eq!(line, format!("cuda: unavailable: {reason} (not yet verified on a GPU)")),
+        Err(reason) => assert_eq!(line, format!("cuda: unavailable: {reason} (verified on an NVIDIA H200, sm_90)")),
     }
     assert!(line.ends_with(&format!("({})", simdcrypt::cuda::VERIFICATION_NOTE)), "{line}");
     let json = ok(run(simdcrypt(dir.path()).args(["backends", "--json"])));
