@@ -142,7 +142,9 @@ export PYTHONPATH="$site:$root/scripts${PYTHONPATH:+:$PYTHONPATH}"
     timeout 10 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1
 } >>"$summary" 2>&1
 if [ "$(cat "$carry/COMMIT")" != "$(git rev-parse HEAD 2>/dev/null)" ]; then
-    note "WARNING: gpu-carry was built from $(cat "$carry/COMMIT"), the working tree is $(git rev-parse HEAD 2>/dev/null || echo unknown): the tests and scripts may not match the wheel and CLI"
+    # The device tool sends the checkout's files with a copy of .git that can be older than
+    # they are, so a mismatch here is a hint, not proof.
+    note "note: gpu-carry was built from $(cat "$carry/COMMIT"), this checkout's .git says $(git rev-parse HEAD 2>/dev/null || echo unknown): if the files are older than the carry, tests and scripts may not match the wheel and CLI"
 fi
 note "== environment ready at $(elapsed)s"
 
