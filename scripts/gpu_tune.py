@@ -81,12 +81,54 @@ def overhead(cp: Any, simdcrypt: Any, results: dict[str, Any], deadline: float) 
             print(json.dumps(row), flush=True)
 
 
+def profile_call(cp: Any, simdcrypt: Any) -> None:
+    """Where a call's fixed cost goes: wall time per call of blake3_many on one 8-byte
+    message on the device (CuPy in, out=), the Python-visible parts (cProfile), and the
+    costs of the pieces it is made of, alone."""
+    import cProfile
+    import pstats
+
+    d_in = cp.asarray(np.arange(8, dtype=np.uint8).reshape(1, 8))
+    out = cp.empty(32, dtype=cp.uint8)
+
+    def call() -> None:
+        simdcrypt.blake3_many(d_in, backend="cuda", out=out)
+
+    def per_call(fn: Any, n: int = 300) -> float:
+        fn()
+        t = time.perf_counter()
+        for _ in range(n):
+            fn()
+        return (time.perf_counter() - t) / n * 1e6
+
+    print(f"blake3_many, 1 message on the device, out=: {per_call(call):.1f} us a call (wall)")
+    print(f"  same, host bytes in and out: {per_call(lambda: simdcrypt.blake3_many([b'12345678'], backend='cuda')):.1f} us")
+    print(f"  blake3_many on the CPU: {per_call(lambda: simdcrypt.blake3_many([b'12345678'])):.1f} us")
+    print(f"  d_in.__dlpack__(stream=1): {per_call(lambda: d_in.__dlpack__(stream=1)):.1f} us")
+    print(f"  d_in.__cuda_array_interface__: {per_call(lambda: d_in.__cuda_array_interface__):.1f} us")
+    print(f"  idle stream synchronize: {per_call(lambda: cp.cuda.Stream.null.synchronize()):.1f} us")
+    print(f"  empty CuPy kernel + synchronize: {per_call(lambda: (out.fill(0), cp.cuda.Stream.null.synchronize())):.1f} us")
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(300):
+        call()
+    prof.disable()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(12)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", default="tune.json")
     ap.add_argument("--old", default=None, help="also time the kernels of this git revision")
     ap.add_argument("--budget", type=float, default=60.0, help="seconds")
+    ap.add_argument("--profile-call", action="store_true", help="only profile one small call and exit")
     args = ap.parse_args()
+    if args.profile_call:
+        import cupy
+        import simdcrypt
+
+        profile_call(cupy, simdcrypt)
+        return 0
     deadline = time.monotonic() + args.budget
 
     import cupy as cp  # type: ignore[import-not-found]
