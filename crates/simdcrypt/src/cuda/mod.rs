@@ -37,6 +37,7 @@ pub use emulated::{Emulated, HostBuffer};
 
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 mod batch;
+#[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 pub use batch::Layout;
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 mod blake3;
