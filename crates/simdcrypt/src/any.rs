@@ -115,8 +115,12 @@ impl AnyHasher {
         self.update_reader_sized(reader, crate::cpu::read_buffer_len())
     }
 
-    /// [`Self::update_reader`] with blocks of `block` bytes.
+    /// [`Self::update_reader`] with blocks of `block` bytes (unless the hasher reads into a
+    /// buffer of its own: [`StreamingHash::update_from_reader`]).
     fn update_reader_sized(&mut self, mut reader: impl Read, block: usize) -> io::Result<u64> {
+        if let Some(read) = self.inner.update_from_reader(&mut reader) {
+            return read;
+        }
         let mut buf = vec![0u8; block];
         let mut total = 0u64;
         loop {
@@ -159,7 +163,8 @@ pub fn hash_many(algorithm: &str, opts: &HashOptions, messages: &[&[u8]], out: &
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum FileAccess {
     /// Memory-map regular files of at least [`MMAP_MIN_LEN`] bytes for algorithms that split
-    /// one input across threads (BLAKE3), where a file that shrinks while mapped can be
+    /// one input across threads (BLAKE3; not the Xet hash, which reads into its own batch
+    /// buffer), where a file that shrinks while mapped can be
     /// survived (Linux: see `map_guard`); read otherwise. For those algorithms mapping
     /// saves the copy that reading makes, which costs about as much as their hash, whatever
     /// the thread count, and threads need the whole input at hand to share it. Sequential
@@ -198,7 +203,13 @@ pub fn hash_file_with(path: &Path, hasher: &AnyHasher, len: Option<usize>, acces
     let map = match access {
         FileAccess::Read => false,
         FileAccess::Mmap => meta.is_file(),
-        FileAccess::Auto => MAP_IS_GUARDED && h.descriptor().threads && meta.is_file() && meta.len() >= MMAP_MIN_LEN,
+        FileAccess::Auto => {
+            MAP_IS_GUARDED
+                && h.descriptor().threads
+                && !h.inner.reads_into_own_buffer()
+                && meta.is_file()
+                && meta.len() >= MMAP_MIN_LEN
+        }
     };
     if map {
         update_mapped(&mut h, &file, meta.len())?;

@@ -49,6 +49,22 @@ pub trait StreamingHash: Send + Sync + CloneHash + std::fmt::Debug {
     fn max_threads(&self) -> Threads {
         Threads::One
     }
+
+    /// Adds everything `reader` yields until end of file, read straight into a buffer the
+    /// hasher keeps anyway (the Xet chunker holds a batch of input), and returns the number
+    /// of bytes read; `None` for hashers without such a buffer (the default), which the
+    /// caller then feeds through [`Self::update`] from blocks of its own. A hasher that has
+    /// one is also never given a memory-mapped file: it would copy the mapped pages into its
+    /// buffer all the same, with the whole mapping resident meanwhile.
+    fn update_from_reader(&mut self, reader: &mut dyn std::io::Read) -> Option<std::io::Result<u64>> {
+        let _ = reader;
+        None
+    }
+
+    /// Whether [`Self::update_from_reader`] reads (it returns `Some`).
+    fn reads_into_own_buffer(&self) -> bool {
+        false
+    }
 }
 
 /// Cloning behind a `Box<dyn StreamingHash>`; implemented for every `Clone` hasher.

@@ -307,6 +307,53 @@ fn registry_xet_hasher_streams() {
     assert_eq!(simdcrypt::registry::find("xet").unwrap().name, "xet");
 }
 
+/// A reader that hands out at most `max` bytes a call, of a length the generator picks.
+struct ShortReads<'a> {
+    data: &'a [u8],
+    rng: rand::rngs::SmallRng,
+    max: usize,
+}
+
+impl Read for ShortReads<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.data.len().min(buf.len()).min(self.rng.random_range(1..=self.max));
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// The Xet hasher's own reader path (`update_reader`: read straight into its batch buffer,
+/// as `sum -a xet` and `hash_file("xet")` do) against the one-shot hash: short and long
+/// reads, after an `update` of a piece, on one and two threads, and through `hash_file`
+/// (which gives it the file, never a mapping).
+#[test]
+fn registry_xet_hasher_reads_into_its_own_buffer() {
+    use simdcrypt::any::{hash_file, AnyHasher, HashOptions};
+    let dir = std::env::temp_dir().join(format!("simdcrypt-xet-reader-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for len in [0usize, 1, 8192, 300_000, (17 << 20) + 5] {
+        let data = common::random_bytes(len as u64 + 11, len);
+        let expected = xet_hash_slice(&data).to_hex();
+        for (round, max) in [(0u64, 100usize), (1, 1 << 20), (2, 64 << 20)] {
+            let threads = if round == 1 { Threads::Max(2) } else { Threads::One };
+            let opts = HashOptions { threads, ..Default::default() };
+            let mut h = AnyHasher::new("xet", &opts).unwrap();
+            let head = len.min(777);
+            h.update(&data[..head]);
+            let reader = ShortReads { data: &data[head..], rng: common::rng(round + len as u64), max };
+            assert_eq!(h.update_reader(reader).unwrap(), (len - head) as u64);
+            assert_eq!(hex::encode(h.finalize(None).unwrap()), expected, "len {len} round {round}");
+        }
+        let path = dir.join("f");
+        std::fs::write(&path, &data).unwrap();
+        let h = AnyHasher::new("xet", &HashOptions { threads: Threads::Max(2), ..Default::default() }).unwrap();
+        assert_eq!(hex::encode(hash_file(&path, &h, None).unwrap()), expected, "hash_file, len {len}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    println!("xet reader path: lengths 0 to 17 MiB, reads of up to 100 B, 1 MiB and 64 MiB, after an update, one and two threads, hash_file");
+}
+
 /// The sizes rule the CLI and Python share: sizes not given follow the average, in the
 /// defaults' ratio (a quarter, four times), rounded down to even; without an average, the
 /// defaults; out-of-range results are the usual errors.

@@ -118,6 +118,27 @@ impl XetHasher {
         self
     }
 
+    /// Adds everything `reader` yields, read straight into the batch buffer (no copy through
+    /// a read buffer of the caller's, and only a batch resident however large the file).
+    pub fn update_reader(&mut self, reader: &mut dyn std::io::Read) -> std::io::Result<u64> {
+        let batch = BATCH_PER_THREAD * self.pool;
+        let mut total = 0u64;
+        loop {
+            let pending = self.buf.len() - (self.scanned - self.base) as usize;
+            let room = batch.saturating_sub(pending).max(1);
+            self.buf.reserve_exact(room);
+            // `read_to_end` fills the spare capacity without zeroing it first.
+            let n = std::io::Read::read_to_end(&mut std::io::Read::take(&mut *reader, room as u64), &mut self.buf)?;
+            total += n as u64;
+            if n == 0 {
+                return Ok(total);
+            }
+            if self.buf.len() - (self.scanned - self.base) as usize >= batch {
+                self.process(false);
+            }
+        }
+    }
+
     /// Scans the new bytes, hashes the chunks they decide into the tree, drops what is done.
     fn process(&mut self, eof: bool) {
         let pool = self.pool;
@@ -243,5 +264,11 @@ impl crate::streaming::StreamingHash for XetHasher {
     }
     fn max_threads(&self) -> Threads {
         self.threads
+    }
+    fn update_from_reader(&mut self, reader: &mut dyn std::io::Read) -> Option<std::io::Result<u64>> {
+        Some(XetHasher::update_reader(self, reader))
+    }
+    fn reads_into_own_buffer(&self) -> bool {
+        true
     }
 }
