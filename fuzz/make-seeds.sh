@@ -74,5 +74,16 @@ for m in m1 m2; do
     { printf '\0'; cat "$work/$m"; } >"$seeds/manifest/$m"
 done
 
+# Chunk manifests written by `chunks --json` (Xet, and FastCDC 2020 with small sizes), read
+# back by `chunks --diff`: after the parameter head of zeros, as the target's text.
+mkdir -p "$seeds/chunk_manifest"
+head -c 300000 /dev/zero | tr '\0' 'q' >"$work/c1"
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "%d\n", (i * 7919) % 10007 }' >"$work/c2"
+for args in "c1" "--chunker fastcdc2020 --min 256 --avg 1024 --max 4096 --digest sha256 c2"; do
+    name=$(echo "$args" | tr -c 'a-z0-9\n' '_' | cut -c1-40)
+    # shellcheck disable=SC2086 # the arguments are words
+    { head -c 128 /dev/zero; (cd "$work" && "$cli" chunks --json $args); } >"$seeds/chunk_manifest/$name"
+done
+
 (cd fuzz && cargo run --quiet --example make_seeds -- "$seeds")
 echo "seeds: $(find "$seeds" -type f | wc -l) files, $(du -sh "$seeds" | cut -f1)"

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{Map, Value};
-use simdcrypt::chunking::{self, Chunk, ChunkDigest, ChunkOptions, ChunkReader, Chunker, FastCdcParams};
+use simdcrypt::chunking::{self, Chunk, ChunkDigest, ChunkManifest, ChunkOptions, ChunkReader, Chunker, FastCdcParams};
 use simdcrypt::threads::Threads;
 
 use crate::escape::display_name;
@@ -187,208 +187,19 @@ fn text_lines(path: &Path, opts: &ChunkOptions, chunks: &[Chunk]) -> String {
     text
 }
 
-/// The chunker as the manifest records it: `{"name", "min", "max"}`, and for FastCDC 2020
-/// also `"avg"` and `"level"`.
-fn chunker_json(chunker: &Chunker) -> Value {
-    let mut obj = Map::new();
-    obj.insert("name".into(), chunker.name().into());
-    match chunker {
-        Chunker::FastCdc2020(p) => {
-            obj.insert("min".into(), p.min.into());
-            obj.insert("avg".into(), p.avg.into());
-            obj.insert("max".into(), p.max.into());
-            obj.insert("level".into(), p.level.into());
-        }
-        other => {
-            obj.insert("min".into(), other.min_len().into());
-            obj.insert("max".into(), other.max_len().into());
-        }
-    }
-    Value::Object(obj)
-}
-
-/// One file's manifest, one line of JSON (key order as documented in docs/cli.md):
-/// `{"path", ["path_hex",] "size", "chunker", "digest", ["xet_hash",] "chunks": [{"offset",
-/// "length", ["digest"]}, ...]}`.
+/// One file's manifest, one line of JSON (docs/cli.md): the path fields (`"path"`, and
+/// `"path_hex"` where needed) with the library's manifest (`chunking::chunk_manifest_json`).
 fn manifest_line(path: &Path, opts: &ChunkOptions, chunks: &[Chunk]) -> String {
-    let size = chunks.last().map_or(0, |c| c.offset + u64::from(c.len));
-    let mut head = crate::sum::json_path(path);
-    head.insert("size".into(), size.into());
-    head.insert("chunker".into(), chunker_json(&opts.chunker));
-    head.insert("digest".into(), opts.digest.name().into());
-    if matches!(opts.chunker, Chunker::Xet) && matches!(opts.digest, ChunkDigest::Xet) {
-        head.insert("xet_hash".into(), chunking::xet_file_hash(chunks).to_hex().into());
-    }
-    // The head through serde_json (escaping), the chunks written directly: a large file has
-    // tens of thousands of them.
-    let head = Value::Object(head).to_string();
-    let mut text = String::with_capacity(head.len() + chunks.len() * 110 + 16);
-    text.push_str(&head[..head.len() - 1]);
-    text.push_str(",\"chunks\":[");
-    for (i, c) in chunks.iter().enumerate() {
-        let sep = if i == 0 { "" } else { "," };
-        let _ = write!(text, "{sep}{{\"offset\":{},\"length\":{}", c.offset, c.len);
-        if !matches!(opts.digest, ChunkDigest::None) {
-            let _ = write!(text, ",\"digest\":\"{}\"", simdcrypt::to_hex(&c.digest));
-        }
-        text.push('}');
-    }
-    text.push_str("]}\n");
-    text
+    let mut line = chunking::chunk_manifest_json(crate::sum::json_path(path), opts, chunks);
+    line.push('\n');
+    line
 }
 
-/// An old file's manifest, as `--diff` needs it.
-struct Manifest {
-    opts: ChunkOptions,
-    /// (length, digest) of each chunk, in order.
-    chunks: Vec<(u32, [u8; 32])>,
-}
-
-/// What is wrong with a manifest: `OLD.json: FIELD: PROBLEM`.
-fn bad(path: &Path, field: &str, problem: impl std::fmt::Display) -> Failure {
-    Failure::Fatal(format!("{}: {field}: {problem}", path.display()))
-}
-
-/// A JSON value's kind, for messages.
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// A non-negative integer field of `obj`.
-fn uint(path: &Path, obj: &Map<String, Value>, field: &str, key: &str) -> Result<u64, Failure> {
-    match obj.get(key) {
-        None => Err(bad(path, field, "missing")),
-        Some(v) => v.as_u64().ok_or_else(|| bad(path, field, format!("expected a non-negative integer, got {v}"))),
-    }
-}
-
-/// A string field of `obj`.
-fn string<'a>(path: &Path, obj: &'a Map<String, Value>, field: &str, key: &str) -> Result<&'a str, Failure> {
-    match obj.get(key) {
-        None => Err(bad(path, field, "missing")),
-        Some(v) => v.as_str().ok_or_else(|| bad(path, field, format!("expected a string, got {}", kind(v)))),
-    }
-}
-
-/// A 32-bit size field of a chunker.
-fn size_field(path: &Path, obj: &Map<String, Value>, key: &str) -> Result<u32, Failure> {
-    let field = format!("chunker.{key}");
-    let n = uint(path, obj, &field, key)?;
-    u32::try_from(n).map_err(|_| bad(path, &field, format!("{n} is larger than 2^32 - 1")))
-}
-
-/// 32 bytes from 64 hex digits.
-fn digest_hex(s: &str) -> Option<[u8; 32]> {
-    let bytes = s.as_bytes();
-    if bytes.len() != 64 {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (o, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
-        let hi = (pair[0] as char).to_digit(16)?;
-        let lo = (pair[1] as char).to_digit(16)?;
-        *o = (hi * 16 + lo) as u8;
-    }
-    Some(out)
-}
-
-/// Reads and checks OLD.json: one manifest object whose chunks tile `size` bytes from 0.
-fn read_manifest(path: &Path) -> Result<Manifest, Failure> {
+/// Reads and checks OLD.json (`chunking::parse_chunk_manifest`): errors name the file.
+fn read_manifest(path: &Path) -> Result<ChunkManifest, Failure> {
     let text =
         fs::read_to_string(path).map_err(|e| Failure::Fatal(format!("{}: {}", path.display(), io_error_text(&e))))?;
-    let mut values = serde_json::Deserializer::from_str(&text).into_iter::<Value>();
-    let value = match values.next() {
-        None => {
-            return Err(Failure::Fatal(format!(
-                "{}: empty: expected a manifest from `simdcrypt chunks --json`",
-                path.display()
-            )))
-        }
-        Some(Err(e)) => return Err(Failure::Fatal(format!("{}: not valid JSON: {e}", path.display()))),
-        Some(Ok(v)) => v,
-    };
-    match values.next() {
-        None => {}
-        Some(Ok(_)) => {
-            return Err(Failure::Fatal(format!(
-                "{}: holds more than one manifest (one line per file); --diff compares one file: keep its line",
-                path.display()
-            )))
-        }
-        Some(Err(e)) => {
-            return Err(Failure::Fatal(format!("{}: not valid JSON after the manifest: {e}", path.display())))
-        }
-    }
-    let Value::Object(top) = value else {
-        return Err(bad(path, "the manifest", format!("expected a JSON object, got {}", kind(&value))));
-    };
-    let chunker = match top.get("chunker") {
-        Some(Value::Object(c)) => c,
-        Some(v) => return Err(bad(path, "chunker", format!("expected an object, got {}", kind(v)))),
-        None => return Err(bad(path, "chunker", "missing")),
-    };
-    let name = string(path, chunker, "chunker.name", "name")?;
-    let chunker = match Chunker::from_name(name).map_err(|e| bad(path, "chunker.name", e))? {
-        Chunker::FastCdc2020(_) => {
-            let level = uint(path, chunker, "chunker.level", "level")?;
-            let level =
-                u8::try_from(level).map_err(|_| bad(path, "chunker.level", format!("{level} is not 0 to 3")))?;
-            Chunker::fastcdc2020(
-                size_field(path, chunker, "min")?,
-                size_field(path, chunker, "avg")?,
-                size_field(path, chunker, "max")?,
-                level,
-            )
-            .map_err(|e| bad(path, "chunker", e))?
-        }
-        xet => xet,
-    };
-    let digest_name = string(path, &top, "digest", "digest")?;
-    let digest = ChunkDigest::from_name(digest_name).map_err(|e| bad(path, "digest", e))?;
-    if matches!(digest, ChunkDigest::None) {
-        return Err(bad(path, "digest", "\"none\": the chunks have no digests, and --diff matches chunks by digest"));
-    }
-    let size = uint(path, &top, "size", "size")?;
-    let list = match top.get("chunks") {
-        Some(Value::Array(list)) => list,
-        Some(v) => return Err(bad(path, "chunks", format!("expected an array, got {}", kind(v)))),
-        None => return Err(bad(path, "chunks", "missing")),
-    };
-    let mut chunks = Vec::with_capacity(list.len());
-    let mut end = 0u64;
-    for (i, item) in list.iter().enumerate() {
-        let Value::Object(c) = item else {
-            return Err(bad(path, &format!("chunks[{i}]"), format!("expected an object, got {}", kind(item))));
-        };
-        let offset = uint(path, c, &format!("chunks[{i}].offset"), "offset")?;
-        if offset != end {
-            return Err(bad(
-                path,
-                &format!("chunks[{i}].offset"),
-                format!("{offset}, expected {end} (chunks follow each other from offset 0)"),
-            ));
-        }
-        let len = uint(path, c, &format!("chunks[{i}].length"), "length")?;
-        let len = u32::try_from(len).ok().filter(|&l| l > 0).ok_or_else(|| {
-            bad(path, &format!("chunks[{i}].length"), format!("{len} is not a chunk length (1 to 2^32 - 1)"))
-        })?;
-        let hex = string(path, c, &format!("chunks[{i}].digest"), "digest")?;
-        let digest = digest_hex(hex)
-            .ok_or_else(|| bad(path, &format!("chunks[{i}].digest"), format!("expected 64 hex digits, got {hex:?}")))?;
-        end += u64::from(len);
-        chunks.push((len, digest));
-    }
-    if end != size {
-        return Err(bad(path, "size", format!("{size}, but the chunks cover {end} bytes")));
-    }
-    Ok(Manifest { opts: ChunkOptions::new(chunker, digest), chunks })
+    chunking::parse_chunk_manifest(&text).map_err(|e| Failure::Fatal(format!("{}: {e}", path.display())))
 }
 
 /// Chunks and bytes, for the diff's report.
@@ -414,10 +225,10 @@ fn run_diff(args: &ChunksArgs, old_path: &Path, out: &mut Out) -> Result<bool, F
         )));
     };
     let mut old = read_manifest(old_path)?;
-    old.opts.threads = args.threads;
-    old.opts.platform = platform(args)?;
-    let new = chunk_input(new_path, &old.opts).map_err(Failure::Fatal)?;
-    let old_digests: std::collections::HashSet<[u8; 32]> = old.chunks.iter().map(|&(_, d)| d).collect();
+    old.options.threads = args.threads;
+    old.options.platform = platform(args)?;
+    let new = chunk_input(new_path, &old.options).map_err(Failure::Fatal)?;
+    let old_digests: std::collections::HashSet<[u8; 32]> = old.chunks.iter().map(|c| c.digest).collect();
     let new_digests: std::collections::HashSet<[u8; 32]> = new.iter().map(|c| c.digest).collect();
     let (mut total, mut reused, mut fresh, mut dropped) =
         (Tally::default(), Tally::default(), Tally::default(), Tally::default());
@@ -429,9 +240,9 @@ fn run_diff(args: &ChunksArgs, old_path: &Path, out: &mut Out) -> Result<bool, F
             fresh.add(c.len);
         }
     }
-    for &(len, digest) in &old.chunks {
-        if !new_digests.contains(&digest) {
-            dropped.add(len);
+    for c in &old.chunks {
+        if !new_digests.contains(&c.digest) {
+            dropped.add(c.len);
         }
     }
     let pct = |part: u64| if total.bytes == 0 { 0.0 } else { 100.0 * part as f64 / total.bytes as f64 };
@@ -439,8 +250,8 @@ fn run_diff(args: &ChunksArgs, old_path: &Path, out: &mut Out) -> Result<bool, F
         let mut obj = Map::new();
         obj.insert("old".into(), old_path.to_string_lossy().into_owned().into());
         obj.extend(crate::sum::json_path(new_path));
-        obj.insert("chunker".into(), chunker_json(&old.opts.chunker));
-        obj.insert("digest".into(), old.opts.digest.name().into());
+        obj.insert("chunker".into(), chunking::chunker_manifest_value(&old.options.chunker));
+        obj.insert("digest".into(), old.options.digest.name().into());
         obj.insert("size".into(), total.bytes.into());
         obj.insert("chunks".into(), total.chunks.into());
         for (key, t) in [("reused", reused), ("new", fresh), ("dropped", dropped)] {
@@ -457,8 +268,8 @@ fn run_diff(args: &ChunksArgs, old_path: &Path, out: &mut Out) -> Result<bool, F
             new_path.display(),
             total.chunks,
             total.bytes,
-            old.opts.chunker.name(),
-            old.opts.digest.name(),
+            old.options.chunker.name(),
+            old.options.digest.name(),
             reused.chunks,
             reused.bytes,
             pct(reused.bytes),

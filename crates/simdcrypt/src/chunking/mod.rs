@@ -44,6 +44,7 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod interleaved;
+mod manifest;
 #[cfg(target_arch = "aarch64")]
 mod neon;
 mod parts;
@@ -59,6 +60,9 @@ use std::io::Read;
 use std::path::Path;
 
 pub use algorithm::{XetHasher, ALGORITHM};
+pub use manifest::{
+    chunk_manifest_json, chunker_manifest_value, parse_chunk_manifest, ChunkManifest, ChunkManifestError,
+};
 pub use parts::{digest_spans, part_candidates, select_cuts, PartCandidates, PART_LOOKBACK};
 pub use platform::{Kind, Platform};
 use select::{Bytes, Cutter, Rule};
