@@ -106,5 +106,13 @@ def one_input(data: bytes) -> None:
 
 
 if __name__ == "__main__":
-    atheris.Setup(sys.argv, one_input)
+    argv = list(sys.argv)
+    if not any(a.startswith("-artifact_prefix=") for a in argv):
+        # libFuzzer writes crash-*/leak-*/timeout-* files into the working directory unless
+        # told otherwise; keep them out of a checkout (fuzz/artifacts/ is git-ignored).
+        repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
+        artifacts = os.path.join(repo, "fuzz", "artifacts", "python")
+        os.makedirs(artifacts, exist_ok=True)
+        argv.append("-artifact_prefix=" + os.path.normpath(artifacts) + os.sep)
+    atheris.Setup(argv, one_input)
     atheris.Fuzz()
