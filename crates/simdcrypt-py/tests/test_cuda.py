@@ -480,3 +480,27 @@ def test_device_memory_checks() -> None:
 
     with pytest.raises(ValueError, match="not CUDA device memory"):
         simdcrypt.streebog_many(HostLiar(), backend="cuda")
+
+
+@gpu
+def test_torch_expandable_segments_tensor() -> None:
+    # PyTorch's expandable_segments allocator maps a tensor's pages from several physical
+    # allocations into one stretch of addresses: each is its own range to the driver, and the
+    # range check must walk them (driver.rs, check_covered). The allocator's setting only
+    # takes effect before CUDA starts in a process, hence a process of its own.
+    if _torch() is None:
+        pytest.skip("PyTorch absent")
+    code = (
+        "import torch, simdcrypt\n"
+        "keep = [torch.empty(30 << 20, dtype=torch.uint8, device='cuda') for _ in range(3)]\n"
+        "t = torch.randint(0, 256, (3 << 20, 64), dtype=torch.uint8, device='cuda')\n"
+        "expected = simdcrypt.blake3_many(t.cpu().numpy())\n"
+        "assert simdcrypt.blake3_many(t, backend='cuda') == expected\n"
+        "assert simdcrypt.blake3_many(t[1000:], backend='cuda') == expected[32 * 1000:]\n"
+        "stats = torch.cuda.memory_stats()\n"
+        "print('segments', stats.get('segment.all.current'), 'reserved', torch.cuda.memory_reserved())\n"
+    )
+    env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=240)
+    assert result.returncode == 0, result.stderr[-3000:]
+    print(result.stdout)
