@@ -53,9 +53,19 @@ pub fn run(
     let old = load(manifest_path)?;
     let walk_opts = args.walk.options()?;
     let plan = manifest::plan(dir, &walk_opts, args.tree, old.as_ref(), &settings, args.trust_mtime, args.hash.threads);
+    // A manifest that would come out with the same entries is left untouched: no write of
+    // it, and no fsync (Plan::unchanged_from says why that is safe).
+    let unchanged = plan.unchanged_from(old.as_ref(), dir, &settings);
     let header = Header { written_ns: plan.started_ns, root: dir.clone(), settings };
-    let mut file = atomic_file::create(manifest_path).map_err(|e| cannot_write(manifest_path, &e))?;
-    let mut writer = manifest::Writer::new(file.file(), &header).map_err(|e| cannot_write(manifest_path, &e))?;
+    let mut file = if unchanged {
+        None
+    } else {
+        Some(atomic_file::create(manifest_path).map_err(|e| cannot_write(manifest_path, &e))?)
+    };
+    let mut writer = match file.as_mut() {
+        Some(f) => Some(manifest::Writer::new(f.file(), &header).map_err(|e| cannot_write(manifest_path, &e))?),
+        None => None,
+    };
 
     let pool =
         Pool::new(if plan.items.len() - plan.fresh > 1 { args.hash.threads } else { simdcrypt::threads::Threads::One });
@@ -108,8 +118,10 @@ pub fn run(
             },
         )?;
         entries.sort_by(|a: &Entry, b: &Entry| crate::walk::path_bytes(&a.path).cmp(crate::walk::path_bytes(&b.path)));
-        for e in &entries {
-            writer.entry(e).map_err(|e| cannot_write(manifest_path, &e))?;
+        if let Some(w) = writer.as_mut() {
+            for e in &entries {
+                w.entry(e).map_err(|e| cannot_write(manifest_path, &e))?;
+            }
         }
         let result = if errors.is_empty() {
             Ok(encoder.finish())
@@ -149,15 +161,17 @@ pub fn run(
                     _ => return Ok(()),
                 };
                 sum::print_digests(args, hashers, style, &item.path, entry.digests.clone(), entry.stat.size, out)?;
-                writer.entry(&entry).map_err(|e| cannot_write(manifest_path, &e))
+                writer.as_mut().map_or(Ok(()), |w| w.entry(&entry)).map_err(|e| cannot_write(manifest_path, &e))
             },
         )?;
         sum::warn_failures(args, failures, out)?;
         failures == 0
     };
     progress.finish();
-    writer.finish().map_err(|e| cannot_write(manifest_path, &e))?;
-    file.commit(true).map_err(|e| cannot_write(manifest_path, &e))?;
+    writer.map(|w| w.finish()).transpose().map_err(|e| cannot_write(manifest_path, &e))?;
+    if let Some(file) = file {
+        file.commit(true).map_err(|e| cannot_write(manifest_path, &e))?;
+    }
     Ok(ok)
 }
 

@@ -149,6 +149,39 @@ fn racy_entries_are_hashed_again() {
     assert_eq!(stdout(&update(t.path(), &["--trust-mtime"])), stdout(&sum(t.path(), &[])), "racy");
 }
 
+/// Nothing changed: the manifest is left as it is (same bytes, same mtime: not rewritten),
+/// the output still a fresh `sum`'s. Any change writes it again, and a file rewritten with
+/// its recorded size and mtime after such a run is still caught.
+#[test]
+fn an_unchanged_tree_leaves_the_manifest_untouched() {
+    let t = with_d("manifest-untouched");
+    tree(&t);
+    // Entries younger than the racy slack (2 s, ctime included, which cannot be set back)
+    // are hashed on every run; wait it out once.
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_update_matches(t.path(), &[], "first");
+    let m = t.path().join(MANIFEST);
+    // A past mtime on the manifest shows whether it is written again.
+    set_mtime(&m, hour_ago());
+    let (bytes, stamp) = (fs::read(&m).unwrap(), mtime(&m));
+    assert_update_matches(t.path(), &[], "unchanged");
+    assert_eq!(fs::read(&m).unwrap(), bytes, "an unchanged tree rewrote the manifest");
+    assert_eq!(mtime(&m), stamp, "an unchanged tree rewrote the manifest");
+    // Rewritten with the recorded size and mtime: the ctime tells, and it is written again.
+    let f = t.path().join("d/a.txt");
+    let recorded = mtime(&f);
+    t.file("d/a.txt", b"ALPHA\n");
+    set_mtime(&f, recorded);
+    assert_update_matches(t.path(), &[], "same size and mtime");
+    assert_ne!(fs::read(&m).unwrap(), bytes, "a changed tree's manifest was not rewritten");
+    // A file removed, or one added: written again.
+    set_mtime(&m, hour_ago());
+    let stamp = mtime(&m);
+    fs::remove_file(&f).unwrap();
+    assert_update_matches(t.path(), &[], "removed");
+    assert_ne!(mtime(&m), stamp, "a removed file left the manifest as it was");
+}
+
 /// `touch -r`/`cp -p`: old content restored over new, with the old mtime.
 #[test]
 fn restored_content_with_its_old_mtime() {

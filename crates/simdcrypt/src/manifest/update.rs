@@ -96,6 +96,31 @@ pub fn plan(
     Plan { items, started_ns, fresh }
 }
 
+impl Plan {
+    /// Whether the manifest this walk would write holds exactly `old`'s entries: `old` has
+    /// the same root and settings, every file found is answered by it (none to hash, none
+    /// failed), and it has no entry beyond them (none removed). Written again it would
+    /// differ only in its `written_ns`, so it is left as it is: keeping the older write
+    /// time only widens the racy window (an entry modified since is caught by its stat,
+    /// one within a tick of the old write is rehashed, and then the manifest is written).
+    /// Call it before hashing: it looks at the plan as [`plan`] made it.
+    pub fn unchanged_from(&self, old: Option<&Manifest>, root: &Path, settings: &Settings) -> bool {
+        let Some(old) = old else { return false };
+        if old.header.root != root || old.header.settings != *settings {
+            return false;
+        }
+        let mut files = 0;
+        for item in &self.items {
+            match item.kind {
+                ItemKind::Fresh(_) => files += 1,
+                ItemKind::Stale | ItemKind::Failed(_) => return false,
+                ItemKind::Dir | ItemKind::Symlink(_) => {}
+            }
+        }
+        files == old.entries.len()
+    }
+}
+
 /// Runs `f` on every item, on up to `threads` threads.
 fn par_for_each<T: Send>(items: &mut [T], threads: Threads, f: impl Fn(&mut T) + Sync) {
     let n = threads.job_threads();
@@ -181,7 +206,8 @@ pub struct TreeResult {
 
 /// Hashes every regular file under `root` (sockets, FIFOs and devices are errors, as in
 /// the tree digest), re-reading only what the manifest in `opts` cannot vouch for, and
-/// writes the manifest back atomically (also when some files failed: those are left out).
+/// writes the manifest back atomically (also when some files failed: those are left out;
+/// not at all when it would hold the same entries, [`Plan::unchanged_from`]).
 /// A damaged manifest is an error (`InvalidData`, naming the line) and is left as it is.
 pub fn hash_tree(root: &Path, opts: &TreeOptions) -> io::Result<TreeResult> {
     let names: Vec<&str> =
@@ -211,6 +237,7 @@ pub fn hash_tree(root: &Path, opts: &TreeOptions) -> io::Result<TreeResult> {
     let walk_opts = WalkOptions { follow_symlinks: opts.follow_symlinks, exclude: None };
     let threads = opts.hash.threads;
     let mut plan = plan(root, &walk_opts, true, old.as_ref(), &settings, opts.trust_mtime, threads);
+    let unchanged = plan.unchanged_from(old.as_ref(), root, &settings);
     let file_threads = HashOptions { threads: Threads::One, ..opts.hash.clone() };
     let file_hashers: Vec<AnyHasher> = if plan.items.len() > 1 && threads.job_threads() > 1 {
         settings
@@ -246,7 +273,7 @@ pub fn hash_tree(root: &Path, opts: &TreeOptions) -> io::Result<TreeResult> {
         }
     }
     let tree_digest = (tree_ok && errors.is_empty()).then(|| tree_of(root, &walk_opts, &entries)).flatten();
-    if let Some(path) = &opts.manifest {
+    if let Some(path) = opts.manifest.as_ref().filter(|_| !unchanged) {
         let header = Header { written_ns: plan.started_ns, root: root.to_path_buf(), settings: settings.clone() };
         let mut file = crate::atomic_file::AtomicFile::create(path)?;
         let mut w = super::Writer::new(file.file(), &header)?;
