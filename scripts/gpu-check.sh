@@ -12,6 +12,8 @@
 #                     prints backends()["cuda"], whose "device" says which image was used
 #                     (embedded CUBIN / embedded PTX / NVRTC at run time); stops the run if
 #                     none loads
+#   1b paths   (60)  the same with SIMDCRYPT_CUDA_KERNELS=ptx (the embedded PTX, compiled by
+#                     the driver) and =nvrtc (run-time NVRTC), into kernels.log
 #   2 sanitizer (100) compute-sanitizer memcheck, racecheck, synccheck, initcheck over the
 #                     same driver on small batches (skipped, not failed, without the tool
 #                     or where it refuses the device)
@@ -158,6 +160,20 @@ if [ $rc -ne 0 ] && ! grep -q '^ok ' "$OUT/kernels.log" && [ "${GPU_CHECK_ANYWAY
     write_summary_json fail
     exit 1
 fi
+
+# --- stage 1b: the other two ways kernels are loaded ----------------------------------------------
+# SIMDCRYPT_CUDA_KERNELS=ptx loads the embedded compute_90 PTX (what a GPU newer than the
+# CUBINs gets: the driver compiles it), =nvrtc compiles with run-time NVRTC (what a GPU none
+# of the images serves gets); each runs every kernel once against the CPU.
+# shellcheck disable=SC2016 # expanded by the inner bash
+stage paths 60 "$OUT/kernels.log" bash -c '
+fail=0
+for how in ptx nvrtc; do
+    echo "--- SIMDCRYPT_CUDA_KERNELS=$how"
+    SIMDCRYPT_CUDA_KERNELS=$how "$1" scripts/gpu_kernels_once.py 16 || fail=1
+done
+exit $fail
+' _ "$python"
 
 # --- stage 2: compute-sanitizer over each kernel on small batches -----------------------------
 if [ -n "$sanitizer" ]; then

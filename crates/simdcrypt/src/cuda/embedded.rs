@@ -4,6 +4,7 @@
 //! a lower minor (a CUBIN runs on those), else by the PTX of the newest compute capability
 //! not above its own (the driver compiles it); only a device served by neither, or a build
 //! without NVRTC (then [`IMAGES`] is empty), compiles the kernels with NVRTC at run time.
+//! `SIMDCRYPT_CUDA_KERNELS=ptx` or `=nvrtc` forces the other two paths ([`Preference`]).
 
 use super::Module;
 
@@ -26,10 +27,38 @@ pub(crate) struct Image {
 
 include!(concat!(env!("OUT_DIR"), "/cuda_kernels.rs"));
 
+/// Which embedded images may serve a device: `SIMDCRYPT_CUDA_KERNELS` = `auto` (the
+/// default: a CUBIN, else PTX), `ptx` (PTX even where a CUBIN would serve: the path of a
+/// GPU newer than the CUBINs, so that a lent GPU can check it), or `nvrtc` (none: run-time
+/// NVRTC). Read once per process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Preference {
+    Auto,
+    Ptx,
+    Nvrtc,
+}
+
+fn preference() -> Preference {
+    static PREFERENCE: std::sync::OnceLock<Preference> = std::sync::OnceLock::new();
+    *PREFERENCE.get_or_init(|| match std::env::var("SIMDCRYPT_CUDA_KERNELS").as_deref() {
+        Ok("ptx") => Preference::Ptx,
+        Ok("nvrtc") => Preference::Nvrtc,
+        _ => Preference::Auto,
+    })
+}
+
 /// The image that serves `module` on a device of compute capability `cc`, if any.
 pub(crate) fn for_device(module: Module, cc: (u32, u32)) -> Option<&'static Image> {
+    for_device_with(module, cc, preference())
+}
+
+fn for_device_with(module: Module, cc: (u32, u32), preference: Preference) -> Option<&'static Image> {
+    if preference == Preference::Nvrtc {
+        return None;
+    }
     let mine = IMAGES.iter().filter(|i| i.file == module.file_name());
     let cubin = mine.clone().filter(|i| !i.ptx && i.arch.0 == cc.0 && i.arch.1 <= cc.1).max_by_key(|i| i.arch.1);
+    let cubin = cubin.filter(|_| preference == Preference::Auto);
     cubin.or_else(|| mine.filter(|i| i.ptx && i.arch <= cc).max_by_key(|i| i.arch))
 }
 
@@ -87,6 +116,12 @@ mod tests {
         assert_eq!(describe((8, 6)).as_deref(), Some("embedded CUBIN for sm_80"));
         assert_eq!(describe((12, 0)).as_deref(), Some("embedded PTX for compute_90, compiled by the driver"));
         assert_eq!(describe((7, 5)), None, "Turing: run-time NVRTC");
+        for &module in Module::ALL {
+            let ptx = for_device_with(module, (9, 0), Preference::Ptx).unwrap();
+            assert!(ptx.ptx && ptx.arch == (9, 0), "SIMDCRYPT_CUDA_KERNELS=ptx on sm_90: the compute_90 PTX");
+            assert!(for_device_with(module, (8, 6), Preference::Ptx).is_none(), "no PTX at or below 8.6");
+            assert!(for_device_with(module, (9, 0), Preference::Nvrtc).is_none(), "=nvrtc: no embedded image");
+        }
         println!("embedded kernels: {} images, compiled by NVRTC {:?}", IMAGES.len(), NVRTC);
     }
 }
