@@ -116,3 +116,42 @@ fn unkeyed_algorithms_refuse_a_keyed_state() {
         assert!(state::restore_any(&plain, Some(key)).is_err(), "{name}");
     }
 }
+
+/// fuzz target state_restore (campaign): a Xet state whose offset (the file offset of its
+/// pending bytes) was near 2^64 was restored, and finishing the hash overflowed the chunk
+/// arithmetic (`s + XET_MIN` in the cutter: a panic with overflow checks, a wrong chunk
+/// without). An offset and pending bytes ending past 2^63 - 1, the largest file offset,
+/// are refused; a state just below the limit restores and hashes on.
+#[test]
+fn xet_state_with_an_offset_near_2_pow_64_is_refused() {
+    use simdcrypt::any::AnyHasher;
+    use simdcrypt::state::{self, Writer};
+    let fields = |start: u64, pending: &[u8]| {
+        let mut f = Writer::default();
+        f.u64s(&[start, pending.len() as u64]).bytes(pending).u8(0);
+        state::seal("xet", &[], &f.bytes, None)
+    };
+    let limit = i64::MAX as u64;
+    for (start, pending) in [(u64::MAX, &b""[..]), (u64::MAX - 3, b"abc"), (limit - 2, b"abc"), (limit + 1, b"")] {
+        let err = state::restore_any(&fields(start, pending), None).err();
+        let err = err.unwrap_or_else(|| panic!("offset {start} with {} pending bytes restored", pending.len()));
+        assert!(err.to_string().contains("largest file offset"), "{start}: {err}");
+        assert!(AnyHasher::restore(&fields(start, pending), None).is_err(), "{start}");
+    }
+    // At the limit a state restores and hashes on (its offsets then pass the limit, so
+    // that hasher's own export is refused: no file is that long); below it, the export of
+    // a hasher that took more input restores to the same hash.
+    for (start, pending) in [(limit - 3, &b"abc"[..]), (limit, b""), (1 << 40, b"abc")] {
+        let restored = AnyHasher::restore(&fields(start, pending), None).expect("restores");
+        let mut whole = restored.clone();
+        whole.update(b"more input");
+        let mut pieces = restored.clone();
+        pieces.update(b"more ").update(b"input");
+        let digest = whole.finalize(None).unwrap();
+        assert_eq!(pieces.finalize(None).unwrap(), digest, "offset {start}");
+        if start < limit - 3 {
+            let again = AnyHasher::restore(&whole.export(), None).expect("its export restores");
+            assert_eq!(again.finalize(None).unwrap(), digest, "offset {start}");
+        }
+    }
+}

@@ -50,6 +50,10 @@ const BATCH_PER_THREAD: usize = 8 << 20;
 /// The most pending bytes a state carries: `export` first cuts every chunk it can, so
 /// fewer than one maximum chunk are left.
 const MAX_PENDING: u64 = XET_MAX;
+/// The largest file offset a state may carry (its offset plus its pending bytes): a file
+/// offset fits an `off_t`, and from there the hasher's offset arithmetic (a chunk's end
+/// is its start plus at most `XET_MAX`) cannot pass `u64::MAX` however much input follows.
+const MAX_OFFSET: u64 = i64::MAX as u64;
 const NAME: &str = "xet";
 
 /// The Xet file hash, computed as bytes arrive.
@@ -210,6 +214,11 @@ impl XetHasher {
         let [start, pending_len] = f.u64s::<2>()?;
         if pending_len > MAX_PENDING {
             return Err(bad(format!("{pending_len} pending bytes, at most {MAX_PENDING}")));
+        }
+        if start > MAX_OFFSET - pending_len {
+            return Err(bad(format!(
+                "offset {start} and {pending_len} pending bytes end past {MAX_OFFSET}, the largest file offset"
+            )));
         }
         let pending = f.take(pending_len as usize)?.to_vec();
         let levels = usize::from(f.u8()?);
