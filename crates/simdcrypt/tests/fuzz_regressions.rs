@@ -121,16 +121,27 @@ fn unkeyed_algorithms_refuse_a_keyed_state() {
 /// pending bytes) was near 2^64 was restored, and finishing the hash overflowed the chunk
 /// arithmetic (`s + XET_MIN` in the cutter: a panic with overflow checks, a wrong chunk
 /// without). An offset and pending bytes ending past 2^63 - 1, the largest file offset,
-/// are refused; a state just below the limit restores and hashes on.
+/// are refused; a state just below the limit restores and hashes on. Its tree must cover
+/// the bytes before the offset exactly (a second campaign run: a level whose entry count
+/// was 2^64 - 1 overflowed at the next chunk, xet.rs), and no level may count more entries
+/// than there are bytes.
 #[test]
 fn xet_state_with_an_offset_near_2_pow_64_is_refused() {
     use simdcrypt::any::AnyHasher;
     use simdcrypt::state::{self, Writer};
-    let fields = |start: u64, pending: &[u8]| {
+    // A state of `start` bytes chunked (three chunks, merged into one node of `start`
+    // bytes at level 1, of which level 0 keeps the count `count0`) and `pending` bytes.
+    let state = |start: u64, pending: &[u8], count0: u64, node_len: u64| {
         let mut f = Writer::default();
-        f.u64s(&[start, pending.len() as u64]).bytes(pending).u8(0);
+        f.u64s(&[start, pending.len() as u64]).bytes(pending);
+        if start == 0 {
+            f.u8(0);
+        } else {
+            f.u8(2).u64s(&[count0]).u8(0).u64s(&[1]).u8(1).bytes(&[7; 32]).u64s(&[node_len]);
+        }
         state::seal("xet", &[], &f.bytes, None)
     };
+    let fields = |start: u64, pending: &[u8]| state(start, pending, 3, start);
     let limit = i64::MAX as u64;
     for (start, pending) in [(u64::MAX, &b""[..]), (u64::MAX - 3, b"abc"), (limit - 2, b"abc"), (limit + 1, b"")] {
         let err = state::restore_any(&fields(start, pending), None).err();
@@ -154,4 +165,17 @@ fn xet_state_with_an_offset_near_2_pow_64_is_refused() {
             assert_eq!(again.finalize(None).unwrap(), digest, "offset {start}");
         }
     }
+    // A tree that covers other bytes than those before the offset, and a level count past
+    // the bytes (the second finding: u64::MAX), are refused.
+    for (blob, what) in [
+        (state(1000, b"", 3, 999), "the tree covers 999 bytes, but the pending bytes start at 1000"),
+        (state(1000, b"", u64::MAX, 1000), "level 0 counts 18446744073709551615 entries"),
+        (state(1000, b"", 1001, 1000), "level 0 counts 1001 entries"),
+    ] {
+        let err = state::restore_any(&blob, None).err().unwrap_or_else(|| panic!("{what}: restored"));
+        assert!(err.to_string().contains(what), "{err}");
+    }
+    let mut h = AnyHasher::restore(&state(1000, b"", 3, 1000), None).expect("a consistent tree restores");
+    h.update(&[1; 300_000]);
+    h.finalize(None).unwrap();
 }

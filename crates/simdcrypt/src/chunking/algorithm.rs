@@ -241,6 +241,21 @@ impl XetHasher {
         if tree.levels.first().is_some_and(|(_, g)| g.iter().any(|&(_, len)| len > XET_MAX)) {
             return Err(bad("a chunk longer than the Xet maximum".to_string()));
         }
+        // Every byte before the pending ones was chunked and is summarized by exactly one
+        // entry of the unfinished groups, so their lengths add up to the offset (and the
+        // tree's own sums, a group's length when it is merged, stay below 2^63); no level
+        // has received more entries than there are bytes.
+        let covered = tree.levels.iter().flat_map(|(_, g)| g.iter()).try_fold(0u64, |t, &(_, len)| t.checked_add(len));
+        if covered != Some(start) {
+            return Err(bad(match covered {
+                Some(covered) => format!("the tree covers {covered} bytes, but the pending bytes start at {start}"),
+                None => "the tree covers more than 2^64 bytes".to_string(),
+            }));
+        }
+        if let Some((level, (count, _))) = tree.levels.iter().enumerate().find(|(_, (count, _))| *count > start.max(1))
+        {
+            return Err(bad(format!("level {level} counts {count} entries, more than the {start} bytes before")));
+        }
         Ok(XetHasher {
             buf: pending,
             base: start,
