@@ -116,7 +116,12 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> Result<bool, Failure> {
         args,
         hashers: Hashers::new(&args.hash)?,
         pool: Pool::new(args.hash.threads),
-        walk: args.walk.options()?,
+        walk: simdcrypt::walk::WalkOptions {
+            // `check -r --update` trusts a manifest entry after a stat, taken during the walk.
+            stat_files: args.update,
+            threads: args.hash.threads,
+            ..args.walk.options()?
+        },
     };
     // Build the hasher most lines will use now, so a bad key or backend stops us early.
     checker.hashers.get(checker.default_algorithm())?;

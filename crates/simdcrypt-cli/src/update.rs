@@ -50,9 +50,18 @@ pub fn run(
             mode: Mode::of(opts),
         }
     };
-    let old = load(manifest_path)?;
-    let walk_opts = args.walk.options()?;
-    let plan = manifest::plan(dir, &walk_opts, args.tree, old.as_ref(), &settings, args.trust_mtime, args.hash.threads);
+    let mut walk_opts = args.walk.options()?;
+    walk_opts.stat_files = true;
+    walk_opts.threads = args.hash.threads;
+    let (plan, old) = manifest::update::plan_loading(
+        dir,
+        &walk_opts,
+        args.tree,
+        || load(manifest_path),
+        &settings,
+        args.trust_mtime,
+        args.hash.threads,
+    )?;
     // A manifest that would come out with the same entries is left untouched: no write of
     // it, and no fsync (Plan::unchanged_from says why that is safe).
     let unchanged = plan.unchanged_from(old.as_ref(), dir, &settings);
@@ -146,9 +155,13 @@ pub fn run(
                 _ => None,
             },
             |item, hashed| {
+                let hashed_entry;
                 let entry = match (&item.kind, hashed) {
-                    (ItemKind::Fresh(entry), _) => entry.clone(),
-                    (ItemKind::Stale, Some(Ok(entry))) => entry,
+                    (ItemKind::Fresh(entry), _) => entry,
+                    (ItemKind::Stale, Some(Ok(entry))) => {
+                        hashed_entry = entry;
+                        &hashed_entry
+                    }
                     (ItemKind::Stale, Some(Err(e))) => {
                         failures += 1;
                         return sum::print_failure(args, &item.path, &e, out);
@@ -161,7 +174,7 @@ pub fn run(
                     _ => return Ok(()),
                 };
                 sum::print_digests(args, hashers, style, &item.path, entry.digests.clone(), entry.stat.size, out)?;
-                writer.as_mut().map_or(Ok(()), |w| w.entry(&entry)).map_err(|e| cannot_write(manifest_path, &e))
+                writer.as_mut().map_or(Ok(()), |w| w.entry(entry)).map_err(|e| cannot_write(manifest_path, &e))
             },
         )?;
         sum::warn_failures(args, failures, out)?;

@@ -23,5 +23,5 @@ pub fn options(follow_symlinks: bool, globs: &[String]) -> Result<WalkOptions, F
             set.is_match(rel) || rel.file_name().is_some_and(|n| set.is_match(n))
         }))
     };
-    Ok(WalkOptions { follow_symlinks, exclude })
+    Ok(WalkOptions { follow_symlinks, exclude, ..WalkOptions::default() })
 }

@@ -25,6 +25,12 @@ pub struct WalkOptions {
     pub follow_symlinks: bool,
     /// Entries for which this returns true are skipped.
     pub exclude: Option<Exclude>,
+    /// Stat every file as it is found ([`Entry::meta`]): through the directory's own
+    /// descriptor, which costs less than a stat of the whole path afterwards.
+    pub stat_files: bool,
+    /// Directories are read on up to this many threads (their entries come back in the
+    /// same sorted order whatever the number).
+    pub threads: crate::threads::Threads,
 }
 
 impl std::fmt::Debug for WalkOptions {
@@ -32,6 +38,8 @@ impl std::fmt::Debug for WalkOptions {
         f.debug_struct("WalkOptions")
             .field("follow_symlinks", &self.follow_symlinks)
             .field("exclude", &self.exclude.as_ref().map(|_| "Fn(&Path) -> bool"))
+            .field("stat_files", &self.stat_files)
+            .field("threads", &self.threads)
             .finish()
     }
 }
@@ -64,29 +72,50 @@ pub struct Entry {
     pub rel: PathBuf,
     /// What the entry is.
     pub kind: Kind,
+    /// A file's metadata, when [`WalkOptions::stat_files`] asked for it and the stat
+    /// succeeded (the target's, for a followed link); `None` otherwise.
+    pub meta: Option<Box<fs::Metadata>>,
 }
 
 /// Every entry under `root` (not `root` itself), sorted by the bytes of their paths.
 /// Sockets, FIFOs and devices are reported as errors when `specials_are_errors`, else
 /// skipped (as `find -type f` skips them).
 pub fn walk(root: &Path, opts: &WalkOptions, specials_are_errors: bool) -> Vec<Entry> {
-    let mut out = Vec::new();
     let mut ancestors = Vec::new();
     if let Ok(meta) = fs::metadata(root) {
         ancestors.push(identity(&meta));
     }
-    let mut walker = Walker { opts, specials_are_errors, out: &mut out, ancestors };
-    walker.dir(root, Path::new(""));
-    out.sort_by(|a, b| path_bytes(&a.path).cmp(path_bytes(&b.path)));
-    out
+    let parallel = cfg!(feature = "rayon") && opts.threads.job_threads() > 1;
+    let mut walker = Walker { opts, specials_are_errors, parallel, out: Vec::new(), ancestors };
+    crate::threads::with_pool(opts.threads.job_threads(), || walker.dir(root, Path::new("")));
+    sorted(walker.out)
+}
+
+/// `entries` sorted by the bytes of their paths, stably (a directory that could not be
+/// read keeps its error right after its own entry). The indices are sorted, not the
+/// entries, which are large enough that moving them would cost more than comparing.
+fn sorted(entries: Vec<Entry>) -> Vec<Entry> {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by(|&a, &b| path_bytes(&entries[a].path).cmp(path_bytes(&entries[b].path)));
+    let mut slots: Vec<Option<Entry>> = entries.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 struct Walker<'a> {
     opts: &'a WalkOptions,
     specials_are_errors: bool,
-    out: &'a mut Vec<Entry>,
+    /// Subdirectories are walked as tasks of the current rayon pool.
+    parallel: bool,
+    out: Vec<Entry>,
     /// Identities of the directories from the root down to the current one.
     ancestors: Vec<(u64, u64)>,
+}
+
+/// A subdirectory found in a directory, walked after the directory's other entries.
+struct Subdir {
+    path: PathBuf,
+    rel: PathBuf,
+    id: Option<(u64, u64)>,
 }
 
 impl Walker<'_> {
@@ -95,27 +124,76 @@ impl Walker<'_> {
             Ok(r) => r,
             Err(e) => return self.error(dir, rel, e),
         };
+        let mut subdirs = Vec::new();
         for item in reader {
             let item = match item {
                 Ok(item) => item,
-                Err(e) => return self.error(dir, rel, e),
+                Err(e) => {
+                    self.error(dir, rel, e);
+                    break;
+                }
             };
             let name = item.file_name();
-            let (path, rel) = (dir.join(&name), rel.join(&name));
+            let (path, rel) = (joined(dir, &name), joined(rel, &name));
             if self.opts.excluded(&rel) {
                 continue;
             }
             match item.file_type() {
-                Ok(t) if t.is_symlink() => self.symlink(path, rel),
-                Ok(t) if t.is_dir() => self.subdir(path, rel, None),
-                Ok(t) if t.is_file() => self.push(path, rel, Kind::File),
+                Ok(t) if t.is_symlink() => self.symlink(path, rel, &mut subdirs),
+                Ok(t) if t.is_dir() => self.subdir(path, rel, None, &mut subdirs),
+                Ok(t) if t.is_file() => {
+                    // A regular file's lstat is its stat; DirEntry::metadata stats it by
+                    // name within the open directory.
+                    let meta = if self.opts.stat_files { item.metadata().ok().map(Box::new) } else { None };
+                    self.out.push(Entry { path, rel, kind: Kind::File, meta });
+                }
                 Ok(_) => self.special(path, rel),
                 Err(e) => self.error(&path, &rel, e),
             }
         }
+        self.subdirs(subdirs);
     }
 
-    fn symlink(&mut self, path: PathBuf, rel: PathBuf) {
+    /// Walks the subdirectories of one directory: as parallel tasks, each with its own
+    /// output and copy of the ancestors, when the walk is parallel and there are several.
+    fn subdirs(&mut self, subdirs: Vec<Subdir>) {
+        #[cfg(feature = "rayon")]
+        if self.parallel && subdirs.len() > 1 {
+            use rayon::prelude::*;
+            let (opts, specials_are_errors, ancestors) = (self.opts, self.specials_are_errors, &self.ancestors);
+            let outs: Vec<Vec<Entry>> = subdirs
+                .into_par_iter()
+                .map(|sub| {
+                    let mut walker = Walker {
+                        opts,
+                        specials_are_errors,
+                        parallel: true,
+                        out: Vec::new(),
+                        ancestors: ancestors.clone(),
+                    };
+                    walker.enter(sub);
+                    walker.out
+                })
+                .collect();
+            self.out.extend(outs.into_iter().flatten());
+            return;
+        }
+        for sub in subdirs {
+            self.enter(sub);
+        }
+    }
+
+    fn enter(&mut self, sub: Subdir) {
+        if let Some(id) = sub.id {
+            self.ancestors.push(id);
+        }
+        self.dir(&sub.path, &sub.rel);
+        if sub.id.is_some() {
+            self.ancestors.pop();
+        }
+    }
+
+    fn symlink(&mut self, path: PathBuf, rel: PathBuf, subdirs: &mut Vec<Subdir>) {
         if !self.opts.follow_symlinks {
             match fs::read_link(&path) {
                 Ok(target) => self.push(path, rel, Kind::Symlink(target)),
@@ -124,30 +202,29 @@ impl Walker<'_> {
             return;
         }
         match fs::metadata(&path) {
-            Ok(m) if m.is_dir() => self.subdir(path, rel, Some(&m)),
-            Ok(m) if m.is_file() => self.push(path, rel, Kind::File),
+            Ok(m) if m.is_dir() => self.subdir(path, rel, Some(&m), subdirs),
+            Ok(m) if m.is_file() => {
+                let meta = self.opts.stat_files.then(|| Box::new(m));
+                self.out.push(Entry { path, rel, kind: Kind::File, meta });
+            }
             Ok(_) => self.special(path, rel),
             Err(e) => self.error(&path, &rel, e),
         }
     }
 
-    fn subdir(&mut self, path: PathBuf, rel: PathBuf, meta: Option<&fs::Metadata>) {
+    /// Records a directory and queues it to be walked, unless it is one of its own
+    /// ancestors (a followed link back up the tree).
+    fn subdir(&mut self, path: PathBuf, rel: PathBuf, meta: Option<&fs::Metadata>, subdirs: &mut Vec<Subdir>) {
         let id = match meta {
             Some(m) => Some(identity(m)),
             None => fs::metadata(&path).ok().map(|m| identity(&m)),
         };
-        if let Some(id) = id {
-            if self.ancestors.contains(&id) {
-                let e = io::Error::other("file system loop detected (a link to a directory that contains it)");
-                return self.error(&path, &rel, e);
-            }
-            self.ancestors.push(id);
+        if id.is_some_and(|id| self.ancestors.contains(&id)) {
+            let e = io::Error::other("file system loop detected (a link to a directory that contains it)");
+            return self.error(&path, &rel, e);
         }
         self.push(path.clone(), rel.clone(), Kind::Dir);
-        self.dir(&path, &rel);
-        if id.is_some() {
-            self.ancestors.pop();
-        }
+        subdirs.push(Subdir { path, rel, id });
     }
 
     fn special(&mut self, path: PathBuf, rel: PathBuf) {
@@ -158,12 +235,21 @@ impl Walker<'_> {
     }
 
     fn push(&mut self, path: PathBuf, rel: PathBuf, kind: Kind) {
-        self.out.push(Entry { path, rel, kind });
+        self.out.push(Entry { path, rel, kind, meta: None });
     }
 
     fn error(&mut self, path: &Path, rel: &Path, e: io::Error) {
         self.push(path.to_path_buf(), rel.to_path_buf(), Kind::Error(e));
     }
+}
+
+/// `dir.join(name)` in one allocation (`Path::join` copies `dir`, then grows the copy
+/// for `name`: two per name, and a walk makes two paths per entry).
+fn joined(dir: &Path, name: &OsStr) -> PathBuf {
+    let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+    path.push(dir);
+    path.push(name);
+    path
 }
 
 #[cfg(unix)]

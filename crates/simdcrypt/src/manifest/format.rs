@@ -11,7 +11,7 @@
 
 use std::borrow::Cow;
 use std::io::{self, BufRead, BufWriter, Write};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
@@ -77,7 +77,7 @@ pub struct Reader<R> {
     header: Header,
     line: u64,
     digest_lens: Vec<usize>,
-    checksum: crate::blake3::Hasher,
+    checksum: Checksum,
     entries: u64,
     last_path: Option<Vec<u8>>,
     ended: bool,
@@ -169,7 +169,7 @@ impl<R: BufRead> Reader<R> {
         let header = header_from(h)?;
         let digest_lens =
             (0..header.settings.algorithms.len()).map(|i| header.settings.digest_len(i).unwrap_or(0)).collect();
-        let mut checksum = crate::blake3::Hasher::new();
+        let mut checksum = Checksum::new();
         checksum.update(&buf);
         Ok(Reader { input, header, line: 1, digest_lens, checksum, entries: 0, last_path: None, ended: false, buf })
     }
@@ -206,7 +206,9 @@ impl<R: BufRead> Reader<R> {
         if self.last_path.as_deref().is_some_and(|last| last >= key) {
             return Err(ManifestError::at(line, "entries out of order or repeated (paths must increase byte by byte)"));
         }
-        self.last_path = Some(key.to_vec());
+        let last = self.last_path.get_or_insert_with(Vec::new);
+        last.clear();
+        last.extend_from_slice(key);
         self.checksum.update(&self.buf);
         self.entries += 1;
         Ok(Some(entry))
@@ -219,7 +221,7 @@ impl<R: BufRead> Reader<R> {
                 format!("the end line counts {} entries, the manifest has {}", end.entries, self.entries),
             ));
         }
-        if !crate::to_hex(&self.checksum.finalize()).eq_ignore_ascii_case(&end.blake3) {
+        if !self.checksum.hex().eq_ignore_ascii_case(&end.blake3) {
             return Err(ManifestError::at(
                 line,
                 "the checksum of the lines before the end line does not match: the manifest was altered or damaged",
@@ -355,10 +357,35 @@ pub fn check_relative(path: &Path) -> Result<(), String> {
     if bytes.contains(&0) {
         return Err("a path with a NUL byte".into());
     }
+    check_components(path, bytes)
+}
+
+const NOT_RELATIVE: &str = "the path must be relative to the root, with no '.', '..' or leading '/'";
+const NOT_CANONICAL: &str = "the path has repeated, trailing or non-'/' separators or '.' components";
+
+/// Unix paths are bytes: each `/`-separated part must be a name (not empty, `.` or `..`).
+/// Checked on the bytes, without building anything: a manifest holds one path per file.
+#[cfg(unix)]
+fn check_components(_path: &Path, bytes: &[u8]) -> Result<(), String> {
+    for (i, part) in bytes.split(|&b| b == b'/').enumerate() {
+        match part {
+            b".." => return Err(NOT_RELATIVE.into()),
+            b"" | b"." if i == 0 => return Err(NOT_RELATIVE.into()),
+            b"" | b"." => return Err(NOT_CANONICAL.into()),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Elsewhere the path's own components decide (they know the OS's separators and
+/// prefixes), and joining them with `/` must give back the same bytes.
+#[cfg(not(unix))]
+fn check_components(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let mut rebuilt: Vec<u8> = Vec::with_capacity(bytes.len());
     for c in path.components() {
-        let Component::Normal(name) = c else {
-            return Err("the path must be relative to the root, with no '.', '..' or leading '/'".into());
+        let std::path::Component::Normal(name) = c else {
+            return Err(NOT_RELATIVE.into());
         };
         if !rebuilt.is_empty() {
             rebuilt.push(b'/');
@@ -366,9 +393,52 @@ pub fn check_relative(path: &Path) -> Result<(), String> {
         rebuilt.extend_from_slice(path_bytes(Path::new(name)));
     }
     if rebuilt != bytes {
-        return Err("the path has repeated, trailing or non-'/' separators or '.' components".into());
+        return Err(NOT_CANONICAL.into());
     }
     Ok(())
+}
+
+/// The BLAKE3 checksum of the end line, fed line by line but hashed in large pieces: a
+/// few hundred bytes at a time would leave the SIMD kernels, which hash several 1 KiB
+/// chunks at once, with one chunk to work on.
+#[derive(Debug)]
+struct Checksum {
+    hasher: crate::blake3::Hasher,
+    pending: Vec<u8>,
+}
+
+impl Checksum {
+    const BATCH: usize = 64 * 1024;
+
+    fn new() -> Self {
+        Checksum { hasher: crate::blake3::Hasher::new(), pending: Vec::with_capacity(Self::BATCH) }
+    }
+
+    fn update(&mut self, bytes: &[u8]) {
+        if self.pending.len() + bytes.len() > Self::BATCH {
+            self.hasher.update(&self.pending);
+            self.pending.clear();
+        }
+        if bytes.len() >= Self::BATCH {
+            self.hasher.update(bytes);
+        } else {
+            self.pending.extend_from_slice(bytes);
+        }
+    }
+
+    fn hex(&mut self) -> String {
+        self.hasher.update(&self.pending);
+        self.pending.clear();
+        crate::to_hex(&self.hasher.finalize())
+    }
+}
+
+/// Appends the lower-case hex of `bytes`.
+fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for &b in bytes {
+        out.extend_from_slice(&[DIGITS[(b >> 4) as usize], DIGITS[(b & 15) as usize]]);
+    }
 }
 
 /// Lower- or upper-case hex to bytes.
@@ -386,11 +456,11 @@ fn from_hex(hex: &str) -> Option<Vec<u8>> {
 #[derive(Debug)]
 pub struct Writer<W: Write> {
     out: BufWriter<W>,
-    checksum: crate::blake3::Hasher,
+    checksum: Checksum,
     entries: u64,
     algorithms: usize,
     last_path: Option<Vec<u8>>,
-    line: String,
+    line: Vec<u8>,
 }
 
 impl<W: Write> Writer<W> {
@@ -420,11 +490,11 @@ impl<W: Write> Writer<W> {
         };
         let mut w = Writer {
             out: BufWriter::with_capacity(256 * 1024, out),
-            checksum: crate::blake3::Hasher::new(),
+            checksum: Checksum::new(),
             entries: 0,
             algorithms: s.algorithms.len(),
             last_path: None,
-            line: String::new(),
+            line: Vec::new(),
         };
         let line = format!("{}\n", serde_json::Value::Object(obj));
         w.put(line.as_bytes())?;
@@ -439,7 +509,6 @@ impl<W: Write> Writer<W> {
     /// Adds one file. Its path must follow the previous one's in byte order and be a
     /// relative path of normal components; it must have one digest per algorithm.
     pub fn entry(&mut self, e: &Entry) -> io::Result<()> {
-        use std::fmt::Write as _;
         let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
         check_relative(&e.path).map_err(|m| invalid(format!("{}: {m}", e.path.to_string_lossy())))?;
         let key = path_bytes(&e.path);
@@ -458,45 +527,43 @@ impl<W: Write> Writer<W> {
         line.clear();
         match e.path.to_str() {
             Some(p) => {
-                line.push_str("{\"path\":");
-                line.push_str(&serde_json::Value::from(p).to_string());
+                line.extend_from_slice(b"{\"path\":");
+                serde_json::to_writer(&mut line, p)?;
             }
             None => {
-                line.push_str("{\"path_hex\":\"");
-                line.push_str(&crate::to_hex(key));
-                line.push('"');
+                line.extend_from_slice(b"{\"path_hex\":\"");
+                push_hex(&mut line, key);
+                line.push(b'"');
             }
         }
         let st = &e.stat;
-        let _ = write!(
+        write!(
             line,
             ",\"size\":{},\"mtime_ns\":{},\"ctime_ns\":{},\"ino\":{},\"dev\":{},\"digests\":[",
             st.size, st.mtime_ns, st.ctime_ns, st.ino, st.dev
-        );
+        )?;
         for (i, d) in e.digests.iter().enumerate() {
             if i > 0 {
-                line.push(',');
+                line.push(b',');
             }
-            line.push('"');
-            line.push_str(&crate::to_hex(d));
-            line.push('"');
+            line.push(b'"');
+            push_hex(&mut line, d);
+            line.push(b'"');
         }
-        line.push_str("]}\n");
-        let result = self.put(line.as_bytes());
+        line.extend_from_slice(b"]}\n");
+        let result = self.put(&line);
         self.line = line;
         result?;
-        self.last_path = Some(key.to_vec());
+        let last = self.last_path.get_or_insert_with(Vec::new);
+        last.clear();
+        last.extend_from_slice(key);
         self.entries += 1;
         Ok(())
     }
 
     /// Writes the end line and flushes; returns the output.
     pub fn finish(mut self) -> io::Result<W> {
-        let end = format!(
-            "{{\"end\":{{\"entries\":{},\"blake3\":\"{}\"}}}}\n",
-            self.entries,
-            crate::to_hex(&self.checksum.finalize())
-        );
+        let end = format!("{{\"end\":{{\"entries\":{},\"blake3\":\"{}\"}}}}\n", self.entries, self.checksum.hex());
         self.out.write_all(end.as_bytes())?;
         self.out.into_inner().map_err(|e| e.into_error())
     }

@@ -50,9 +50,11 @@ pub struct Plan {
     pub fresh: usize,
 }
 
-/// Walks `root` and decides, with one stat per previously recorded file (run on up to
-/// `threads` threads), which files `old`'s digests still answer for `settings`. Sockets,
-/// FIFOs and devices are errors when `specials_are_errors`, else skipped.
+/// Walks `root` and decides which files `old`'s digests still answer for `settings`.
+/// Each file's stat is the one the walk took when `walk_opts.stat_files` is set (cheaper:
+/// by name within its directory); otherwise, or where that stat failed, each previously
+/// recorded file is stat'ed by path on up to `threads` threads. Sockets, FIFOs and devices
+/// are errors when `specials_are_errors`, else skipped.
 pub fn plan(
     root: &Path,
     walk_opts: &WalkOptions,
@@ -63,8 +65,51 @@ pub fn plan(
     threads: Threads,
 ) -> Plan {
     let started_ns = now_ns();
+    let walked = walk::walk(root, walk_opts, specials_are_errors);
+    decide(walked, started_ns, old, settings, walk_opts.follow_symlinks, trust_mtime, threads)
+}
+
+/// [`plan`], with the manifest read by `load` on a thread of its own while the tree is
+/// walked (reading a manifest of many files costs about as much as the walk). Returns the
+/// plan and what `load` returned; an error from `load` is returned once the walk is done.
+pub fn plan_loading<E: Send>(
+    root: &Path,
+    walk_opts: &WalkOptions,
+    specials_are_errors: bool,
+    load: impl FnOnce() -> Result<Option<Manifest>, E> + Send,
+    settings: &Settings,
+    trust_mtime: bool,
+    threads: Threads,
+) -> Result<(Plan, Option<Manifest>), E> {
+    std::thread::scope(|scope| {
+        let loader = scope.spawn(load);
+        let started_ns = now_ns();
+        let walked = walk::walk(root, walk_opts, specials_are_errors);
+        let old = loader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        let plan = decide(walked, started_ns, old.as_ref(), settings, walk_opts.follow_symlinks, trust_mtime, threads);
+        Ok((plan, old))
+    })
+}
+
+/// A walked file, the index of its entry in the old manifest, and the stat the walk took.
+type Candidate = (Item, Option<usize>, Option<Box<fs::Metadata>>);
+
+/// The plan from a walk (sorted by path, as [`walk::walk`] returns it) and the old
+/// manifest (sorted by path too): one merge pass pairs each file with its cached entry,
+/// then each pair is checked against the file's stat.
+fn decide(
+    walked: Vec<walk::Entry>,
+    started_ns: i64,
+    old: Option<&Manifest>,
+    settings: &Settings,
+    follow: bool,
+    trust_mtime: bool,
+    threads: Threads,
+) -> Plan {
     let reuse = old.and_then(|m| settings.reuse_from(&m.header.settings).map(|map| (m, map)));
-    let mut items: Vec<Item> = walk::walk(root, walk_opts, specials_are_errors)
+    let cached = reuse.as_ref().map_or(&[][..], |(m, _)| &m.entries[..]);
+    let mut next = 0;
+    let mut candidates: Vec<Candidate> = walked
         .into_iter()
         .map(|e| {
             let kind = match e.kind {
@@ -73,26 +118,45 @@ pub fn plan(
                 Kind::Symlink(t) => ItemKind::Symlink(t),
                 Kind::Error(err) => ItemKind::Failed(err),
             };
-            Item { path: e.path, rel: e.rel, kind }
+            let mut index = None;
+            if matches!(kind, ItemKind::Stale) {
+                // Both lists are sorted by the bytes of the relative path (the walk's full
+                // paths share the root as their prefix), so the cached entries are passed
+                // over once. Were the orders ever to disagree, files would only be
+                // re-hashed, never wrongly trusted.
+                let key = walk::path_bytes(&e.rel);
+                while next < cached.len() && walk::path_bytes(&cached[next].path) < key {
+                    next += 1;
+                }
+                if next < cached.len() && walk::path_bytes(&cached[next].path) == key {
+                    index = Some(next);
+                }
+            }
+            (Item { path: e.path, rel: e.rel, kind }, index, e.meta)
         })
         .collect();
     let mut fresh = 0;
-    if let Some((old, map)) = reuse {
-        let follow = walk_opts.follow_symlinks;
-        let check = |item: &mut Item| {
-            if !matches!(item.kind, ItemKind::Stale) {
-                return;
-            }
-            let Some(cached) = old.get(&item.rel) else { return };
-            let Ok(now) = stat(&item.path, follow) else { return };
+    if let Some((old, map)) = &reuse {
+        let check = |(item, index, meta): &mut Candidate| {
+            let Some(cached) = index.map(|i| &old.entries[i]) else { return };
+            let now = match meta.take() {
+                Some(meta) => (FileStat::of(&meta), meta.is_file()),
+                None => match stat(&item.path, follow) {
+                    Ok(now) => now,
+                    Err(_) => return,
+                },
+            };
             if now.1 && cached.stat.still_fresh(&now.0, old.header.written_ns, trust_mtime) {
                 let digests = map.iter().map(|&i| cached.digests[i].clone()).collect();
                 item.kind = ItemKind::Fresh(Entry { path: item.rel.clone(), stat: cached.stat, digests });
             }
         };
-        par_for_each(&mut items, threads, check);
-        fresh = items.iter().filter(|i| matches!(i.kind, ItemKind::Fresh(_))).count();
+        // Stats by path are worth threads; comparing stats the walk took is not.
+        let stat_by_path = candidates.iter().any(|(_, index, meta)| index.is_some() && meta.is_none());
+        par_for_each(&mut candidates, if stat_by_path { threads } else { Threads::One }, check);
+        fresh = candidates.iter().filter(|c| matches!(c.0.kind, ItemKind::Fresh(_))).count();
     }
+    let items = candidates.into_iter().map(|c| c.0).collect();
     Plan { items, started_ns, fresh }
 }
 
@@ -230,13 +294,13 @@ pub fn hash_tree(root: &Path, opts: &TreeOptions) -> io::Result<TreeResult> {
     if !fs::metadata(root)?.is_dir() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not a directory", root.display())));
     }
-    let old = match &opts.manifest {
-        Some(path) => read_manifest(path)?,
-        None => None,
-    };
-    let walk_opts = WalkOptions { follow_symlinks: opts.follow_symlinks, exclude: None };
     let threads = opts.hash.threads;
-    let mut plan = plan(root, &walk_opts, true, old.as_ref(), &settings, opts.trust_mtime, threads);
+    let walk_opts = WalkOptions { follow_symlinks: opts.follow_symlinks, exclude: None, stat_files: true, threads };
+    let load = || match &opts.manifest {
+        Some(path) => read_manifest(path),
+        None => Ok(None),
+    };
+    let (mut plan, old) = plan_loading(root, &walk_opts, true, load, &settings, opts.trust_mtime, threads)?;
     let unchanged = plan.unchanged_from(old.as_ref(), root, &settings);
     let file_threads = HashOptions { threads: Threads::One, ..opts.hash.clone() };
     let file_hashers: Vec<AnyHasher> = if plan.items.len() > 1 && threads.job_threads() > 1 {
@@ -272,7 +336,8 @@ pub fn hash_tree(root: &Path, opts: &TreeOptions) -> io::Result<TreeResult> {
             ItemKind::Stale | ItemKind::Dir | ItemKind::Symlink(_) => {}
         }
     }
-    let tree_digest = (tree_ok && errors.is_empty()).then(|| tree_of(root, &walk_opts, &entries)).flatten();
+    let tree_walk = WalkOptions { stat_files: false, ..walk_opts };
+    let tree_digest = (tree_ok && errors.is_empty()).then(|| tree_of(root, &tree_walk, &entries)).flatten();
     if let Some(path) = opts.manifest.as_ref().filter(|_| !unchanged) {
         let header = Header { written_ns: plan.started_ns, root: root.to_path_buf(), settings: settings.clone() };
         let mut file = crate::atomic_file::AtomicFile::create(path)?;
