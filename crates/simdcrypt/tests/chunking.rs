@@ -332,7 +332,8 @@ fn registry_xet_hasher_reads_into_its_own_buffer() {
     use simdcrypt::any::{hash_file, AnyHasher, HashOptions};
     let dir = std::env::temp_dir().join(format!("simdcrypt-xet-reader-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for len in [0usize, 1, 8192, 300_000, (17 << 20) + 5] {
+    // 41 MiB: three batches of two threads, so that reads overlap hashing more than once.
+    for len in [0usize, 1, 8192, 300_000, (17 << 20) + 5, (41 << 20) + 3] {
         let data = common::random_bytes(len as u64 + 11, len);
         let expected = xet_hash_slice(&data).to_hex();
         for (round, max) in [(0u64, 100usize), (1, 1 << 20), (2, 64 << 20)] {
@@ -351,7 +352,7 @@ fn registry_xet_hasher_reads_into_its_own_buffer() {
         assert_eq!(hex::encode(hash_file(&path, &h, None).unwrap()), expected, "hash_file, len {len}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
-    println!("xet reader path: lengths 0 to 17 MiB, reads of up to 100 B, 1 MiB and 64 MiB, after an update, one and two threads, hash_file");
+    println!("xet reader path: lengths 0 to 41 MiB, reads of up to 100 B, 1 MiB and 64 MiB, after an update, one and two threads, hash_file");
 }
 
 /// The sizes rule the CLI and Python share: sizes not given follow the average, in the

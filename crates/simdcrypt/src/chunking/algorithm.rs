@@ -3,8 +3,9 @@
 //!
 //! The digest bytes are the Xet hash as xet-core prints it (each group of 8 bytes
 //! reversed, see `xet.rs`), so the ordinary hex of the digest is the Hub's `xetHash`. The
-//! hasher holds at most one maximum chunk plus one batch of input, and the Merkle tree's
-//! unfinished groups; its state (`export`) is those bytes and groups.
+//! hasher holds at most one maximum chunk plus one batch of input (two batches while its
+//! reader path runs on several threads, reading one while hashing the other), and the
+//! Merkle tree's unfinished groups; its state (`export`) is those bytes and groups.
 //!
 //! ## What this file holds
 //!
@@ -124,7 +125,12 @@ impl XetHasher {
 
     /// Adds everything `reader` yields, read straight into the batch buffer (no copy through
     /// a read buffer of the caller's, and only a batch resident however large the file).
+    /// With more than one thread, the next batch is read while the last one is scanned and
+    /// hashed ([`XetHasher::update_reader_overlapped`]).
     pub fn update_reader(&mut self, reader: &mut dyn std::io::Read) -> std::io::Result<u64> {
+        if self.pool > 1 {
+            return self.update_reader_overlapped(reader);
+        }
         let batch = BATCH_PER_THREAD * self.pool;
         let mut total = 0u64;
         loop {
@@ -143,25 +149,86 @@ impl XetHasher {
         }
     }
 
+    /// [`XetHasher::update_reader`] on two buffers: while a scoped thread scans and hashes
+    /// one batch (on the pool), this thread reads the next into the other, after a gap
+    /// left for the bytes the batch leaves unchunked (under one maximum chunk), which are
+    /// copied in front of it once the batch is done. Reading from the page cache is a copy
+    /// that would otherwise leave the pool idle. Two batches are resident instead of one.
+    fn update_reader_overlapped(&mut self, reader: &mut dyn std::io::Read) -> std::io::Result<u64> {
+        // What the batch buffer holds is chunked first, so that under a maximum chunk (and
+        // the 64 bytes before the unscanned ones) is carried into the first buffer.
+        self.process(false);
+        let gap = XET_MAX as usize + WINDOW;
+        let batch = BATCH_PER_THREAD * self.pool;
+        let mut carried = std::mem::take(&mut self.buf);
+        let mut current = vec![0u8; gap + batch];
+        let mut next = vec![0u8; gap + batch];
+        let mut total = 0u64;
+        let mut read = read_full(reader, &mut current[gap..]);
+        loop {
+            let n = match read {
+                Ok(n) => n,
+                Err(e) => {
+                    self.buf = carried;
+                    return Err(e);
+                }
+            };
+            total += n as u64;
+            if n == 0 {
+                self.buf = carried;
+                return Ok(total);
+            }
+            // The carried bytes go right before the new ones; should they ever exceed the
+            // gap, the two are joined by a copy instead.
+            let data: std::borrow::Cow<'_, [u8]> = if carried.len() <= gap {
+                current[gap - carried.len()..gap].copy_from_slice(&carried);
+                std::borrow::Cow::Borrowed(&current[gap - carried.len()..gap + n])
+            } else {
+                std::borrow::Cow::Owned([&carried[..], &current[gap..gap + n]].concat())
+            };
+            let (kept_from, next_read) = std::thread::scope(|scope| {
+                let worker = scope.spawn(|| self.process_slice(&data, false));
+                let next_read = read_full(reader, &mut next[gap..]);
+                (worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), next_read)
+            });
+            carried.clear();
+            carried.extend_from_slice(&data[kept_from..]);
+            drop(data);
+            std::mem::swap(&mut current, &mut next);
+            read = next_read;
+        }
+    }
+
     /// Scans the new bytes, hashes the chunks they decide into the tree, drops what is done.
     fn process(&mut self, eof: bool) {
+        let mut buf = std::mem::take(&mut self.buf);
+        let kept_from = self.process_slice(&buf, eof);
+        buf.drain(..kept_from);
+        self.buf = buf;
+    }
+
+    /// [`XetHasher::process`] on `data`, the input from file offset `base` (of which the
+    /// bytes before `scanned` were scanned already): returns the index in `data` from which
+    /// its bytes must be kept (the unfinished chunk, and the 64 bytes before the next scan).
+    fn process_slice(&mut self, data: &[u8], eof: bool) -> usize {
         let pool = self.pool;
         let from = (self.scanned - self.base) as usize;
         let rule = Rule::Xet;
-        let found = scan_parallel(self.platform, &rule.gear(), &self.buf, from, self.base, pool);
+        let found = scan_parallel(self.platform, &rule.gear(), data, from, self.base, pool);
         self.candidates.extend_from_slice(&found);
-        let end = self.base + self.buf.len() as u64;
+        let end = self.base + data.len() as u64;
         self.scanned = end;
         let mut spans = Vec::new();
-        self.cutter.cut(&rule, &self.candidates, end, eof, Bytes { data: &self.buf, base: self.base }, &mut spans);
-        for c in digest_in(&self.buf, self.base, &spans, ChunkDigest::Xet, pool) {
+        self.cutter.cut(&rule, &self.candidates, end, eof, Bytes { data, base: self.base }, &mut spans);
+        for c in digest_in(data, self.base, &spans, ChunkDigest::Xet, pool) {
             self.tree.push_leaf(c.digest, u64::from(c.len));
         }
         let keep = self.cutter.start.min(self.scanned.saturating_sub(WINDOW as u64)).max(self.base);
-        self.buf.drain(..(keep - self.base) as usize);
+        let kept_from = (keep - self.base) as usize;
         self.base = keep;
         self.candidates.drain(..self.cutter.cursor);
         self.cutter.cursor = 0;
+        kept_from
     }
 
     /// The Xet hash of the input so far.
@@ -265,6 +332,20 @@ impl XetHasher {
             ..XetHasher::new()
         })
     }
+}
+
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+fn read_full(reader: &mut dyn std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 impl crate::streaming::StreamingHash for XetHasher {
