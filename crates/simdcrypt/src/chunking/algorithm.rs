@@ -108,6 +108,15 @@ impl XetHasher {
         Ok(h)
     }
 
+    /// A hasher for an input of `len` bytes: on as many of `threads` as that length is
+    /// worth (a small file stays on the caller's thread, as in `hash_file`).
+    pub(crate) fn for_input_len(threads: Threads, len: u64) -> Self {
+        let mut h = XetHasher::new();
+        h.threads = threads;
+        h.pool = threads.pool_size(usize::try_from(len).unwrap_or(usize::MAX));
+        h
+    }
+
     /// Adds input.
     pub fn update(&mut self, mut data: &[u8]) -> &mut Self {
         let batch = BATCH_PER_THREAD * self.pool;

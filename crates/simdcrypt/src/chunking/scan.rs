@@ -43,8 +43,11 @@ pub(crate) fn position(candidate: u64) -> u64 {
     candidate >> 2
 }
 
-/// Segments smaller than this are not worth a thread of their own.
+/// Segments smaller than this are not worth a task of their own.
 const MIN_SEGMENT: usize = 1 << 20;
+
+/// Pieces a scan is split into per thread (each at least [`MIN_SEGMENT`]).
+const PIECES_PER_THREAD: usize = 4;
 
 /// The candidates of positions `from..data.len()` of `data` (position `i` reported as
 /// `base + i`), in increasing order, the buffer split between up to `pool` threads. The hash
@@ -59,7 +62,9 @@ pub(crate) fn scan_parallel(
     pool: usize,
 ) -> Vec<u64> {
     let len = data.len().saturating_sub(from);
-    let pieces = pool.min(len / MIN_SEGMENT).max(1);
+    // Several pieces per thread, so that a thread slowed by other work (the file's next
+    // batch being read, another job) leaves its share to be stolen by the others.
+    let pieces = (PIECES_PER_THREAD * pool).min(len / MIN_SEGMENT).max(1);
     if pieces == 1 {
         let mut out = Vec::new();
         platform.scan(gear, data, from, base, &mut out);
