@@ -63,8 +63,9 @@ pub(crate) fn scan_parallel(
 ) -> Vec<u64> {
     let len = data.len().saturating_sub(from);
     // Several pieces per thread, so that a thread slowed by other work (the file's next
-    // batch being read, another job) leaves its share to be stolen by the others.
-    let pieces = (PIECES_PER_THREAD * pool).min(len / MIN_SEGMENT).max(1);
+    // batch being read, another job) leaves its share to be stolen by the others; one
+    // thread scans the whole buffer itself (pieces would be joined on rayon's pool).
+    let pieces = if pool > 1 { (PIECES_PER_THREAD * pool).min(len / MIN_SEGMENT).max(1) } else { 1 };
     if pieces == 1 {
         let mut out = Vec::new();
         platform.scan(gear, data, from, base, &mut out);
