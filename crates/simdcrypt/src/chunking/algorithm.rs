@@ -117,6 +117,12 @@ impl XetHasher {
         h
     }
 
+    /// Whether [`XetHasher::update_reader`] reads the next batch while it hashes the last
+    /// (it does on more than one thread).
+    pub(crate) fn reads_ahead(&self) -> bool {
+        self.pool > 1
+    }
+
     /// Adds input.
     pub fn update(&mut self, mut data: &[u8]) -> &mut Self {
         let batch = BATCH_PER_THREAD * self.pool;
@@ -137,7 +143,7 @@ impl XetHasher {
     /// With more than one thread, the next batch is read while the last one is scanned and
     /// hashed ([`XetHasher::update_reader_overlapped`]).
     pub fn update_reader(&mut self, reader: &mut dyn std::io::Read) -> std::io::Result<u64> {
-        if self.pool > 1 {
+        if self.reads_ahead() {
             return self.update_reader_overlapped(reader);
         }
         let batch = BATCH_PER_THREAD * self.pool;

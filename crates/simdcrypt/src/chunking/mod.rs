@@ -421,13 +421,24 @@ pub fn xet_hash_slice(data: &[u8]) -> XetHash {
 }
 
 /// The Xet file hash of the file at `path` (its `xetHash` on the Hub), reading it a batch
-/// at a time on up to `threads` threads (the registry's [`XetHasher`], whose reader path
-/// reads the next batch while it hashes the last). An error if the file cannot be read or
-/// shrinks while it is read.
+/// at a time on up to `threads` threads (on several, the registry's [`XetHasher`], whose
+/// reader path reads the next batch while it hashes the last). An error if the file cannot
+/// be read or shrinks while it is read.
 pub fn xet_hash_file(path: &Path, threads: Threads) -> Result<XetHash, Error> {
     let mut file = std::fs::File::open(path).map_err(|e| io_error(path, &e))?;
     let size = file.metadata().map_err(|e| io_error(path, &e))?.len();
     let mut hasher = XetHasher::for_input_len(threads, size);
+    if !hasher.reads_ahead() {
+        // One thread: the chunk stream, which measured faster than the hasher's own
+        // one-thread reader (docs/tuning-history.md, "Xet reads overlapped").
+        let mut opts = ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet);
+        opts.threads = threads;
+        let mut tree = xet::XetTree::default();
+        for_each_file_batch(path, &opts, |batch| {
+            batch.iter().for_each(|c| tree.push_leaf(c.digest, u64::from(c.len)));
+        })?;
+        return Ok(tree.file_hash());
+    }
     let read = hasher.update_reader(&mut file).map_err(|e| io_error(path, &e))?;
     if read < size {
         let message = format!("the file shrank while it was read: {size} bytes expected, {read} read");
