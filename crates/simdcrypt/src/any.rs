@@ -211,7 +211,14 @@ pub fn hash_file_with(path: &Path, hasher: &AnyHasher, len: Option<usize>, acces
                 && meta.len() >= MMAP_MIN_LEN
         }
     };
-    if map {
+    let maps_itself = MAP_IS_GUARDED
+        && access != FileAccess::Read
+        && h.inner.reads_into_own_buffer()
+        && meta.is_file()
+        && meta.len() >= MMAP_MIN_LEN;
+    if let Some(done) = maps_itself.then(|| h.inner.update_from_mapped_file(&file, meta.len())).flatten() {
+        done?;
+    } else if map {
         update_mapped(&mut h, &file, meta.len())?;
     } else {
         let block = crate::cpu::read_buffer_len_for(meta.is_file().then_some(meta.len()));
@@ -293,7 +300,7 @@ pub(crate) fn populate_in_parallel(map: &memmap2::Mmap, threads: usize) {
 
 /// The error for a file that shrank while it was mapped.
 #[cfg(all(feature = "mmap", target_os = "linux"))]
-fn truncated() -> io::Error {
+pub(crate) fn truncated() -> io::Error {
     io::Error::new(io::ErrorKind::UnexpectedEof, "the file was truncated while it was being read")
 }
 

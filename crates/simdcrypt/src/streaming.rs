@@ -65,6 +65,15 @@ pub trait StreamingHash: Send + Sync + CloneHash + std::fmt::Debug {
     fn reads_into_own_buffer(&self) -> bool {
         false
     }
+
+    /// Adds the whole regular file `file` (`len` bytes from its start) by mapping it a
+    /// window at a time where the hasher works on the mapped pages in place (the Xet
+    /// chunker, which otherwise copies every byte into its buffer), and returns the bytes
+    /// added; `None` (the default) where it does not, and the caller reads the file instead.
+    fn update_from_mapped_file(&mut self, file: &std::fs::File, len: u64) -> Option<std::io::Result<u64>> {
+        let _ = (file, len);
+        None
+    }
 }
 
 /// Cloning behind a `Box<dyn StreamingHash>`; implemented for every `Clone` hasher.

@@ -348,11 +348,19 @@ fn registry_xet_hasher_reads_into_its_own_buffer() {
         }
         let path = dir.join("f");
         std::fs::write(&path, &data).unwrap();
-        let h = AnyHasher::new("xet", &HashOptions { threads: Threads::Max(2), ..Default::default() }).unwrap();
-        assert_eq!(hex::encode(hash_file(&path, &h, None).unwrap()), expected, "hash_file, len {len}");
+        // Files of 1 MiB and more are mapped a window at a time (16 MiB on two threads,
+        // 8 MiB on one), smaller ones read; `FileAccess::Read` always reads.
+        for threads in [Threads::One, Threads::Max(2), Threads::Max(3)] {
+            let h = AnyHasher::new("xet", &HashOptions { threads, ..Default::default() }).unwrap();
+            assert_eq!(hex::encode(hash_file(&path, &h, None).unwrap()), expected, "hash_file, len {len}, {threads:?}");
+            let read = simdcrypt::any::hash_file_with(&path, &h, None, simdcrypt::any::FileAccess::Read).unwrap();
+            assert_eq!(hex::encode(read), expected, "hash_file read, len {len}, {threads:?}");
+            let file_hash = simdcrypt::chunking::xet_hash_file(&path, threads).unwrap().to_hex();
+            assert_eq!(file_hash, expected, "xet_hash_file, len {len}, {threads:?}");
+        }
     }
     std::fs::remove_dir_all(&dir).unwrap();
-    println!("xet reader path: lengths 0 to 41 MiB, reads of up to 100 B, 1 MiB and 64 MiB, after an update, one and two threads, hash_file");
+    println!("xet reader path: lengths 0 to 41 MiB, reads of up to 100 B, 1 MiB and 64 MiB, after an update, one and two threads; hash_file mapped and read and xet_hash_file on 1, 2 and 3 threads");
 }
 
 /// The sizes rule the CLI and Python share: sizes not given follow the average, in the

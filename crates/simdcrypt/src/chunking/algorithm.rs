@@ -214,6 +214,76 @@ impl XetHasher {
         }
     }
 
+    /// Adds the whole file `file` (`len` bytes) from windows mapped one batch at a time,
+    /// each starting at the first byte not yet chunked, so that the chunker works on the
+    /// page cache's own pages: no copy into its buffer (the copy out of the page cache was
+    /// a third of a one-thread hash), and at most one window resident. Returns `None` (the
+    /// caller reads instead) unless the hasher is fresh; a file truncated meanwhile is an
+    /// error (`map_guard`), never a crash.
+    #[cfg(all(feature = "mmap", target_os = "linux"))]
+    pub(crate) fn update_file_mapped(&mut self, file: &std::fs::File, len: u64) -> Option<std::io::Result<u64>> {
+        // Windows start at a multiple of this (a page on every Linux page size).
+        const ALIGN: u64 = 1 << 16;
+        if self.base != 0 || self.scanned != 0 || !self.buf.is_empty() {
+            return None;
+        }
+        // Each window reaches at least a batch past where the last one's unchunked bytes
+        // start (under a maximum chunk before its end), so every window makes progress.
+        let window = (BATCH_PER_THREAD * self.pool) as u64 + ALIGN;
+        while self.base < len {
+            let start = self.base / ALIGN * ALIGN;
+            let end = (start + window).min(len);
+            // SAFETY: the map is read-only and lives only for this iteration. A truncation
+            // by another process meanwhile makes its missing pages fault: the guard below
+            // turns that into zero pages and an error (the zeros are never used).
+            // Concurrent writes can only change the digest, which reading would not prevent.
+            let map = unsafe {
+                let mut options = memmap2::MmapOptions::new();
+                options.offset(start).len((end - start) as usize);
+                if self.pool == 1 {
+                    options.populate();
+                }
+                options.map(file)
+            };
+            let map = match map {
+                Ok(map) => map,
+                Err(e) => return Some(Err(e)),
+            };
+            if self.pool > 1 {
+                crate::any::populate_in_parallel(&map, self.pool);
+            }
+            let Some(guard) = crate::map_guard::Guard::new(&map) else {
+                // No guard to be had (every slot busy): read the rest instead.
+                drop(map);
+                return Some(self.read_rest(file, len));
+            };
+            let data = &map[(self.base - start) as usize..];
+            let kept_from = self.process_slice(data, false);
+            if guard.faulted() {
+                return Some(Err(crate::any::truncated()));
+            }
+            if end == len {
+                self.buf = data[kept_from..].to_vec();
+                break;
+            }
+        }
+        Some(Ok(len))
+    }
+
+    /// Reads `file` from the first byte not yet chunked (the hasher's buffer is empty).
+    #[cfg(all(feature = "mmap", target_os = "linux"))]
+    fn read_rest(&mut self, file: &std::fs::File, len: u64) -> std::io::Result<u64> {
+        use std::io::{Seek, SeekFrom};
+        let mut file = file;
+        file.seek(SeekFrom::Start(self.base))?;
+        let from = self.base;
+        let read = self.update_reader(&mut file)?;
+        if from + read < len {
+            return Err(crate::any::truncated());
+        }
+        Ok(from + read)
+    }
+
     /// Scans the new bytes, hashes the chunks they decide into the tree, drops what is done.
     fn process(&mut self, eof: bool) {
         let mut buf = std::mem::take(&mut self.buf);
@@ -390,5 +460,14 @@ impl crate::streaming::StreamingHash for XetHasher {
     }
     fn reads_into_own_buffer(&self) -> bool {
         true
+    }
+    fn update_from_mapped_file(&mut self, file: &std::fs::File, len: u64) -> Option<std::io::Result<u64>> {
+        #[cfg(all(feature = "mmap", target_os = "linux"))]
+        return self.update_file_mapped(file, len);
+        #[cfg(not(all(feature = "mmap", target_os = "linux")))]
+        {
+            let _ = (file, len);
+            None
+        }
     }
 }
