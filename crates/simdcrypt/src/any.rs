@@ -6,7 +6,8 @@
 //! `AnyHasher`, `HashOptions`, `hash_file`/`hash_file_with` (`FileAccess`): hashing by
 //! algorithm name for the front ends. Files of 1 MiB and more are memory-mapped a 64 MiB
 //! window at a time (guarded by `map_guard`) for algorithms that split input across threads,
-//! on Linux, so resident memory stays bounded; everything else is read in
+//! on Linux, so resident memory stays bounded; the Xet hash maps its own windows
+//! (`StreamingHash::update_from_mapped_file`); everything else is read in
 //! `cpu::read_buffer_len()` blocks.
 
 use std::fs::File;
@@ -163,8 +164,8 @@ pub fn hash_many(algorithm: &str, opts: &HashOptions, messages: &[&[u8]], out: &
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum FileAccess {
     /// Memory-map regular files of at least [`MMAP_MIN_LEN`] bytes for algorithms that split
-    /// one input across threads (BLAKE3; not the Xet hash, which reads into its own batch
-    /// buffer), where a file that shrinks while mapped can be
+    /// one input across threads (BLAKE3; the Xet hash maps windows of its own choosing),
+    /// where a file that shrinks while mapped can be
     /// survived (Linux: see `map_guard`); read otherwise. For those algorithms mapping
     /// saves the copy that reading makes, which costs about as much as their hash, whatever
     /// the thread count, and threads need the whole input at hand to share it. Sequential

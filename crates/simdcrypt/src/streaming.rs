@@ -54,8 +54,8 @@ pub trait StreamingHash: Send + Sync + CloneHash + std::fmt::Debug {
     /// hasher keeps anyway (the Xet chunker holds a batch of input), and returns the number
     /// of bytes read; `None` for hashers without such a buffer (the default), which the
     /// caller then feeds through [`Self::update`] from blocks of its own. A hasher that has
-    /// one is also never given a memory-mapped file: it would copy the mapped pages into its
-    /// buffer all the same, with the whole mapping resident meanwhile.
+    /// one is never given the caller's memory-mapped windows (it would copy them into its
+    /// buffer all the same); it may map its own ([`Self::update_from_mapped_file`]).
     fn update_from_reader(&mut self, reader: &mut dyn std::io::Read) -> Option<std::io::Result<u64>> {
         let _ = reader;
         None
