@@ -141,7 +141,7 @@ impl XetHasher {
     /// Adds everything `reader` yields, read straight into the batch buffer (no copy through
     /// a read buffer of the caller's, and only a batch resident however large the file).
     /// With more than one thread, the next batch is read while the last one is scanned and
-    /// hashed ([`XetHasher::update_reader_overlapped`]).
+    /// hashed (two buffers in turn).
     pub fn update_reader(&mut self, reader: &mut dyn std::io::Read) -> std::io::Result<u64> {
         if self.reads_ahead() {
             return self.update_reader_overlapped(reader);
