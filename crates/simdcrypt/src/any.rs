@@ -237,30 +237,11 @@ fn update_mapped(h: &mut AnyHasher, file: &File, len: u64) -> io::Result<()> {
     let mut offset = 0;
     while offset < len {
         let window = MMAP_WINDOW_LEN.min(len - offset) as usize;
-        // The window's pages are mapped up front instead of taking a page fault every few
-        // pages during the hash (faults cost most under a hypervisor): by MAP_POPULATE for
-        // one thread; for several, by each thread over its share, since MAP_POPULATE would
-        // do all of it on this thread while the others wait. Pages past a truncation are
-        // simply left unmapped.
         let threads = h.threads().pool_size(window);
-        // SAFETY: the map is read-only and lives only for this iteration. If another process
-        // truncates the file meanwhile, touching the missing pages raises SIGBUS: on Linux the
-        // guard below turns that into zero pages and an error (the zeros are never used);
-        // elsewhere it is the risk every mmap-based hasher (b3sum, RHash) accepts, and only an
-        // explicit `FileAccess::Mmap` takes it. Concurrent writes can only change the digest,
-        // which reading the file would not prevent either.
-        let map = unsafe {
-            let mut options = memmap2::MmapOptions::new();
-            options.offset(offset).len(window);
-            if threads == 1 {
-                options.populate();
-            }
-            options.map(file)?
-        };
-        #[cfg(target_os = "linux")]
-        if threads > 1 {
-            populate_in_parallel(&map, threads);
-        }
+        // SAFETY: the map lives only for this iteration. On Linux it is read only under the
+        // guard below; elsewhere only an explicit `FileAccess::Mmap` comes here, taking the
+        // risk every mmap-based hasher (b3sum, RHash) accepts.
+        let map = unsafe { map_populated(file, offset, window, threads)? };
         #[cfg(target_os = "linux")]
         {
             let Some(guard) = crate::map_guard::Guard::new(&map) else {
@@ -278,6 +259,36 @@ fn update_mapped(h: &mut AnyHasher, file: &File, len: u64) -> io::Result<()> {
         offset += window as u64;
     }
     Ok(())
+}
+
+/// A read-only map of `len` bytes of `file` from `offset`, for `threads` threads to read.
+/// Its pages are mapped up front instead of taking a page fault every few pages during the
+/// hash (faults cost most under a hypervisor): by MAP_POPULATE for one thread; for several,
+/// by each thread over its share ([`populate_in_parallel`]), since MAP_POPULATE would do all
+/// of it on this thread while the others wait. Pages past a truncation are left unmapped.
+///
+/// # Safety
+///
+/// If another process truncates the file while the map lives, touching the missing pages
+/// raises SIGBUS: the caller reads the map only under a `map_guard::Guard` (Linux), which
+/// turns that into zero pages and an error, or knowingly takes that risk. Concurrent writes
+/// can only change the bytes read, which reading the file would not prevent either.
+#[cfg(feature = "mmap")]
+pub(crate) unsafe fn map_populated(file: &File, offset: u64, len: usize, threads: usize) -> io::Result<memmap2::Mmap> {
+    // SAFETY: a read-only map; the truncation hazard is the caller's contract (above).
+    let map = unsafe {
+        let mut options = memmap2::MmapOptions::new();
+        options.offset(offset).len(len);
+        if threads == 1 {
+            options.populate();
+        }
+        options.map(file)?
+    };
+    #[cfg(target_os = "linux")]
+    if threads > 1 {
+        populate_in_parallel(&map, threads);
+    }
+    Ok(map)
 }
 
 /// Maps every page of `map` now, split among `threads` threads, instead of one page fault

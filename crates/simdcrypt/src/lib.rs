@@ -81,6 +81,21 @@ pub fn backend_report() -> Vec<backend::BackendReport> {
     registry::backend_report()
 }
 
+/// Reads until `buf` is full or the input ends (retrying interrupted reads); returns how
+/// many bytes were read. The one copy of this loop for the library's readers.
+pub(crate) fn read_full(input: &mut (impl std::io::Read + ?Sized), buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match input.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
 /// Lower-case hexadecimal.
 pub fn to_hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";

@@ -110,17 +110,12 @@ impl XetHasher {
 
     /// A hasher for an input of `len` bytes: on as many of `threads` as that length is
     /// worth (a small file stays on the caller's thread, as in `hash_file`).
+    #[cfg(all(feature = "mmap", target_os = "linux"))]
     pub(crate) fn for_input_len(threads: Threads, len: u64) -> Self {
         let mut h = XetHasher::new();
         h.threads = threads;
         h.pool = threads.pool_size(usize::try_from(len).unwrap_or(usize::MAX));
         h
-    }
-
-    /// Whether [`XetHasher::update_reader`] reads the next batch while it hashes the last
-    /// (it does on more than one thread).
-    pub(crate) fn reads_ahead(&self) -> bool {
-        self.pool > 1
     }
 
     /// Adds input.
@@ -143,7 +138,7 @@ impl XetHasher {
     /// With more than one thread, the next batch is read while the last one is scanned and
     /// hashed (two buffers in turn).
     pub fn update_reader(&mut self, reader: &mut dyn std::io::Read) -> std::io::Result<u64> {
-        if self.reads_ahead() {
+        if self.pool > 1 {
             return self.update_reader_overlapped(reader);
         }
         let batch = BATCH_PER_THREAD * self.pool;
@@ -179,7 +174,7 @@ impl XetHasher {
         let mut current = vec![0u8; gap + batch];
         let mut next = vec![0u8; gap + batch];
         let mut total = 0u64;
-        let mut read = read_full(reader, &mut current[gap..]);
+        let mut read = crate::read_full(reader, &mut current[gap..]);
         loop {
             let n = match read {
                 Ok(n) => n,
@@ -203,7 +198,7 @@ impl XetHasher {
             };
             let (kept_from, next_read) = std::thread::scope(|scope| {
                 let worker = scope.spawn(|| self.process_slice(&data, false));
-                let next_read = read_full(reader, &mut next[gap..]);
+                let next_read = crate::read_full(reader, &mut next[gap..]);
                 (worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), next_read)
             });
             carried.clear();
@@ -233,25 +228,12 @@ impl XetHasher {
         while self.base < len {
             let start = self.base / ALIGN * ALIGN;
             let end = (start + window).min(len);
-            // SAFETY: the map is read-only and lives only for this iteration. A truncation
-            // by another process meanwhile makes its missing pages fault: the guard below
-            // turns that into zero pages and an error (the zeros are never used).
-            // Concurrent writes can only change the digest, which reading would not prevent.
-            let map = unsafe {
-                let mut options = memmap2::MmapOptions::new();
-                options.offset(start).len((end - start) as usize);
-                if self.pool == 1 {
-                    options.populate();
-                }
-                options.map(file)
-            };
-            let map = match map {
+            // SAFETY: the map lives only for this iteration and is read only under the guard
+            // below (a truncation meanwhile becomes zero pages and an error).
+            let map = match unsafe { crate::any::map_populated(file, start, (end - start) as usize, self.pool) } {
                 Ok(map) => map,
                 Err(e) => return Some(Err(e)),
             };
-            if self.pool > 1 {
-                crate::any::populate_in_parallel(&map, self.pool);
-            }
             let Some(guard) = crate::map_guard::Guard::new(&map) else {
                 // No guard to be had (every slot busy): read the rest instead.
                 drop(map);
@@ -417,20 +399,6 @@ impl XetHasher {
             ..XetHasher::new()
         })
     }
-}
-
-/// Reads until `buf` is full or the input ends; returns the bytes read.
-fn read_full(reader: &mut dyn std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match reader.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
 }
 
 impl crate::streaming::StreamingHash for XetHasher {

@@ -421,39 +421,27 @@ pub fn xet_hash_slice(data: &[u8]) -> XetHash {
 }
 
 /// The Xet file hash of the file at `path` (its `xetHash` on the Hub) on up to `threads`
-/// threads: a regular file of 1 MiB or more from mapped windows (on Linux), anything else
-/// read a batch at a time (on several threads by the registry's [`XetHasher`], which reads
-/// the next batch while it hashes the last). An error if the file cannot be read or
-/// shrinks while it is read.
+/// threads: on Linux a regular file of 1 MiB or more is chunked in place from mapped
+/// windows (the registry's [`XetHasher`]), anything else read a window at a time. An error
+/// if the file cannot be read or shrinks while it is read.
 pub fn xet_hash_file(path: &Path, threads: Threads) -> Result<XetHash, Error> {
-    let mut file = std::fs::File::open(path).map_err(|e| io_error(path, &e))?;
-    let meta = file.metadata().map_err(|e| io_error(path, &e))?;
-    let size = meta.len();
-    let mut hasher = XetHasher::for_input_len(threads, size);
     #[cfg(all(feature = "mmap", target_os = "linux"))]
-    if meta.is_file() && size >= crate::any::MMAP_MIN_LEN {
-        if let Some(done) = hasher.update_file_mapped(&file, size) {
-            done.map_err(|e| io_error(path, &e))?;
-            return Ok(hasher.finalize_xet());
+    {
+        let file = std::fs::File::open(path).map_err(|e| io_error(path, &e))?;
+        let meta = file.metadata().map_err(|e| io_error(path, &e))?;
+        if meta.is_file() && meta.len() >= crate::any::MMAP_MIN_LEN {
+            let mut hasher = XetHasher::for_input_len(threads, meta.len());
+            if let Some(done) = hasher.update_file_mapped(&file, meta.len()) {
+                done.map_err(|e| io_error(path, &e))?;
+                return Ok(hasher.finalize_xet());
+            }
         }
     }
-    if !hasher.reads_ahead() {
-        // One thread: the chunk stream, which measured faster than the hasher's own
-        // one-thread reader (docs/tuning-history.md, "Xet reads overlapped").
-        let mut opts = ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet);
-        opts.threads = threads;
-        let mut tree = xet::XetTree::default();
-        for_each_file_batch(path, &opts, |batch| {
-            batch.iter().for_each(|c| tree.push_leaf(c.digest, u64::from(c.len)));
-        })?;
-        return Ok(tree.file_hash());
-    }
-    let read = hasher.update_reader(&mut file).map_err(|e| io_error(path, &e))?;
-    if read < size {
-        let message = format!("the file shrank while it was read: {size} bytes expected, {read} read");
-        return Err(io_error(path, &std::io::Error::new(std::io::ErrorKind::UnexpectedEof, message)));
-    }
-    Ok(hasher.finalize_xet())
+    let mut opts = ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet);
+    opts.threads = threads;
+    let mut tree = xet::XetTree::default();
+    for_each_file_batch(path, &opts, |batch| batch.iter().for_each(|c| tree.push_leaf(c.digest, u64::from(c.len))))?;
+    Ok(tree.file_hash())
 }
 
 /// A reader chunked a window at a time: bytes from `base` are in `buf[..filled]`, scanned up

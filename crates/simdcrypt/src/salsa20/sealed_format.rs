@@ -131,19 +131,7 @@ pub fn header(header_nonce: &[u8; HEADER_NONCE_LEN]) -> [u8; HEADER_LEN] {
     h
 }
 
-/// Reads until `buf` is full or the input ends; returns the bytes read.
-pub(super) fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match input.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
+pub(super) use crate::read_full;
 /// The secret a file is encrypted with.
 #[derive(Clone, Copy)]
 pub enum Secret<'a> {

@@ -69,6 +69,7 @@ pub use scrub::{scrub, ScrubReport};
 pub use slice::{decode_slice, slice, slice_len, slice_outboard};
 
 use super::{hash_all_at_once, parent_output, ChunkState, CvBytes, Platform, CHUNK_LEN, IV, OUT_LEN};
+use crate::read_full;
 use crate::threads::Threads;
 use std::fmt;
 use std::io;
@@ -422,20 +423,6 @@ impl Options {
         }
         Ok(len)
     }
-}
-
-/// Reads until `buf` is full or the input ends; returns how many bytes were read.
-fn read_full(input: &mut (impl io::Read + ?Sized), buf: &mut [u8]) -> io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match input.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
 }
 
 /// Reads `input` in windows of `window` bytes on a thread of its own (so that reading
