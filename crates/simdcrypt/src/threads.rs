@@ -84,6 +84,8 @@ impl Threads {
 /// that has enough threads, else a pool of exactly `pool_size` threads, created the first
 /// time that size is asked for and kept for the life of the process (never one per call).
 pub(crate) fn with_pool<R: Send>(pool_size: usize, f: impl FnOnce() -> R + Send) -> R {
+    #[cfg(not(feature = "rayon"))]
+    let _ = pool_size;
     #[cfg(feature = "rayon")]
     if pool_size > 1 && pool_size < rayon::current_num_threads() {
         if let Some(pool) = sized_pool(pool_size) {

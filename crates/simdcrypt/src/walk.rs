@@ -105,6 +105,7 @@ struct Walker<'a> {
     opts: &'a WalkOptions,
     specials_are_errors: bool,
     /// Subdirectories are walked as tasks of the current rayon pool.
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
     parallel: bool,
     out: Vec<Entry>,
     /// Identities of the directories from the root down to the current one.

@@ -12,10 +12,11 @@
 //! `ALGORITHM` (the `xet` registry entry), `XetHasher` with its `StreamingHash` and
 //! `export`/`restore`
 
-use super::scan::{scan_parallel, WINDOW};
-use super::select::{Bytes, Cutter, Rule, XET_MAX};
+use super::scan::WINDOW;
+use super::select::{Rule, XET_MAX};
+use super::window::Progress;
 use super::xet::{XetHash, XetTree};
-use super::{digest_in, ChunkDigest, Kind, Platform};
+use super::{ChunkDigest, Kind, Platform};
 use crate::any::HashOptions;
 use crate::backend::{BackendReport, Kernels};
 use crate::registry::{Algorithm, KeyUse, ReferenceTool};
@@ -60,17 +61,13 @@ const NAME: &str = "xet";
 /// The Xet file hash, computed as bytes arrive.
 #[derive(Clone, Debug)]
 pub struct XetHasher {
-    /// Input from file offset `base`.
+    /// Input from file offset `progress.base`.
     buf: Vec<u8>,
-    base: u64,
-    scanned: u64,
-    candidates: Vec<u64>,
-    cutter: Cutter,
+    /// The chunker's state; its `pool` is the threads a batch is scanned and hashed on
+    /// (`threads` resolved).
+    progress: Progress,
     tree: XetTree,
-    platform: Platform,
     threads: Threads,
-    /// Threads a batch is scanned and hashed on (`threads` resolved).
-    pool: usize,
 }
 
 impl Default for XetHasher {
@@ -84,14 +81,9 @@ impl XetHasher {
     pub fn new() -> Self {
         XetHasher {
             buf: Vec::new(),
-            base: 0,
-            scanned: 0,
-            candidates: Vec::new(),
-            cutter: Cutter::default(),
+            progress: Progress::new(Rule::Xet, Platform::detect(), ChunkDigest::Xet, 1),
             tree: XetTree::default(),
-            platform: Platform::detect(),
             threads: Threads::One,
-            pool: 1,
         }
     }
 
@@ -100,33 +92,33 @@ impl XetHasher {
         let named = ALGORITHM.named_backend::<Kind>(opts)?;
         let mut h = XetHasher::new();
         if let Some(platform) = named {
-            h.platform = platform;
+            h.progress.platform = platform;
         }
         h.threads = opts.threads;
         // Auto: every CPU, as for any input of unknown length.
-        h.pool = opts.threads.pool_size(usize::MAX);
+        h.progress.pool = opts.threads.pool_size(usize::MAX);
         Ok(h)
     }
 
-    /// A hasher for an input of `len` bytes: on as many of `threads` as that length is
-    /// worth (a small file stays on the caller's thread, as in `hash_file`).
-    #[cfg(all(feature = "mmap", target_os = "linux"))]
-    pub(crate) fn for_input_len(threads: Threads, len: u64) -> Self {
-        let mut h = XetHasher::new();
-        h.threads = threads;
-        h.pool = threads.pool_size(usize::try_from(len).unwrap_or(usize::MAX));
-        h
+    /// The bytes a batch gathers before it is scanned.
+    fn batch(&self) -> usize {
+        BATCH_PER_THREAD * self.progress.pool
+    }
+
+    /// The buffered bytes not yet scanned.
+    fn unscanned(&self) -> usize {
+        self.buf.len() - (self.progress.scanned - self.progress.base) as usize
     }
 
     /// Adds input.
     pub fn update(&mut self, mut data: &[u8]) -> &mut Self {
-        let batch = BATCH_PER_THREAD * self.pool;
+        let batch = self.batch();
         while !data.is_empty() {
-            let room = batch.saturating_sub(self.buf.len() - (self.scanned - self.base) as usize).max(1);
+            let room = batch.saturating_sub(self.unscanned()).max(1);
             let (now, rest) = data.split_at(room.min(data.len()));
             self.buf.extend_from_slice(now);
             data = rest;
-            if self.buf.len() - (self.scanned - self.base) as usize >= batch {
+            if self.unscanned() >= batch {
                 self.process(false);
             }
         }
@@ -138,14 +130,13 @@ impl XetHasher {
     /// With more than one thread, the next batch is read while the last one is scanned and
     /// hashed (two buffers in turn).
     pub fn update_reader(&mut self, reader: &mut dyn std::io::Read) -> std::io::Result<u64> {
-        if self.pool > 1 {
+        if self.progress.pool > 1 {
             return self.update_reader_overlapped(reader);
         }
-        let batch = BATCH_PER_THREAD * self.pool;
+        let batch = self.batch();
         let mut total = 0u64;
         loop {
-            let pending = self.buf.len() - (self.scanned - self.base) as usize;
-            let room = batch.saturating_sub(pending).max(1);
+            let room = batch.saturating_sub(self.unscanned()).max(1);
             self.buf.reserve_exact(room);
             // `read_to_end` fills the spare capacity without zeroing it first.
             let n = std::io::Read::read_to_end(&mut std::io::Read::take(&mut *reader, room as u64), &mut self.buf)?;
@@ -153,7 +144,7 @@ impl XetHasher {
             if n == 0 {
                 return Ok(total);
             }
-            if self.buf.len() - (self.scanned - self.base) as usize >= batch {
+            if self.unscanned() >= batch {
                 self.process(false);
             }
         }
@@ -169,7 +160,7 @@ impl XetHasher {
         // the 64 bytes before the unscanned ones) is carried into the first buffer.
         self.process(false);
         let gap = XET_MAX as usize + WINDOW;
-        let batch = BATCH_PER_THREAD * self.pool;
+        let batch = self.batch();
         let mut carried = std::mem::take(&mut self.buf);
         let mut current = vec![0u8; gap + batch];
         let mut next = vec![0u8; gap + batch];
@@ -209,47 +200,28 @@ impl XetHasher {
         }
     }
 
-    /// Adds the whole file `file` (`len` bytes) from windows mapped one batch at a time,
-    /// each starting at the first byte not yet chunked, so that the chunker works on the
-    /// page cache's own pages: no copy into its buffer (the copy out of the page cache was
-    /// a third of a one-thread hash), and at most one window resident. Returns `None` (the
-    /// caller reads instead) unless the hasher is fresh; a file truncated meanwhile is an
-    /// error (`map_guard`), never a crash.
+    /// Adds the whole file `file` (`len` bytes) from mapped windows
+    /// ([`Progress::chunk_mapped`]): the chunker works on the page cache's own pages (the
+    /// copy out of the page cache was a third of a one-thread hash), one window resident.
+    /// Returns `None` (the caller reads instead) unless the hasher is fresh; a file
+    /// truncated meanwhile is an error, never a crash.
     #[cfg(all(feature = "mmap", target_os = "linux"))]
     pub(crate) fn update_file_mapped(&mut self, file: &std::fs::File, len: u64) -> Option<std::io::Result<u64>> {
-        // Windows start at a multiple of this (a page on every Linux page size).
-        const ALIGN: u64 = 1 << 16;
-        if self.base != 0 || self.scanned != 0 || !self.buf.is_empty() {
+        if self.progress.base != 0 || self.progress.scanned != 0 || !self.buf.is_empty() {
             return None;
         }
-        // Each window reaches at least a batch past where the last one's unchunked bytes
-        // start (under a maximum chunk before its end), so every window makes progress.
-        let window = (BATCH_PER_THREAD * self.pool) as u64 + ALIGN;
-        while self.base < len {
-            let start = self.base / ALIGN * ALIGN;
-            let end = (start + window).min(len);
-            // SAFETY: the map lives only for this iteration and is read only under the guard
-            // below (a truncation meanwhile becomes zero pages and an error).
-            let map = match unsafe { crate::any::map_populated(file, start, (end - start) as usize, self.pool) } {
-                Ok(map) => map,
-                Err(e) => return Some(Err(e)),
-            };
-            let Some(guard) = crate::map_guard::Guard::new(&map) else {
-                // No guard to be had (every slot busy): read the rest instead.
-                drop(map);
-                return Some(self.read_rest(file, len));
-            };
-            let data = &map[(self.base - start) as usize..];
-            let kept_from = self.process_slice(data, false);
-            if guard.faulted() {
-                return Some(Err(crate::any::truncated()));
+        let batch = self.batch() as u64;
+        let tree = &mut self.tree;
+        let mut emit = |chunks: Vec<super::Chunk>| chunks.iter().for_each(|c| tree.push_leaf(c.digest, u64::from(c.len)));
+        Some(match self.progress.chunk_mapped(file, len, false, batch, &mut emit) {
+            Ok(Some(rest)) => {
+                self.buf = rest;
+                Ok(len)
             }
-            if end == len {
-                self.buf = data[kept_from..].to_vec();
-                break;
-            }
-        }
-        Some(Ok(len))
+            // No guard to be had (every slot busy): read the rest instead.
+            Ok(None) => self.read_rest(file, len),
+            Err(e) => Err(e),
+        })
     }
 
     /// Reads `file` from the first byte not yet chunked (the hasher's buffer is empty).
@@ -257,8 +229,8 @@ impl XetHasher {
     fn read_rest(&mut self, file: &std::fs::File, len: u64) -> std::io::Result<u64> {
         use std::io::{Seek, SeekFrom};
         let mut file = file;
-        file.seek(SeekFrom::Start(self.base))?;
-        let from = self.base;
+        let from = self.progress.base;
+        file.seek(SeekFrom::Start(from))?;
         let read = self.update_reader(&mut file)?;
         if from + read < len {
             return Err(crate::any::truncated());
@@ -274,27 +246,13 @@ impl XetHasher {
         self.buf = buf;
     }
 
-    /// [`XetHasher::process`] on `data`, the input from file offset `base` (of which the
-    /// bytes before `scanned` were scanned already): returns the index in `data` from which
-    /// its bytes must be kept (the unfinished chunk, and the 64 bytes before the next scan).
+    /// [`XetHasher::process`] on `data`, the input from `progress.base`: returns the index
+    /// in `data` from which its bytes must be kept ([`Progress::step`]).
     fn process_slice(&mut self, data: &[u8], eof: bool) -> usize {
-        let pool = self.pool;
-        let from = (self.scanned - self.base) as usize;
-        let rule = Rule::Xet;
-        let found = scan_parallel(self.platform, &rule.gear(), data, from, self.base, pool);
-        self.candidates.extend_from_slice(&found);
-        let end = self.base + data.len() as u64;
-        self.scanned = end;
-        let mut spans = Vec::new();
-        self.cutter.cut(&rule, &self.candidates, end, eof, Bytes { data, base: self.base }, &mut spans);
-        for c in digest_in(data, self.base, &spans, ChunkDigest::Xet, pool) {
+        let (chunks, kept_from) = self.progress.step(data, eof);
+        for c in chunks {
             self.tree.push_leaf(c.digest, u64::from(c.len));
         }
-        let keep = self.cutter.start.min(self.scanned.saturating_sub(WINDOW as u64)).max(self.base);
-        let kept_from = (keep - self.base) as usize;
-        self.base = keep;
-        self.candidates.drain(..self.cutter.cursor);
-        self.cutter.cursor = 0;
         kept_from
     }
 
@@ -316,7 +274,8 @@ impl XetHasher {
 
     /// Starts over, keeping the backend and threads.
     pub fn reset(&mut self) -> &mut Self {
-        *self = XetHasher { platform: self.platform, threads: self.threads, pool: self.pool, ..XetHasher::new() };
+        let (platform, pool) = (self.progress.platform, self.progress.pool);
+        *self = XetHasher { progress: Progress::new(Rule::Xet, platform, ChunkDigest::Xet, pool), threads: self.threads, ..XetHasher::new() };
         self
     }
 
@@ -325,9 +284,10 @@ impl XetHasher {
     pub fn export(&self) -> Vec<u8> {
         let mut cut = self.clone();
         cut.process(false);
-        let pending = &cut.buf[(cut.cutter.start - cut.base) as usize..];
+        let start = cut.progress.cutter.start;
+        let pending = &cut.buf[(start - cut.progress.base) as usize..];
         let mut f = Writer::default();
-        f.u64s(&[cut.cutter.start, pending.len() as u64]).bytes(pending);
+        f.u64s(&[start, pending.len() as u64]).bytes(pending);
         f.u8(cut.tree.levels.len() as u8);
         for (count, group) in &cut.tree.levels {
             f.u64s(&[*count]).u8(group.len() as u8);
@@ -390,14 +350,8 @@ impl XetHasher {
         {
             return Err(bad(format!("level {level} counts {count} entries, more than the {start} bytes before")));
         }
-        Ok(XetHasher {
-            buf: pending,
-            base: start,
-            scanned: start,
-            cutter: Cutter { start, cursor: 0 },
-            tree,
-            ..XetHasher::new()
-        })
+        let progress = Progress::at(start, Rule::Xet, Platform::detect(), ChunkDigest::Xet, 1);
+        Ok(XetHasher { buf: pending, progress, tree, ..XetHasher::new() })
     }
 }
 
@@ -412,7 +366,7 @@ impl crate::streaming::StreamingHash for XetHasher {
         XetHasher::reset(self);
     }
     fn backend_name(&self) -> &'static str {
-        self.platform.name()
+        self.progress.platform.name()
     }
     fn digest_len(&self) -> usize {
         32

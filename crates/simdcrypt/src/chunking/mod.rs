@@ -53,6 +53,7 @@ mod portable;
 mod scan;
 mod select;
 mod tables;
+mod window;
 mod xet;
 
 use std::collections::VecDeque;
@@ -65,7 +66,8 @@ pub use manifest::{
 };
 pub use parts::{digest_spans, part_candidates, select_cuts, PartCandidates, PART_LOOKBACK};
 pub use platform::{Kind, Platform};
-use select::{Bytes, Cutter, Rule};
+use select::Rule;
+use window::Progress;
 pub use xet::{xet_file_hash, xet_merkle_root, XetHash, DATA_KEY, INTERNAL_NODE_KEY};
 
 use crate::threads::Threads;
@@ -354,21 +356,12 @@ pub fn try_chunk_slice(data: &[u8], opts: &ChunkOptions) -> Result<Vec<Chunk>, E
 
 /// [`try_chunk_slice`] scanning `window` bytes at a time (tests use small ones).
 fn chunk_slice_windowed(data: &[u8], opts: &ChunkOptions, pool: usize, window: usize) -> Result<Vec<Chunk>, Error> {
-    let rule = opts.chunker.rule()?;
-    let (platform, gear) = (opts.platform(), rule.gear());
-    let (mut cutter, mut candidates, mut spans, mut out) = (Cutter::default(), Vec::new(), Vec::new(), Vec::new());
-    let mut scanned = 0;
+    let mut progress = Progress::new(opts.chunker.rule()?, opts.platform(), opts.digest, pool);
+    let mut out = Vec::new();
     loop {
-        let end = (scanned + window).min(data.len());
-        // The bytes before `scanned` are the scan's lookback; positions from `scanned` are new.
-        candidates.extend(scan::scan_parallel(platform, &gear, &data[..end], scanned, 0, pool));
-        scanned = end;
+        let end = (progress.scanned as usize + window).min(data.len());
         let eof = end == data.len();
-        cutter.cut(&rule, &candidates, end as u64, eof, Bytes { data: &data[..end], base: 0 }, &mut spans);
-        out.extend(digest_in(data, 0, &spans, opts.digest, pool));
-        spans.clear();
-        candidates.drain(..cutter.cursor);
-        cutter.cursor = 0;
+        out.extend(progress.step(&data[progress.base as usize..end], eof).0);
         if eof {
             return Ok(out);
         }
@@ -396,12 +389,29 @@ pub fn chunk_file(path: &Path, opts: &ChunkOptions) -> Result<Vec<Chunk>, Error>
     Ok(out)
 }
 
-/// Runs `f` on each window's chunks of the file at `path`, in order.
+/// Runs `f` on each window's chunks of the file at `path`, in order. On Linux a regular
+/// file of 1 MiB or more is chunked in place from mapped windows
+/// ([`Progress::chunk_mapped`]), anything else read a window at a time.
 fn for_each_file_batch(path: &Path, opts: &ChunkOptions, mut f: impl FnMut(&[Chunk])) -> Result<(), Error> {
     let file = std::fs::File::open(path).map_err(|e| io_error(path, &e))?;
-    let size = file.metadata().map_err(|e| io_error(path, &e))?.len();
+    let meta = file.metadata().map_err(|e| io_error(path, &e))?;
+    let size = meta.len();
     let pool = opts.threads.pool_size(usize::try_from(size).unwrap_or(usize::MAX));
-    let mut stream = Stream::new(file, opts, pool, Some(size))?;
+    #[cfg_attr(not(all(feature = "mmap", target_os = "linux")), allow(unused_mut))]
+    let mut progress = Progress::new(opts.chunker.rule()?, opts.platform(), opts.digest, pool);
+    #[cfg(all(feature = "mmap", target_os = "linux"))]
+    if meta.is_file() && size >= crate::any::MMAP_MIN_LEN {
+        let batch = (WINDOW_PER_THREAD * pool) as u64;
+        match progress.chunk_mapped(&file, size, true, batch, &mut |chunks| f(&chunks)) {
+            Ok(Some(_)) => return Ok(()),
+            // No guard to be had (every slot busy): read the rest from where it stopped.
+            Ok(None) => {}
+            Err(e) => return Err(io_error(path, &e)),
+        }
+    }
+    let mut file = file;
+    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(progress.base)).map_err(|e| io_error(path, &e))?;
+    let mut stream = Stream::resume(file, progress, Some(size), WINDOW_PER_THREAD * pool);
     loop {
         let batch = stream.next_batch().map_err(|e| io_error(path, &e))?;
         if batch.is_empty() {
@@ -422,21 +432,9 @@ pub fn xet_hash_slice(data: &[u8]) -> XetHash {
 
 /// The Xet file hash of the file at `path` (its `xetHash` on the Hub) on up to `threads`
 /// threads: on Linux a regular file of 1 MiB or more is chunked in place from mapped
-/// windows (the registry's [`XetHasher`]), anything else read a window at a time. An error
-/// if the file cannot be read or shrinks while it is read.
+/// windows, anything else read a window at a time. An error if the file cannot be read or
+/// shrinks while it is read.
 pub fn xet_hash_file(path: &Path, threads: Threads) -> Result<XetHash, Error> {
-    #[cfg(all(feature = "mmap", target_os = "linux"))]
-    {
-        let file = std::fs::File::open(path).map_err(|e| io_error(path, &e))?;
-        let meta = file.metadata().map_err(|e| io_error(path, &e))?;
-        if meta.is_file() && meta.len() >= crate::any::MMAP_MIN_LEN {
-            let mut hasher = XetHasher::for_input_len(threads, meta.len());
-            if let Some(done) = hasher.update_file_mapped(&file, meta.len()) {
-                done.map_err(|e| io_error(path, &e))?;
-                return Ok(hasher.finalize_xet());
-            }
-        }
-    }
     let mut opts = ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet);
     opts.threads = threads;
     let mut tree = xet::XetTree::default();
@@ -444,20 +442,13 @@ pub fn xet_hash_file(path: &Path, threads: Threads) -> Result<XetHash, Error> {
     Ok(tree.file_hash())
 }
 
-/// A reader chunked a window at a time: bytes from `base` are in `buf[..filled]`, scanned up
-/// to `scanned`; the next chunk starts at `cutter.start`.
+/// A reader chunked a window at a time: the input from `progress.base` is in
+/// `buf[..filled]`.
 struct Stream<R> {
     reader: R,
-    rule: Rule,
-    platform: Platform,
-    digest: ChunkDigest,
-    pool: usize,
+    progress: Progress,
     buf: Vec<u8>,
     filled: usize,
-    base: u64,
-    scanned: u64,
-    candidates: Vec<u64>,
-    cutter: Cutter,
     eof: bool,
     expected_len: Option<u64>,
 }
@@ -475,69 +466,35 @@ impl<R: Read> Stream<R> {
         expected_len: Option<u64>,
         window: usize,
     ) -> Result<Self, Error> {
-        let rule = opts.chunker.rule()?;
+        let progress = Progress::new(opts.chunker.rule()?, opts.platform(), opts.digest, pool);
+        Ok(Self::resume(reader, progress, expected_len, window))
+    }
+
+    /// Goes on with `progress`, `reader` being at its `base`; `expected_len` is the whole
+    /// input's.
+    fn resume(reader: R, progress: Progress, expected_len: Option<u64>, window: usize) -> Self {
         // A file smaller than the window gets a buffer of its size.
         // (At least a page: files under /proc report a size of 0 and are not empty.)
         let cap = expected_len.map_or(window, |len| window.min(usize::try_from(len).unwrap_or(usize::MAX).max(4096)));
-        let len = cap + rule.max() as usize + scan::WINDOW;
-        Ok(Stream {
-            reader,
-            rule,
-            platform: opts.platform(),
-            digest: opts.digest,
-            pool,
-            buf: vec![0; len],
-            filled: 0,
-            base: 0,
-            scanned: 0,
-            candidates: Vec::new(),
-            cutter: Cutter::default(),
-            eof: false,
-            expected_len,
-        })
+        let len = cap + progress.rule.max() as usize + scan::WINDOW;
+        Stream { reader, progress, buf: vec![0; len], filled: 0, eof: false, expected_len }
     }
 
     /// The next chunks (several, in order), or none at the end.
     fn next_batch(&mut self) -> std::io::Result<Vec<Chunk>> {
         loop {
-            if self.eof && self.cutter.start == self.base + self.filled as u64 {
+            if self.eof && self.progress.finished(self.progress.base + self.filled as u64) {
                 return Ok(Vec::new());
             }
-            self.compact();
             self.fill()?;
-            let end = self.base + self.filled as u64;
-            let from = (self.scanned - self.base) as usize;
-            let new = scan::scan_parallel(
-                self.platform,
-                &self.rule.gear(),
-                &self.buf[..self.filled],
-                from,
-                self.base,
-                self.pool,
-            );
-            self.candidates.extend_from_slice(&new);
-            self.scanned = end;
-            let mut spans = Vec::new();
-            let bytes = Bytes { data: &self.buf[..self.filled], base: self.base };
-            self.cutter.cut(&self.rule, &self.candidates, end, self.eof, bytes, &mut spans);
-            if !spans.is_empty() {
-                return Ok(digest_in(&self.buf[..self.filled], self.base, &spans, self.digest, self.pool));
+            let (chunks, kept_from) = self.progress.step(&self.buf[..self.filled], self.eof);
+            // Only the unfinished chunk and the next scan's 64 bytes of warm-up stay.
+            self.buf.copy_within(kept_from..self.filled, 0);
+            self.filled -= kept_from;
+            if !chunks.is_empty() {
+                return Ok(chunks);
             }
         }
-    }
-
-    /// Drops the bytes and candidates no longer needed: everything before the next chunk's
-    /// start and the 64 bytes the next scan warms up on.
-    fn compact(&mut self) {
-        let keep = self.cutter.start.min(self.scanned.saturating_sub(scan::WINDOW as u64)).max(self.base);
-        let drop = (keep - self.base) as usize;
-        if drop > 0 {
-            self.buf.copy_within(drop..self.filled, 0);
-            self.filled -= drop;
-            self.base = keep;
-        }
-        self.candidates.drain(..self.cutter.cursor);
-        self.cutter.cursor = 0;
     }
 
     /// Reads until the buffer is full or the reader ends; checks the length at the end.
@@ -551,7 +508,7 @@ impl<R: Read> Stream<R> {
             }
         }
         if self.eof {
-            let total = self.base + self.filled as u64;
+            let total = self.progress.base + self.filled as u64;
             if let Some(expected) = self.expected_len {
                 if total < expected {
                     return Err(std::io::Error::new(
@@ -582,7 +539,7 @@ impl<R: Read> ChunkReader<R> {
 
 impl<R: Read> std::fmt::Debug for ChunkReader<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let at = self.stream.as_ref().map(|s| s.cutter.start).ok();
+        let at = self.stream.as_ref().map(|s| s.progress.cutter.start).ok();
         f.debug_struct("ChunkReader").field("next_offset", &at).field("ready", &self.ready.len()).finish()
     }
 }
@@ -670,6 +627,60 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The window driver of file chunking: mapped windows of any batch size (with the
+    /// file's end as the input's end, or not), and a chunk stream resumed from a progress
+    /// left anywhere (what a file falls back to when it cannot be mapped further), all equal
+    /// the whole-slice chunks.
+    #[test]
+    fn mapped_windows_and_resumed_streams_equal_the_slice() {
+        let mut rng = XorShift64::new(7);
+        let mut data = vec![0u8; 1_300_000];
+        rng.fill(&mut data);
+        data[300_000..420_000].fill(0);
+        for (i, b) in data.iter_mut().enumerate().take(900_000).skip(700_000) {
+            *b = (i % 61) as u8;
+        }
+        let path = std::env::temp_dir().join(format!("simdcrypt-windows-{}.bin", std::process::id()));
+        std::fs::write(&path, &data).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        for chunker in [Chunker::Xet, Chunker::fastcdc2020(2048, 8192, 65_536, 2).unwrap()] {
+            let opts = ChunkOptions::new(chunker, ChunkDigest::Blake3);
+            let reference = chunk_slice(&data, &opts);
+            let fresh = |pool| Progress::new(chunker.rule().unwrap(), opts.platform(), opts.digest, pool);
+            #[cfg(all(feature = "mmap", target_os = "linux"))]
+            for batch in [1u64, 65_536, 200_001, 1 << 20, 8 << 20] {
+                for (pool, eof) in [(1, true), (3, true), (1, false), (2, false)] {
+                    let mut progress = fresh(pool);
+                    let mut got = Vec::new();
+                    let tail = progress
+                        .chunk_mapped(&file, data.len() as u64, eof, batch, &mut |c| got.extend(c))
+                        .unwrap()
+                        .expect("a guard");
+                    assert_eq!(tail.is_empty(), eof);
+                    if !eof {
+                        got.extend(progress.step(&tail, true).0);
+                    }
+                    assert_eq!(got, reference, "{} batch {batch} pool {pool} eof {eof}", chunker.name());
+                }
+            }
+            for stop in [0usize, 1, 5_000, 299_999, 700_000, 1_299_999, 1_300_000] {
+                let mut progress = fresh(1);
+                let mut got = progress.step(&data[..stop], stop == data.len()).0;
+                let rest = &data[progress.base as usize..];
+                let mut stream = Stream::resume(rest, progress, Some(data.len() as u64), 100_000);
+                loop {
+                    let batch = stream.next_batch().unwrap();
+                    if batch.is_empty() {
+                        break;
+                    }
+                    got.extend(batch);
+                }
+                assert_eq!(got, reference, "{} resumed after {stop}", chunker.name());
+            }
+        }
+        std::fs::remove_file(&path).ok();
     }
 
     /// Every scan kernel against portable, with masks loose enough for candidates every few
