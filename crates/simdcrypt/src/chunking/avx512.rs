@@ -6,9 +6,12 @@
 //! fetches 8 bytes of each lane; each byte then indexes the table through a second gather,
 //! and `h = (h << 1) + t` runs in two registers of 8 lanes (two chains, so the gathers
 //! overlap; `V`, the registers in flight, is a parameter: three and four measured slower than
-//! two, see docs/tuning-history.md). A position is reported only when `h & (mask_a & mask_b) == 0` in some lane (one
-//! `vptestnmq`), rare for any real mask; that lane's value is then checked against both masks
-//! in scalar code.
+//! two, see docs/tuning-history.md). Each position's `h & (mask_a & mask_b) == 0` (one
+//! `vptestnmq`) is only or-ed into a mask for the block of 8; when a block has a match in
+//! some lane (rare for any real mask), those lanes' 8 positions are stepped again in scalar
+//! code (`scan::recheck_block`) and checked against both masks. Nothing in the block's loop
+//! leaves the registers: a block that called out at each position kept the hashes on the
+//! stack and ran a quarter slower.
 //!
 //! ## What this file holds
 //!
@@ -16,7 +19,7 @@
 
 use core::arch::x86_64::*;
 
-use super::scan::{in_lanes, report, Gear, LaneSpan, WINDOW};
+use super::scan::{in_lanes, recheck_block, Gear, LaneSpan, WINDOW};
 
 /// Appends the candidates of positions `from..data.len()` (see `scan.rs`), `V` registers of
 /// 8 lanes at a time.
@@ -65,24 +68,37 @@ fn lanes_kernel<const V: usize, const L: usize>(gear: &Gear, data: &[u8], span: 
         // assertion above: j + 8 <= seg + 64, and the last lane's segment ends at first + L * seg).
         let w: [__m512i; V] =
             std::array::from_fn(|v| unsafe { _mm512_i64gather_epi64::<1>(_mm512_add_epi64(offsets[v], at), bytes) });
-        for k in 0..8 {
-            let shift = _mm_cvtsi32_si128(8 * k);
-            let mut hits = 0u32;
-            for v in 0..V {
-                let i = _mm512_and_si512(_mm512_srl_epi64(w[v], shift), byte);
-                // SAFETY: the indices are bytes (masked to 0..=255), the table has 256 entries.
-                let t = unsafe { _mm512_i64gather_epi64::<8>(i, table) };
-                h[v] = _mm512_add_epi64(_mm512_slli_epi64::<1>(h[v]), t);
-                hits |= u32::from(_mm512_testn_epi64_mask(h[v], both)) << (8 * v);
-            }
-            if hits != 0 && j >= WINDOW {
-                let mut hv = [0u64; L];
-                for (lanes, &hv_v) in hv.chunks_exact_mut(8).zip(&h) {
-                    // SAFETY: each chunk holds 8 u64, the 64 bytes one unaligned store writes.
-                    unsafe { _mm512_storeu_si512(lanes.as_mut_ptr().cast(), hv_v) };
+        let before = h;
+        let mut hits = [0u8; V];
+        // One position: byte `$k` of each lane's 8 looked up, the hash stepped, its test
+        // gathered into `hits` (written out 8 times so that the shifts are immediates).
+        macro_rules! position {
+            ($k:literal) => {
+                for v in 0..V {
+                    let i = _mm512_and_si512(_mm512_srli_epi64::<{ 8 * $k }>(w[v]), byte);
+                    // SAFETY: the indices are bytes (masked to 0..=255), the table has 256 entries.
+                    let t = unsafe { _mm512_i64gather_epi64::<8>(i, table) };
+                    h[v] = _mm512_add_epi64(_mm512_slli_epi64::<1>(h[v]), t);
+                    hits[v] |= _mm512_testn_epi64_mask(h[v], both);
                 }
-                report(gear, &hv, hits, span, j - WINDOW + k as usize, out);
+            };
+        }
+        position!(0);
+        position!(1);
+        position!(2);
+        position!(3);
+        position!(4);
+        position!(5);
+        position!(6);
+        position!(7);
+        let any = hits.iter().enumerate().fold(0u32, |a, (v, &m)| a | u32::from(m) << (8 * v));
+        if any != 0 && j >= WINDOW {
+            let mut hv = [0u64; L];
+            for (lanes, &hv_v) in hv.chunks_exact_mut(8).zip(&before) {
+                // SAFETY: each chunk holds 8 u64, the 64 bytes one unaligned store writes.
+                unsafe { _mm512_storeu_si512(lanes.as_mut_ptr().cast(), hv_v) };
             }
+            recheck_block(gear, data, &hv, any, span, j - WINDOW, out);
         }
         j += 8;
     }

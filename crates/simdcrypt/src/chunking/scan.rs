@@ -157,3 +157,38 @@ pub(crate) fn report<const L: usize>(
         }
     }
 }
+
+/// The rare path of kernels that test 8 positions a block and keep no per-position hashes:
+/// lanes set in `hits` had a hash matching the bits both masks share somewhere in the block
+/// of 8 positions starting `at` in their segments (at `data[span.first + lane * span.seg +
+/// at..]`); their hashes are stepped
+/// again from `before` (each lane's hash before the block) through those 8 bytes, and every
+/// candidate among them is pushed. Keeping this out of the block's loop keeps the hashes
+/// in registers there.
+#[cold]
+#[inline(never)]
+pub(crate) fn recheck_block<const L: usize>(
+    gear: &Gear,
+    data: &[u8],
+    before: &[u64; L],
+    mut hits: u32,
+    span: LaneSpan,
+    at: usize,
+    out: &mut [Vec<u64>; L],
+) {
+    while hits != 0 {
+        let lane = hits.trailing_zeros() as usize;
+        hits &= hits - 1;
+        let seg_start = span.first + lane * span.seg;
+        let mut h = before[lane];
+        for k in 0..8 {
+            h = (h << 1).wrapping_add(gear.table[usize::from(data[seg_start + at + k])]);
+            let flags = (u64::from(h & gear.mask_a == 0) * FLAG_A) | (u64::from(h & gear.mask_b == 0) * FLAG_B);
+            if flags != 0 {
+                let position = span.base + (seg_start + at + k) as u64;
+                out[lane].push((position << 2) | flags);
+            }
+        }
+    }
+}
+
