@@ -1,12 +1,12 @@
-//! The Gear scan with AVX-512: 16 segments of the buffer hashed side by side, the table
+//! The Gear scan with AVX-512: 24 segments of the buffer hashed side by side, the table
 //! looked up by gathers.
 //!
 //! Lanes are independent segments (`scan::in_lanes`), each warmed up on the 64 bytes before
 //! it, so each lane's hash is the one-pass hash of its positions. Every 8 positions a gather
 //! fetches 8 bytes of each lane; each byte then indexes the table through a second gather,
-//! and `h = (h << 1) + t` runs in two registers of 8 lanes (two chains, so the gathers
-//! overlap; `V`, the registers in flight, is a parameter: three and four measured slower than
-//! two, see docs/tuning-history.md). Each position's `h & (mask_a & mask_b) == 0` (one
+//! and `h = (h << 1) + t` runs in three registers of 8 lanes (three chains, so the gathers
+//! overlap; `V`, the registers in flight, is a parameter: two and four measured slower than
+//! three, see docs/tuning-history.md). Each position's `h & (mask_a & mask_b) == 0` (one
 //! `vptestnmq`) is only or-ed into a mask for the block of 8; when a block has a match in
 //! some lane (rare for any real mask), those lanes' 8 positions are stepped again in scalar
 //! code (`scan::recheck_block`) and checked against both masks. Nothing in the block's loop
@@ -15,7 +15,7 @@
 //!
 //! ## What this file holds
 //!
-//! `scan`, the 16-lane AVX-512 F kernel and its gathers
+//! `scan`, the 24-lane AVX-512 F kernel and its gathers
 
 use core::arch::x86_64::*;
 

@@ -19,7 +19,7 @@ crate::backend::kernel_kinds! {
     pub type Platform = Checked<Kind>;
 
     pub enum Kind {
-        /// x86-64 AVX-512 F: 16 segments at a time, table lookups by gather.
+        /// x86-64 AVX-512 F: 24 segments at a time, table lookups by gather.
         Avx512 = "avx512" on "x86_64" needs [Avx2, Avx512F],
         /// x86-64 AVX2: 8 segments at a time, table lookups by gather.
         Avx2 = "avx2" on "x86_64" needs [Avx, Avx2],
@@ -42,7 +42,7 @@ impl Platform {
         match self.kind() {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: a Platform of this kind exists only once AVX-512 F was found.
-            Kind::Avx512 => unsafe { avx512::scan::<2, 16>(gear, data, from, base, out) },
+            Kind::Avx512 => unsafe { avx512::scan::<3, 24>(gear, data, from, base, out) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: a Platform of this kind exists only once AVX2 was found.
             Kind::Avx2 => unsafe { avx2::scan::<2, 8>(gear, data, from, base, out) },
