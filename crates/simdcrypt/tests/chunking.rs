@@ -218,6 +218,33 @@ fn parts_give_the_chunks_of_the_whole_file() {
     assert_eq!(select_cuts(&Chunker::Xet, &[]).unwrap(), vec![]);
 }
 
+/// A named pipe is not mapped and cannot seek: `chunk_file` and `xet_hash_file` read it
+/// from the start, as any stream.
+#[cfg(unix)]
+#[test]
+fn named_pipes_are_read_as_streams() {
+    let data = common::random_bytes(23, (2 << 20) + 777);
+    let dir = std::env::temp_dir().join(format!("simdcrypt-chunking-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        println!("skipped: mkfifo is not available");
+        return;
+    }
+    let opts = ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet);
+    let reference = chunk_slice(&data, &opts);
+    let feed = |fifo: std::path::PathBuf, data: Vec<u8>| std::thread::spawn(move || std::fs::write(fifo, data).unwrap());
+    let writer = feed(fifo.clone(), data.clone());
+    assert_eq!(chunk_file(&fifo, &opts).unwrap(), reference, "chunk_file of a named pipe");
+    writer.join().unwrap();
+    let writer = feed(fifo.clone(), data.clone());
+    let hash = simdcrypt::chunking::xet_hash_file(&fifo, Threads::Max(2)).unwrap();
+    writer.join().unwrap();
+    assert_eq!(hash, xet_hash_slice(&data), "xet_hash_file of a named pipe");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn bad_parameters_and_parts_are_clear_errors() {
     type Params = (u32, u32, u32, u8);

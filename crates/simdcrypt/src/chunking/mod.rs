@@ -410,7 +410,10 @@ fn for_each_file_batch(path: &Path, opts: &ChunkOptions, mut f: impl FnMut(&[Chu
         }
     }
     let mut file = file;
-    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(progress.base)).map_err(|e| io_error(path, &e))?;
+    // Only a mapped file stops part way; anything else (a pipe too) is read from the start.
+    if progress.base != 0 {
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(progress.base)).map_err(|e| io_error(path, &e))?;
+    }
     let mut stream = Stream::resume(file, progress, Some(size), WINDOW_PER_THREAD * pool);
     loop {
         let batch = stream.next_batch().map_err(|e| io_error(path, &e))?;

@@ -165,6 +165,7 @@ pub(crate) fn report<const L: usize>(
 /// again from `before` (each lane's hash before the block) through those 8 bytes, and every
 /// candidate among them is pushed. Keeping this out of the block's loop keeps the hashes
 /// in registers there.
+#[cfg(target_arch = "x86_64")]
 #[cold]
 #[inline(never)]
 pub(crate) fn recheck_block<const L: usize>(
