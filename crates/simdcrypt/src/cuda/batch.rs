@@ -62,18 +62,21 @@ impl<'a> From<&'a [u64]> for Layout<'a> {
 }
 
 impl Layout<'_> {
-    /// Checks the layout: `(count, end)`, the number of messages and the end of the bytes
-    /// they span from the data address.
-    pub(crate) fn check(&self) -> Result<(u64, u64), Error> {
+    /// Checks the layout (its offsets never decrease, its bytes fit an address) and returns
+    /// the number of messages.
+    pub(crate) fn check(&self) -> Result<u64, Error> {
         match *self {
-            Layout::Offsets(offsets) => Ok(((offsets.len().max(1) - 1) as u64, check_offsets(offsets)?)),
+            Layout::Offsets(offsets) => {
+                check_offsets(offsets)?;
+                Ok((offsets.len().max(1) - 1) as u64)
+            }
             Layout::Rows { count, len } => {
-                let end = count.checked_mul(len).filter(|_| count < u64::MAX).ok_or_else(|| {
+                count.checked_mul(len).filter(|_| count < u64::MAX).ok_or_else(|| {
                     Error::InvalidArgument(format!(
                         "{count} messages of {len} bytes are more bytes than an address holds"
                     ))
                 })?;
-                Ok((count, end))
+                Ok(count)
             }
         }
     }
@@ -153,7 +156,7 @@ pub(crate) unsafe fn launch_per_message<D: Device>(
     extra: &[u64],
 ) -> Result<(), Error> {
     debug_assert!(lanes.is_power_of_two() && lanes <= WARP);
-    let (count, _) = layout.check()?;
+    let count = layout.check()?;
     if count == 0 {
         return Ok(());
     }

@@ -75,7 +75,7 @@ pub unsafe fn blake3_many_device<'a, D: Device>(
     out: DevicePtr,
 ) -> Result<(), Error> {
     let layout = layout.into();
-    let (count, _) = layout.check()?;
+    let count = layout.check()?;
     if out_len == 0 {
         return Ok(());
     }

@@ -90,7 +90,7 @@ pub unsafe fn streebog_many_device<'a, D: Device>(
     out: DevicePtr,
 ) -> Result<(), Error> {
     let layout = layout.into();
-    let (count, _) = layout.check()?;
+    let count = layout.check()?;
     let scheme = StreebogScheme::for_batch(count, dev.multiprocessors());
     // SAFETY: this function's contract is streebog_many_device_scheme's.
     unsafe { streebog_many_device_scheme(dev, data, layout, bits, scheme, out) }
