@@ -15,9 +15,10 @@
 //!    minimum size, where its hash has not yet seen a full window).
 //!
 //! Then the chunks are hashed many at a time ([`ChunkDigest`]); for Xet the chunk hashes
-//! and sizes form the Merkle tree whose root gives the file hash (`xet.rs`). Files are read
-//! a window at a time: memory holds one maximum chunk plus the read window of each thread,
-//! whatever the file size.
+//! and sizes form the Merkle tree whose root gives the file hash (`xet.rs`). Inputs are
+//! chunked a window at a time (`window.rs`): memory holds one maximum chunk plus the window
+//! of each thread, whatever the file size; on Linux a regular file's windows are mapped
+//! rather than read.
 //!
 //! Across processes (one large file split between Dask workers), [`part_candidates`] runs
 //! the scan on one byte range and [`select_cuts`] the selection over all ranges.
