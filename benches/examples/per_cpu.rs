@@ -8,8 +8,9 @@
 //! seconds (its figures mean little); FILTER keeps the workloads whose name contains it.
 //! `--every-backend` times, instead of the peers, every backend this CPU supports of every
 //! family (BLAKE3, SHA-256, SHA-256 batches, HighwayHash, Streebog, GOST R 34.11-94,
-//! Salsa20), forced through the public `set_platform` APIs, and lists the rows where
-//! dispatch's pick (rank order and `cpu::PASS_OVER`) was not the fastest.
+//! Salsa20, the Gear scan of content-defined chunking), forced through the public
+//! `set_platform` APIs, and lists the rows where dispatch's pick (rank order and
+//! `cpu::PASS_OVER`) was not the fastest.
 //!
 //! Built with `--features peer-nettle,peer-libsodium` it includes Nettle and libsodium;
 //! without them those peers are simply missing from the table.
@@ -113,6 +114,20 @@ fn peer(name: &str, dispatch: Dispatch, call: impl FnMut() + 'static) -> Imp {
 /// into them inside `'static` closures.
 fn input(len: usize) -> &'static [u8] {
     let v: Vec<u8> = (0..len).map(|i| (i.wrapping_mul(31) ^ (i >> 8)) as u8).collect();
+    Box::leak(v.into_boxed_slice())
+}
+
+/// `len` pseudo-random bytes (xorshift64), for workloads whose speed depends on the content.
+fn random_input(len: usize) -> &'static [u8] {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let v: Vec<u8> = (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect();
     Box::leak(v.into_boxed_slice())
 }
 
@@ -674,7 +689,7 @@ macro_rules! platforms {
 /// and the fastest, so that a CPU of another kind confirms or corrects the rank order and
 /// `cpu::PASS_OVER`.
 fn every_backend(quick: bool, rounds: usize, target: f64, filter: Option<&str>) {
-    use simdcrypt::{blake3, gost94, highwayhash, salsa20, sha256, streebog};
+    use simdcrypt::{blake3, chunking, gost94, highwayhash, salsa20, sha256, streebog};
     let mut rows = Vec::new();
     let sizes: &[usize] = &[64, MIB];
     backend_rows(&mut rows, "blake3", "BLAKE3 Hasher", platforms!(blake3::Platform), sizes, |p, d, out| {
@@ -720,6 +735,16 @@ fn every_backend(quick: bool, rounds: usize, target: f64, filter: Option<&str>) 
         out.extend_from_slice(d);
         let (key, nonce) = salsa_key_nonce();
         salsa20::Salsa20::new(key, nonce).set_platform(p).xor_keystream(out).unwrap()
+    });
+    // The Gear scan (content-defined chunking): Xet's cut points, no chunk digests, so that
+    // the row times the scan kernel and the cut rule alone; on pseudo-random bytes, where
+    // cut points fall as in real data (the patterned input would put them anywhere).
+    let random = random_input(16 * MIB);
+    let gear = "Xet chunk boundaries (Gear scan), random";
+    backend_rows(&mut rows, "gear", gear, platforms!(chunking::Platform), &[16 * MIB], move |p, _, out| {
+        let mut opts = chunking::ChunkOptions::new(chunking::Chunker::Xet, chunking::ChunkDigest::None);
+        opts.platform = Some(p);
+        *out = chunking::chunk_slice(black_box(random), &opts).iter().flat_map(|c| c.offset.to_le_bytes()).collect()
     });
     if let Some(f) = filter {
         rows.retain(|r| r.name.to_lowercase().contains(f) || r.family.contains(f));
