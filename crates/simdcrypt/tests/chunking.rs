@@ -234,7 +234,8 @@ fn named_pipes_are_read_as_streams() {
     }
     let opts = ChunkOptions::new(Chunker::Xet, ChunkDigest::Xet);
     let reference = chunk_slice(&data, &opts);
-    let feed = |fifo: std::path::PathBuf, data: Vec<u8>| std::thread::spawn(move || std::fs::write(fifo, data).unwrap());
+    let feed =
+        |fifo: std::path::PathBuf, data: Vec<u8>| std::thread::spawn(move || std::fs::write(fifo, data).unwrap());
     let writer = feed(fifo.clone(), data.clone());
     assert_eq!(chunk_file(&fifo, &opts).unwrap(), reference, "chunk_file of a named pipe");
     writer.join().unwrap();

@@ -212,7 +212,8 @@ impl XetHasher {
         }
         let batch = self.batch() as u64;
         let tree = &mut self.tree;
-        let mut emit = |chunks: Vec<super::Chunk>| chunks.iter().for_each(|c| tree.push_leaf(c.digest, u64::from(c.len)));
+        let mut emit =
+            |chunks: Vec<super::Chunk>| chunks.iter().for_each(|c| tree.push_leaf(c.digest, u64::from(c.len)));
         Some(match self.progress.chunk_mapped(file, len, false, batch, &mut emit) {
             Ok(Some(rest)) => {
                 self.buf = rest;
@@ -275,7 +276,11 @@ impl XetHasher {
     /// Starts over, keeping the backend and threads.
     pub fn reset(&mut self) -> &mut Self {
         let (platform, pool) = (self.progress.platform, self.progress.pool);
-        *self = XetHasher { progress: Progress::new(Rule::Xet, platform, ChunkDigest::Xet, pool), threads: self.threads, ..XetHasher::new() };
+        *self = XetHasher {
+            progress: Progress::new(Rule::Xet, platform, ChunkDigest::Xet, pool),
+            threads: self.threads,
+            ..XetHasher::new()
+        };
         self
     }
 

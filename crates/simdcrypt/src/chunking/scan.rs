@@ -192,4 +192,3 @@ pub(crate) fn recheck_block<const L: usize>(
         }
     }
 }
-

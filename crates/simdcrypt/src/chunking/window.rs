@@ -64,7 +64,8 @@ impl Progress {
         self.scanned = end;
         let mut spans = Vec::new();
         self.cutter.cut(&self.rule, &self.candidates, end, eof, Bytes { data, base: self.base }, &mut spans);
-        let chunks = if spans.is_empty() { Vec::new() } else { digest_in(data, self.base, &spans, self.digest, self.pool) };
+        let chunks =
+            if spans.is_empty() { Vec::new() } else { digest_in(data, self.base, &spans, self.digest, self.pool) };
         let keep = self.cutter.start.min(end.saturating_sub(WINDOW as u64)).max(self.base);
         let kept_from = (keep - self.base) as usize;
         self.base = keep;
