@@ -228,4 +228,3 @@ fn prefetch(data: &[u8], at: usize) {
         let _ = byte;
     }
 }
-
