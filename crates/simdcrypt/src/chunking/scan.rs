@@ -161,10 +161,9 @@ pub(crate) fn report<const L: usize>(
 /// The rare path of kernels that test 8 positions a block and keep no per-position hashes:
 /// lanes set in `hits` had a hash matching the bits both masks share somewhere in the block
 /// of 8 positions starting `at` in their segments (at `data[span.first + lane * span.seg +
-/// at..]`); their hashes are stepped
-/// again from `before` (each lane's hash before the block) through those 8 bytes, and every
-/// candidate among them is pushed. Keeping this out of the block's loop keeps the hashes
-/// in registers there.
+/// at..]`); their hashes are stepped again from `before` (each lane's hash before the
+/// block) through those 8 bytes, and every candidate among them is pushed. Keeping this out
+/// of the block's loop keeps the hashes in registers there.
 #[cfg(target_arch = "x86_64")]
 #[cold]
 #[inline(never)]
