@@ -38,15 +38,7 @@ fn cpu_model() -> String {
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let (len, reps) = if quick { (8 << 20, 2) } else { (256 << 20, 5) };
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let data: Vec<u8> = (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 24) as u8
-        })
-        .collect();
+    let data = simdcrypt_bench::pseudo_random_bytes(len);
     let mb = len as f64 / 1e6;
     println!(
         "{} ({} MiB in memory, best of {reps}){}",

@@ -117,20 +117,6 @@ fn input(len: usize) -> &'static [u8] {
     Box::leak(v.into_boxed_slice())
 }
 
-/// `len` pseudo-random bytes (xorshift64), for workloads whose speed depends on the content.
-fn random_input(len: usize) -> &'static [u8] {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let v: Vec<u8> = (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 24) as u8
-        })
-        .collect();
-    Box::leak(v.into_boxed_slice())
-}
-
 fn chunks(data: &'static [u8], len: usize) -> &'static [&'static [u8]] {
     Box::leak(data.chunks_exact(len).collect::<Vec<_>>().into_boxed_slice())
 }
@@ -739,7 +725,7 @@ fn every_backend(quick: bool, rounds: usize, target: f64, filter: Option<&str>) 
     // The Gear scan (content-defined chunking): Xet's cut points, no chunk digests, so that
     // the row times the scan kernel and the cut rule alone; on pseudo-random bytes, where
     // cut points fall as in real data (the patterned input would put them anywhere).
-    let random = random_input(16 * MIB);
+    let random: &'static [u8] = Box::leak(simdcrypt_bench::pseudo_random_bytes(16 * MIB).into_boxed_slice());
     let gear = "Xet chunk boundaries (Gear scan), random";
     backend_rows(&mut rows, "gear", gear, platforms!(chunking::Platform), &[16 * MIB], move |p, _, out| {
         let mut opts = chunking::ChunkOptions::new(chunking::Chunker::Xet, chunking::ChunkDigest::None);

@@ -137,3 +137,17 @@ pub fn thread_cpu_seconds() -> f64 {
     static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64()
 }
+
+/// `len` pseudo-random bytes (xorshift64, a fixed seed): inputs whose speed depends on
+/// the content (content-defined chunking) need bytes that look random, not a pattern.
+pub fn pseudo_random_bytes(len: usize) -> Vec<u8> {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect()
+}

@@ -4,8 +4,9 @@
 //! The digest bytes are the Xet hash as xet-core prints it (each group of 8 bytes
 //! reversed, see `xet.rs`), so the ordinary hex of the digest is the Hub's `xetHash`. The
 //! hasher holds at most one maximum chunk plus one batch of input (two batches while its
-//! reader path runs on several threads, reading one while hashing the other), and the
-//! Merkle tree's unfinished groups; its state (`export`) is those bytes and groups.
+//! reader path runs on several threads, reading one while hashing the other; one mapped
+//! window instead for a regular file, `window.rs`), and the Merkle tree's unfinished
+//! groups; its state (`export`) is those bytes and groups.
 //!
 //! ## What this file holds
 //!

@@ -415,14 +415,7 @@ fn for_each_file_batch(path: &Path, opts: &ChunkOptions, mut f: impl FnMut(&[Chu
     if progress.base != 0 {
         std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(progress.base)).map_err(|e| io_error(path, &e))?;
     }
-    let mut stream = Stream::resume(file, progress, Some(size), WINDOW_PER_THREAD * pool);
-    loop {
-        let batch = stream.next_batch().map_err(|e| io_error(path, &e))?;
-        if batch.is_empty() {
-            return Ok(());
-        }
-        f(&batch);
-    }
+    Stream::resume(file, progress, Some(size), WINDOW_PER_THREAD * pool).each_batch(f).map_err(|e| io_error(path, &e))
 }
 
 fn io_error(path: &Path, e: &std::io::Error) -> Error {
@@ -498,6 +491,17 @@ impl<R: Read> Stream<R> {
             if !chunks.is_empty() {
                 return Ok(chunks);
             }
+        }
+    }
+
+    /// Runs `f` on each batch of chunks to the end of the input, in order.
+    fn each_batch(&mut self, mut f: impl FnMut(&[Chunk])) -> std::io::Result<()> {
+        loop {
+            let batch = self.next_batch()?;
+            if batch.is_empty() {
+                return Ok(());
+            }
+            f(&batch);
         }
     }
 
@@ -618,13 +622,7 @@ mod tests {
                     let mut stream =
                         Stream::with_window(&data[..], &opts, pool, Some(data.len() as u64), window).unwrap();
                     let mut got = Vec::new();
-                    loop {
-                        let batch = stream.next_batch().unwrap();
-                        if batch.is_empty() {
-                            break;
-                        }
-                        got.extend(batch);
-                    }
+                    stream.each_batch(|batch| got.extend_from_slice(batch)).unwrap();
                     assert_eq!(got, reference, "{} window {window} pool {pool}", chunker.name());
                     let sliced = chunk_slice_windowed(&data, &opts, pool, window).unwrap();
                     assert_eq!(sliced, reference, "{} slice window {window} pool {pool}", chunker.name());
@@ -674,13 +672,7 @@ mod tests {
                 let mut got = progress.step(&data[..stop], stop == data.len()).0;
                 let rest = &data[progress.base as usize..];
                 let mut stream = Stream::resume(rest, progress, Some(data.len() as u64), 100_000);
-                loop {
-                    let batch = stream.next_batch().unwrap();
-                    if batch.is_empty() {
-                        break;
-                    }
-                    got.extend(batch);
-                }
+                stream.each_batch(|batch| got.extend_from_slice(batch)).unwrap();
                 assert_eq!(got, reference, "{} resumed after {stop}", chunker.name());
             }
         }

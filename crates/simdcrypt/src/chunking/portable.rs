@@ -5,7 +5,7 @@
 //! `scan`: one rolling Gear hash over the buffer, warmed up on the [`WINDOW`] bytes before
 //! `from`, reporting every position whose hash matches either mask
 
-use super::scan::{Gear, FLAG_A, FLAG_B, WINDOW};
+use super::scan::{Gear, WINDOW};
 
 /// Appends the candidates of positions `from..data.len()` (see [`super::scan`]).
 pub(crate) fn scan(gear: &Gear, data: &[u8], from: usize, base: u64, out: &mut Vec<u64>) {
@@ -19,7 +19,7 @@ pub(crate) fn scan(gear: &Gear, data: &[u8], from: usize, base: u64, out: &mut V
     for (i, &b) in data[from..].iter().enumerate() {
         h = (h << 1).wrapping_add(table[usize::from(b)]);
         if h & both == 0 {
-            let flags = (u64::from(h & gear.mask_a == 0) * FLAG_A) | (u64::from(h & gear.mask_b == 0) * FLAG_B);
+            let flags = gear.flags(h);
             if flags != 0 {
                 out.push(((base + (from + i) as u64) << 2) | flags);
             }

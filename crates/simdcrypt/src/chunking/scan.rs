@@ -37,6 +37,15 @@ pub(crate) struct Gear {
     pub(crate) mask_b: u64,
 }
 
+impl Gear {
+    /// A hash's candidate flags: [`FLAG_A`] if it matches `mask_a`, [`FLAG_B`] if `mask_b`
+    /// (0: no candidate).
+    #[inline(always)]
+    pub(crate) fn flags(&self, h: u64) -> u64 {
+        (u64::from(h & self.mask_a == 0) * FLAG_A) | (u64::from(h & self.mask_b == 0) * FLAG_B)
+    }
+}
+
 /// The position of an encoded candidate.
 #[inline]
 pub(crate) fn position(candidate: u64) -> u64 {
@@ -150,7 +159,7 @@ pub(crate) fn report<const L: usize>(
     while hits != 0 {
         let lane = hits.trailing_zeros() as usize;
         hits &= hits - 1;
-        let flags = (u64::from(h[lane] & gear.mask_a == 0) * FLAG_A) | (u64::from(h[lane] & gear.mask_b == 0) * FLAG_B);
+        let flags = gear.flags(h[lane]);
         if flags != 0 {
             let position = span.base + (span.first + lane * span.seg + at) as u64;
             out[lane].push((position << 2) | flags);
@@ -183,7 +192,7 @@ pub(crate) fn recheck_block<const L: usize>(
         let mut h = before[lane];
         for k in 0..8 {
             h = (h << 1).wrapping_add(gear.table[usize::from(data[seg_start + at + k])]);
-            let flags = (u64::from(h & gear.mask_a == 0) * FLAG_A) | (u64::from(h & gear.mask_b == 0) * FLAG_B);
+            let flags = gear.flags(h);
             if flags != 0 {
                 let position = span.base + (seg_start + at + k) as u64;
                 out[lane].push((position << 2) | flags);

@@ -13,6 +13,7 @@
 
 use super::secretbox::{open_in_place, seal_in_place, TAG_LEN};
 use super::{KEY_LEN, XNONCE_LEN};
+use crate::read_full;
 use std::io::{self, Read};
 
 /// The first 8 bytes of every file.
@@ -131,7 +132,6 @@ pub fn header(header_nonce: &[u8; HEADER_NONCE_LEN]) -> [u8; HEADER_LEN] {
     h
 }
 
-pub(super) use crate::read_full;
 /// The secret a file is encrypted with.
 #[derive(Clone, Copy)]
 pub enum Secret<'a> {

@@ -28,9 +28,10 @@ use std::io::{self, Read, Write};
 use std::sync::{Condvar, Mutex};
 
 use super::sealed_format::{
-    open_chunk_in_place, read_full, seal_chunk_in_place, DecryptError, FileKey, CHUNK_LEN, SEALED_CHUNK_LEN,
+    open_chunk_in_place, seal_chunk_in_place, DecryptError, FileKey, CHUNK_LEN, SEALED_CHUNK_LEN,
 };
 use super::secretbox::TAG_LEN;
+use crate::read_full;
 use crate::threads::Threads;
 
 /// Chunks per batch: the file-reading block of [`crate::cpu::read_buffer_len`] (at least
