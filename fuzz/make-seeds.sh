@@ -41,6 +41,16 @@ for i, c in enumerate(v("salsa20.json")["core"]):
     put("diff_salsa20", f"core-{i}", bytes.fromhex(c["input"]))
 for i, c in enumerate(small(v("sha256.json")["cases"])[:3]):
     put("capi", f"vector-{i}", c["message_ascii"].encode())
+# The Gear scan: random bytes (cut points where real data has them), zeros and a short
+# period (candidates everywhere or nowhere); one head of 0xff bytes, which picks the
+# largest sizes and a payload stretched to up to 320 KiB.
+import random
+rng = random.Random(46)
+put("diff_gear", "random-4k", bytes(rng.getrandbits(8) for _ in range(4096)))
+put("diff_gear", "zeros-3k", bytes(3000))
+put("diff_gear", "period-61", bytes(i % 61 for i in range(4000)))
+with open(os.path.join(seeds, "diff_gear", "stretched"), "wb") as f:
+    f.write(bytes([0xFF] * HEAD) + bytes(rng.getrandbits(8) for _ in range(300)))
 PY
 
 cargo build --quiet -p simdcrypt-cli
