@@ -481,3 +481,35 @@ fn mapped_and_read_paths_agree_on_large_files() {
         assert_eq!(out, expected, "sum {args:?}");
     }
 }
+
+/// A large regular file that its filesystem will not map (sysfs's binary files, such as
+/// /sys/kernel/btf/vmlinux, answer EACCES to mmap though they read fine): every command
+/// that maps large files reads it instead, with the output of the same bytes in an
+/// ordinary file. Skipped (and says so) where the kernel has no such file.
+#[cfg(target_os = "linux")]
+#[test]
+fn files_that_cannot_be_mapped_are_read() {
+    let sysfs = std::path::Path::new("/sys/kernel/btf/vmlinux");
+    let Ok(bytes) = std::fs::read(sysfs) else {
+        println!("skipped: {} is not readable here", sysfs.display());
+        return;
+    };
+    if (bytes.len() as u64) < simdcrypt::any::MMAP_MIN_LEN {
+        println!("skipped: {} is too small to be mapped", sysfs.display());
+        return;
+    }
+    let dir = TempDir::new("unmappable");
+    let copy = dir.file("copy", &bytes);
+    for args in [&["sum"][..], &["sum", "-a", "xet"], &["sum", "-j", "1"], &["chunks", "--json"]] {
+        let got = ok(run(simdcrypt(dir.path()).args(args).arg(sysfs)));
+        let expected = ok(run(simdcrypt(dir.path()).args(args).arg(&copy)));
+        let expected = expected.replace(&*copy.to_string_lossy(), &sysfs.to_string_lossy());
+        assert_eq!(got, expected, "{args:?}");
+    }
+    let outboard = |input: &std::path::Path, name: &str| {
+        let out = dir.path().join(name);
+        ok(run(simdcrypt(dir.path()).args(["bao", "encode"]).arg(input).arg("--outboard").arg(&out)));
+        std::fs::read(out).unwrap()
+    };
+    assert_eq!(outboard(sysfs, "sysfs.obao"), outboard(&copy, "copy.obao"));
+}

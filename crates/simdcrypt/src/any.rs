@@ -8,7 +8,8 @@
 //! window at a time (guarded by `map_guard`) for algorithms that split input across threads,
 //! on Linux, so resident memory stays bounded; the Xet hash maps its own windows
 //! (`StreamingHash::update_from_mapped_file`); everything else is read in
-//! `cpu::read_buffer_len()` blocks.
+//! `cpu::read_buffer_len()` blocks. A file that cannot be mapped (`map_read_only`) is read
+//! instead, by every caller that maps.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -175,7 +176,8 @@ pub enum FileAccess {
     Auto,
     /// Always read sequentially (by request: `--no-mmap`).
     Read,
-    /// Memory-map every regular file (pipes and special files are still read).
+    /// Memory-map every regular file (pipes and special files are still read, and so is a
+    /// file whose filesystem will not map it).
     Mmap,
 }
 
@@ -241,7 +243,11 @@ fn update_mapped(h: &mut AnyHasher, file: &File, len: u64) -> io::Result<()> {
         // SAFETY: the map lives only for this iteration. On Linux it is read only under the
         // guard below; elsewhere only an explicit `FileAccess::Mmap` comes here, taking the
         // risk every mmap-based hasher (b3sum, RHash) accepts.
-        let map = unsafe { map_populated(file, offset, window, threads)? };
+        let Ok(map) = (unsafe { map_populated(file, offset, window, threads) }) else {
+            // A file that cannot be mapped (sysfs's binary files refuse, for one) or an
+            // address space too full for the window: read the rest instead.
+            return update_from(h, file, offset);
+        };
         #[cfg(target_os = "linux")]
         {
             let Some(guard) = crate::map_guard::Guard::new(&map) else {
@@ -275,20 +281,37 @@ fn update_mapped(h: &mut AnyHasher, file: &File, len: u64) -> io::Result<()> {
 /// can only change the bytes read, which reading the file would not prevent either.
 #[cfg(feature = "mmap")]
 pub(crate) unsafe fn map_populated(file: &File, offset: u64, len: usize, threads: usize) -> io::Result<memmap2::Mmap> {
-    // SAFETY: a read-only map; the truncation hazard is the caller's contract (above).
-    let map = unsafe {
-        let mut options = memmap2::MmapOptions::new();
-        options.offset(offset).len(len);
-        if threads == 1 {
-            options.populate();
-        }
-        options.map(file)?
-    };
+    // SAFETY: the truncation hazard is the caller's contract (above).
+    let map = unsafe { map_read_only(file, offset, len, threads == 1)? };
     #[cfg(target_os = "linux")]
     if threads > 1 {
         populate_in_parallel(&map, threads);
     }
     Ok(map)
+}
+
+/// A read-only map of `len` bytes of `file` from `offset`, its pages mapped up front
+/// (MAP_POPULATE) if `populate`. An error where the file cannot be mapped: a filesystem
+/// that refuses (sysfs's binary files such as /sys/kernel/btf/vmlinux answer EACCES to a
+/// file opened for reading), or an address space too full. Every caller then reads the
+/// same bytes instead, so a file that can be read is never an error for being unmappable.
+///
+/// # Safety
+///
+/// As for [`map_populated`].
+#[cfg(feature = "mmap")]
+pub(crate) unsafe fn map_read_only(file: &File, offset: u64, len: usize, populate: bool) -> io::Result<memmap2::Mmap> {
+    #[cfg(test)]
+    if tests::REFUSE_MAPS.get() {
+        return Err(io::Error::from_raw_os_error(19)); // ENODEV, as a filesystem without mmap says
+    }
+    let mut options = memmap2::MmapOptions::new();
+    options.offset(offset).len(len);
+    if populate {
+        options.populate();
+    }
+    // SAFETY: a read-only map; the truncation hazard is the caller's contract.
+    unsafe { options.map(file) }
 }
 
 /// Maps every page of `map` now, split among `threads` threads, instead of one page fault
@@ -317,7 +340,7 @@ pub(crate) fn truncated() -> io::Error {
 }
 
 /// Reads the rest of `file` from `offset` into `h`.
-#[cfg(all(feature = "mmap", target_os = "linux"))]
+#[cfg(feature = "mmap")]
 fn update_from(h: &mut AnyHasher, file: &File, offset: u64) -> io::Result<()> {
     use std::io::{Seek, SeekFrom};
     let mut file = file;
@@ -328,4 +351,71 @@ fn update_from(h: &mut AnyHasher, file: &File, offset: u64) -> io::Result<()> {
 #[cfg(not(feature = "mmap"))]
 fn update_mapped(h: &mut AnyHasher, file: &File, _len: u64) -> io::Result<()> {
     h.update_reader(file).map(|_| ())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+    use crate::chunking::{self, ChunkDigest, ChunkOptions, Chunker};
+    use crate::test_rng::XorShift64;
+    use crate::threads::Threads;
+
+    thread_local! {
+        /// While set, [`map_read_only`] on this thread fails as a filesystem without mmap
+        /// does, so that the read fallback of every mapping caller runs.
+        pub(crate) static REFUSE_MAPS: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// A file that cannot be mapped is read instead, with the digests, chunks and Bao
+    /// encoding of a mapped one: hash_file (BLAKE3 and the Xet hash, which maps its own
+    /// windows), chunk_file and Bao's encode_file, on one thread and on two.
+    #[test]
+    fn unmappable_files_are_read_instead() {
+        let dir = std::env::temp_dir().join(format!("simdcrypt-unmappable-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f");
+        let mut data = vec![0u8; (3 << 20) + 17];
+        XorShift64::new(48).fill(&mut data);
+        std::fs::write(&path, &data).unwrap();
+        assert!(MMAP_MIN_LEN < data.len() as u64, "the file must be large enough to be mapped");
+
+        let bao_out = |threads: Threads| {
+            let mut out = std::io::Cursor::new(Vec::new());
+            let file = File::open(&path).unwrap();
+            let options = crate::blake3::bao::Options::default().threads(threads);
+            let (hash, _) = options.encode_file(file, &mut out, false).unwrap();
+            (hash, out.into_inner())
+        };
+        for threads in [Threads::One, Threads::Max(2)] {
+            let options = HashOptions { threads, ..Default::default() };
+            let blake3 = AnyHasher::new("blake3", &options).unwrap();
+            let xet = AnyHasher::new("xet", &options).unwrap();
+            let mut chunk_options = ChunkOptions::new(Chunker::Xet, ChunkDigest::Blake3);
+            chunk_options.threads = threads;
+            let mapped = (
+                hash_file_with(&path, &blake3, None, FileAccess::Mmap).unwrap(),
+                hash_file(&path, &xet, None).unwrap(),
+                chunking::chunk_file(&path, &chunk_options).unwrap(),
+                bao_out(threads),
+            );
+            REFUSE_MAPS.set(true);
+            let refused = (
+                [FileAccess::Auto, FileAccess::Mmap].map(|a| hash_file_with(&path, &blake3, None, a).unwrap()),
+                hash_file(&path, &xet, None).unwrap(),
+                chunking::chunk_file(&path, &chunk_options).unwrap(),
+                bao_out(threads),
+            );
+            REFUSE_MAPS.set(false);
+            let read = hash_file_with(&path, &xet, None, FileAccess::Read).unwrap();
+            assert_eq!(mapped.0, crate::blake3::hash(&data), "{threads:?}");
+            assert_eq!(refused.0, [mapped.0.clone(), mapped.0.clone()], "{threads:?}");
+            assert_eq!((&refused.1, &mapped.1), (&read, &read), "{threads:?}");
+            assert_eq!(refused.2, mapped.2, "{threads:?}");
+            assert_eq!(mapped.2, chunking::chunk_slice(&data, &chunk_options), "{threads:?}");
+            assert_eq!(refused.3, mapped.3, "{threads:?}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -220,7 +220,7 @@ impl XetHasher {
                 self.buf = rest;
                 Ok(len)
             }
-            // No guard to be had (every slot busy): read the rest instead.
+            // Not mappable, or no guard to be had (every slot busy): read the rest instead.
             Ok(None) => self.read_rest(file, len),
             Err(e) => Err(e),
         })

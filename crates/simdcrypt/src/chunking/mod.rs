@@ -393,7 +393,11 @@ pub fn chunk_file(path: &Path, opts: &ChunkOptions) -> Result<Vec<Chunk>, Error>
 /// Runs `f` on each window's chunks of the file at `path`, in order. On Linux a regular
 /// file of 1 MiB or more is chunked in place from mapped windows
 /// ([`Progress::chunk_mapped`]), anything else read a window at a time.
-fn for_each_file_batch(path: &Path, opts: &ChunkOptions, mut f: impl FnMut(&[Chunk])) -> Result<(), Error> {
+fn for_each_file_batch(
+    path: &Path,
+    opts: &ChunkOptions,
+    #[cfg_attr(not(all(feature = "mmap", target_os = "linux")), allow(unused_mut))] mut f: impl FnMut(&[Chunk]),
+) -> Result<(), Error> {
     let file = std::fs::File::open(path).map_err(|e| io_error(path, &e))?;
     let meta = file.metadata().map_err(|e| io_error(path, &e))?;
     let size = meta.len();
@@ -405,7 +409,8 @@ fn for_each_file_batch(path: &Path, opts: &ChunkOptions, mut f: impl FnMut(&[Chu
         let batch = (WINDOW_PER_THREAD * pool) as u64;
         match progress.chunk_mapped(&file, size, true, batch, &mut |chunks| f(&chunks)) {
             Ok(Some(_)) => return Ok(()),
-            // No guard to be had (every slot busy): read the rest from where it stopped.
+            // Not mappable, or no guard to be had (every slot busy): read the rest from
+            // where it stopped.
             Ok(None) => {}
             Err(e) => return Err(io_error(path, &e)),
         }

@@ -85,7 +85,8 @@ impl Progress {
     /// pages, with nothing copied and one window resident. `emit` gets each window's chunks.
     /// With `eof`, the file's end ends the input and `Ok(Some)` holds nothing; without, it
     /// holds the bytes from `base` to the end, unchunked (more input may follow). `Ok(None)`:
-    /// no truncation guard could be had, so the caller reads the rest from `base`. A file
+    /// a window could not be mapped, or no truncation guard could be had, so the caller
+    /// reads the rest from `base`. A file
     /// truncated meanwhile is an error (`map_guard`), never a crash.
     #[cfg(all(feature = "mmap", target_os = "linux"))]
     pub(crate) fn chunk_mapped(
@@ -107,7 +108,10 @@ impl Progress {
             let end = (start + window).min(len);
             // SAFETY: the map lives only for this iteration and is read only under the guard
             // below (a truncation meanwhile becomes zero pages and an error).
-            let map = unsafe { crate::any::map_populated(file, start, (end - start) as usize, self.pool) }?;
+            let Ok(map) = (unsafe { crate::any::map_populated(file, start, (end - start) as usize, self.pool) }) else {
+                // Not mappable (`any::map_read_only`): the caller reads from `base`.
+                return Ok(None);
+            };
             let Some(guard) = crate::map_guard::Guard::new(&map) else {
                 return Ok(None);
             };

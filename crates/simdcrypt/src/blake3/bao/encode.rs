@@ -152,21 +152,22 @@ impl Options {
                         // concurrent truncation is caught by the guard below (the lost
                         // pages become zeros, and the encode fails); concurrent writes can
                         // only change the output, which reading would not prevent either.
-                        let map = unsafe { memmap2::MmapOptions::new().offset(start).len(n).map(&file)? };
-                        // Only a hint: failure changes nothing.
-                        let _ = map.advise(memmap2::Advice::Sequential);
-                        let guard = crate::map_guard::Guard::new(&map);
-                        // Paged in up front by the pool's threads, each over its share, as
-                        // `any::hash_file` does: a page fault every few pages during the
-                        // hash cost more (under a hypervisor most of all).
-                        if guard.is_some() {
-                            crate::any::populate_in_parallel(&map, pool_size);
-                        }
+                        let map = unsafe { crate::any::map_read_only(&file, start, n, false) }.ok();
+                        let guard = map.as_ref().and_then(|map| {
+                            // Only a hint: failure changes nothing.
+                            let _ = map.advise(memmap2::Advice::Sequential);
+                            crate::map_guard::Guard::new(map)
+                        });
                         let read;
-                        let data: &[u8] = if guard.is_some() {
-                            &map
+                        let data: &[u8] = if let (Some(map), Some(_)) = (&map, &guard) {
+                            // Paged in up front by the pool's threads, each over its share, as
+                            // `any::hash_file` does: a page fault every few pages during the
+                            // hash cost more (under a hypervisor most of all).
+                            crate::any::populate_in_parallel(map, pool_size);
+                            map
                         } else {
-                            // No guard to be had (every slot busy): read this span instead.
+                            // Not mappable (`any::map_read_only`), or no guard to be had
+                            // (every slot busy): read this span instead.
                             use std::os::unix::fs::FileExt;
                             let mut buf = vec![0u8; n];
                             file.read_exact_at(&mut buf, start)?;
