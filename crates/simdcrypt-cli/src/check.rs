@@ -112,6 +112,11 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> Result<bool, Failure> {
                 .to_string(),
         ));
     }
+    let mut walk = args.walk.options()?;
+    // A list inside the directory it lists is not one of its files (nor NEW).
+    walk.skip_files.extend(
+        args.manifests.iter().filter(|m| !hashing::is_stdin(m)).filter_map(|m| simdcrypt::walk::file_identity(m)),
+    );
     let mut checker = Checker {
         args,
         hashers: Hashers::new(&args.hash)?,
@@ -120,7 +125,7 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> Result<bool, Failure> {
             // `check -r --update` trusts a manifest entry after a stat, taken during the walk.
             stat_files: args.update,
             threads: args.hash.threads,
-            ..args.walk.options()?
+            ..walk
         },
     };
     // Build the hasher most lines will use now, so a bad key or backend stops us early.

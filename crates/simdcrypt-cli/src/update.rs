@@ -51,6 +51,9 @@ pub fn run(
         }
     };
     let mut walk_opts = args.walk.options()?;
+    // The manifest, should it lie inside DIR, is not a file of DIR: its line could never be
+    // right.
+    walk_opts.skip_files.extend(simdcrypt::walk::file_identity(manifest_path));
     walk_opts.stat_files = true;
     walk_opts.threads = args.hash.threads;
     let (plan, old) = manifest::update::plan_loading(

@@ -1,6 +1,7 @@
 //! Directory walks for `sum -r`, `sum --tree` and `check -r`: the library's
 //! `simdcrypt::walk` (byte-sorted paths, symlinks skipped or followed with loop detection),
-//! with the command line's `--exclude` globs turned into its exclusion predicate.
+//! with the command line's `--exclude` globs turned into its exclusion predicate, and
+//! standard output's file (when it is one) left out.
 
 use globset::{Glob, GlobSetBuilder};
 pub use simdcrypt::walk::{path_bytes, path_from_bytes, walk, Kind, WalkOptions};
@@ -23,5 +24,25 @@ pub fn options(follow_symlinks: bool, globs: &[String]) -> Result<WalkOptions, F
             set.is_match(rel) || rel.file_name().is_some_and(|n| set.is_match(n))
         }))
     };
-    Ok(WalkOptions { follow_symlinks, exclude, ..WalkOptions::default() })
+    Ok(WalkOptions {
+        follow_symlinks,
+        exclude,
+        skip_files: stdout_identity().into_iter().collect(),
+        ..WalkOptions::default()
+    })
+}
+
+/// Standard output's file, when it is a regular file: `sum -r DIR > DIR/SUMS` must not list
+/// SUMS, whose digest is of a file half written (RHash leaves out its `--output` file too).
+fn stdout_identity() -> Option<simdcrypt::walk::FileIdentity> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let file = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?);
+        let meta = file.metadata().ok().filter(std::fs::Metadata::is_file)?;
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    None
 }

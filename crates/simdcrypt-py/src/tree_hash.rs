@@ -56,7 +56,8 @@ impl PyTreeHash {
 /// GIL. With `manifest=PATH`, files whose size, mtime, ctime, inode and device are those
 /// recorded there (and not changed too close to its writing) are not read again, and the
 /// manifest is written back atomically: the same file `simdcrypt sum -r DIR --update PATH`
-/// keeps. A damaged manifest raises ValueError naming its line.
+/// keeps. A manifest inside `dir` is not one of its files (on Unix). A damaged manifest
+/// raises ValueError naming its line.
 #[pyfunction]
 #[pyo3(
     signature = (dir, *, manifest=None, algorithms=None, length=None, key=None, derive_key_context=None, max_threads=args::AUTO_THREADS, follow_symlinks=false, trust_mtime=false),

@@ -90,6 +90,20 @@ def test_manifest_cache(tmp_path: Path) -> None:
     assert fourth.entries == third.entries
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="files have no inode identity there")
+def test_a_manifest_inside_the_tree_is_not_one_of_its_files(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    make_tree(root)
+    without = simdcrypt.hash_tree(root)
+    manifest = root / "m.jsonl"
+    for _ in range(2):
+        result = simdcrypt.hash_tree(root, manifest=manifest, trust_mtime=True)
+        assert [e[0] for e in result.entries] == ["a.txt", "sub/big.bin", "sub/c"]
+        assert result.tree_digest == without.tree_digest
+    assert manifest.exists() and b"m.jsonl" not in manifest.read_bytes()
+    assert (result.hashed, result.reused) == (0, 3)
+
+
 def test_damaged_manifest_names_its_line(tmp_path: Path) -> None:
     root = tmp_path / "data"
     make_tree(root)

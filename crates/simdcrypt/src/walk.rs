@@ -31,6 +31,21 @@ pub struct WalkOptions {
     /// Directories are read on up to this many threads (their entries come back in the
     /// same sorted order whatever the number).
     pub threads: crate::threads::Threads,
+    /// Files left out wherever the walk meets them (a followed link to one too), by
+    /// identity ([`file_identity`]): the manifest or checksum list that a command writes or
+    /// checks inside the tree it walks, whose own line could never be right (RHash leaves
+    /// out the file it updates or writes in the same way). Where files have no identity
+    /// (not Unix) nothing is left out.
+    pub skip_files: Vec<FileIdentity>,
+}
+
+/// A file's device and inode number.
+pub type FileIdentity = (u64, u64);
+
+/// The identity of the file at `path` (links followed), for [`WalkOptions::skip_files`];
+/// `None` if it cannot be stat'ed, is not a regular file, or the platform has none.
+pub fn file_identity(path: &Path) -> Option<FileIdentity> {
+    fs::metadata(path).ok().filter(fs::Metadata::is_file).and_then(|m| identity(&m))
 }
 
 impl std::fmt::Debug for WalkOptions {
@@ -40,6 +55,7 @@ impl std::fmt::Debug for WalkOptions {
             .field("exclude", &self.exclude.as_ref().map(|_| "Fn(&Path) -> bool"))
             .field("stat_files", &self.stat_files)
             .field("threads", &self.threads)
+            .field("skip_files", &self.skip_files)
             .finish()
     }
 }
@@ -47,6 +63,23 @@ impl std::fmt::Debug for WalkOptions {
 impl WalkOptions {
     fn excluded(&self, rel: &Path) -> bool {
         self.exclude.as_ref().is_some_and(|skip| skip(rel))
+    }
+
+    /// Whether the regular file `item` is one of `skip_files`: its inode number comes
+    /// with the directory entry, so only a file whose number matches is stat'ed.
+    fn skipped(&self, item: &fs::DirEntry) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirEntryExt;
+            let ino = item.ino();
+            self.skip_files.iter().any(|&(_, i)| i == ino)
+                && item.metadata().ok().and_then(|m| identity(&m)).is_some_and(|id| self.skip_files.contains(&id))
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = item;
+            false
+        }
     }
 }
 
@@ -82,8 +115,8 @@ pub struct Entry {
 /// skipped (as `find -type f` skips them).
 pub fn walk(root: &Path, opts: &WalkOptions, specials_are_errors: bool) -> Vec<Entry> {
     let mut ancestors = Vec::new();
-    if let Ok(meta) = fs::metadata(root) {
-        ancestors.push(identity(&meta));
+    if let Some(id) = fs::metadata(root).ok().and_then(|meta| identity(&meta)) {
+        ancestors.push(id);
     }
     let parallel = cfg!(feature = "rayon") && opts.threads.job_threads() > 1;
     let mut walker = Walker { opts, specials_are_errors, parallel, out: Vec::new(), ancestors };
@@ -142,6 +175,7 @@ impl Walker<'_> {
             match item.file_type() {
                 Ok(t) if t.is_symlink() => self.symlink(path, rel, &mut subdirs),
                 Ok(t) if t.is_dir() => self.subdir(path, rel, None, &mut subdirs),
+                Ok(t) if t.is_file() && self.opts.skipped(&item) => {}
                 Ok(t) if t.is_file() => {
                     // A regular file's lstat is its stat; DirEntry::metadata stats it by
                     // name within the open directory.
@@ -204,6 +238,7 @@ impl Walker<'_> {
         }
         match fs::metadata(&path) {
             Ok(m) if m.is_dir() => self.subdir(path, rel, Some(&m), subdirs),
+            Ok(m) if m.is_file() && identity(&m).is_some_and(|id| self.opts.skip_files.contains(&id)) => {}
             Ok(m) if m.is_file() => {
                 let meta = self.opts.stat_files.then(|| Box::new(m));
                 self.out.push(Entry { path, rel, kind: Kind::File, meta });
@@ -217,8 +252,8 @@ impl Walker<'_> {
     /// ancestors (a followed link back up the tree).
     fn subdir(&mut self, path: PathBuf, rel: PathBuf, meta: Option<&fs::Metadata>, subdirs: &mut Vec<Subdir>) {
         let id = match meta {
-            Some(m) => Some(identity(m)),
-            None => fs::metadata(&path).ok().map(|m| identity(&m)),
+            Some(m) => identity(m),
+            None => fs::metadata(&path).ok().and_then(|m| identity(&m)),
         };
         if id.is_some_and(|id| self.ancestors.contains(&id)) {
             let e = io::Error::other("file system loop detected (a link to a directory that contains it)");
@@ -254,15 +289,16 @@ fn joined(dir: &Path, name: &OsStr) -> PathBuf {
 }
 
 #[cfg(unix)]
-fn identity(meta: &fs::Metadata) -> (u64, u64) {
+fn identity(meta: &fs::Metadata) -> Option<FileIdentity> {
     use std::os::unix::fs::MetadataExt;
-    (meta.dev(), meta.ino())
+    Some((meta.dev(), meta.ino()))
 }
 
 #[cfg(not(unix))]
-fn identity(_meta: &fs::Metadata) -> (u64, u64) {
-    // Without inode numbers there is no loop detection beyond the OS's own limits.
-    (0, 0)
+fn identity(_meta: &fs::Metadata) -> Option<FileIdentity> {
+    // Without inode numbers there is no loop detection beyond the OS's own limits, and no
+    // file is left out by identity.
+    None
 }
 
 /// The bytes of a path, for sorting and hashing: the OS's own bytes on Unix, UTF-8

@@ -66,7 +66,7 @@ fn summary(entries: &[walk::Entry]) -> Vec<(Vec<u8>, String)> {
 }
 
 fn options(follow_symlinks: bool, stat_files: bool, threads: Threads) -> WalkOptions {
-    WalkOptions { follow_symlinks, exclude: None, stat_files, threads }
+    WalkOptions { follow_symlinks, exclude: None, stat_files, threads, skip_files: Vec::new() }
 }
 
 #[test]
@@ -122,6 +122,34 @@ fn stats_taken_by_the_walk_match_a_stat_of_each_path() {
             assert!(files > 20);
             let unstatted = walk::walk(&root, &options(follow, false, threads), false);
             assert!(unstatted.iter().all(|e| e.meta.is_none()));
+        }
+    }
+    fs::remove_dir_all(&root).unwrap();
+}
+
+/// `skip_files` leaves out exactly the files of those identities, wherever they are met
+/// (a followed link to one too), on one thread and on several; every other entry stays.
+#[cfg(unix)]
+#[test]
+fn skipped_files_are_left_out_by_identity() {
+    let root = temp_dir("skip");
+    build_tree(&root);
+    // a.b is also reached through link-to-file; d3/sub0/leaf.txt has twins of that name.
+    let skipped = [root.join("a.b"), root.join("d3").join("sub0").join("leaf.txt")];
+    let skip_files: Vec<_> = skipped.iter().map(|p| walk::file_identity(p).unwrap()).collect();
+    assert_eq!(walk::file_identity(&root), None, "a directory has no file identity");
+    for follow in [false, true] {
+        for threads in [Threads::One, Threads::Max(3)] {
+            let all = summary(&walk::walk(&root, &options(follow, false, threads), false));
+            let opts = WalkOptions { skip_files: skip_files.clone(), ..options(follow, false, threads) };
+            let got = summary(&walk::walk(&root, &opts, false));
+            let mut left_out: Vec<&[u8]> = vec![b"a.b", b"d3/sub0/leaf.txt"];
+            if follow {
+                left_out.push(b"link-to-file");
+            }
+            let expected: Vec<_> = all.iter().filter(|e| !left_out.contains(&&e.0[..])).cloned().collect();
+            assert_eq!(all.len() - expected.len(), left_out.len(), "follow {follow}: the skipped files were walked");
+            assert_eq!(got, expected, "follow {follow}, {threads:?}");
         }
     }
     fs::remove_dir_all(&root).unwrap();

@@ -269,7 +269,8 @@ pub struct TreeResult {
 }
 
 /// Hashes every regular file under `root` (sockets, FIFOs and devices are errors, as in
-/// the tree digest), re-reading only what the manifest in `opts` cannot vouch for, and
+/// the tree digest; the manifest, should it lie inside, is left out by its identity, see
+/// [`WalkOptions::skip_files`]), re-reading only what the manifest in `opts` cannot vouch for, and
 /// writes the manifest back atomically (also when some files failed: those are left out;
 /// not at all when it would hold the same entries, [`Plan::unchanged_from`]).
 /// A damaged manifest is an error (`InvalidData`, naming the line) and is left as it is.
@@ -295,7 +296,10 @@ pub fn hash_tree(root: &Path, opts: &TreeOptions) -> io::Result<TreeResult> {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not a directory", root.display())));
     }
     let threads = opts.hash.threads;
-    let walk_opts = WalkOptions { follow_symlinks: opts.follow_symlinks, exclude: None, stat_files: true, threads };
+    // The manifest, should it lie inside the tree, is not a file of the tree.
+    let skip_files = opts.manifest.as_deref().and_then(crate::walk::file_identity).into_iter().collect();
+    let walk_opts =
+        WalkOptions { follow_symlinks: opts.follow_symlinks, exclude: None, stat_files: true, threads, skip_files };
     let load = || match &opts.manifest {
         Some(path) => read_manifest(path),
         None => Ok(None),
