@@ -139,6 +139,47 @@ fn ragged_batches_lengths_and_threads() {
     }
 }
 
+/// Messages longer than a chunk, hashed together as forests: lengths at chunk and kernel-
+/// group edges (a whole number of chunks, or a byte either side), at the forest's limit
+/// (256 KiB, from which messages are hashed alone), random ones, in a shuffled order beside short
+/// messages; every mode, every backend, shorter outputs and threads.
+#[test]
+fn long_messages_in_forests() {
+    let mut rng = common::rng(15);
+    let data = common::random_bytes(14, (1 << 20) + 70_000);
+    let mut lengths = Vec::new();
+    for chunks in [1usize, 2, 3, 4, 8, 15, 16, 17, 31, 32, 33, 64, 65, 127, 128] {
+        for len in [chunks * 1024 - 1, chunks * 1024, chunks * 1024 + 1] {
+            if len > 1024 {
+                lengths.push(len);
+            }
+        }
+    }
+    lengths.extend([(256 << 10) - 1, 256 << 10, (256 << 10) + 1, 1 << 20, (1 << 20) + 65_536]);
+    lengths.extend((0..40).map(|_| rng.random_range(1025..200_000)));
+    lengths.extend([0, 1, 64, 1000, 1024, 5, 5]);
+    for i in (1..lengths.len()).rev() {
+        lengths.swap(i, rng.random_range(0..=i));
+    }
+    let messages: Vec<&[u8]> = lengths
+        .iter()
+        .map(|&len| {
+            let start = rng.random_range(0..=data.len() - len);
+            &data[start..start + len]
+        })
+        .collect();
+    for platform in common::supported_backends::<Platform>("long_messages_in_forests") {
+        for (mode, reference) in modes() {
+            for (out_len, threads) in [(32, Threads::One), (16, Threads::Max(2)), (32, Threads::Auto)] {
+                let mut batch = Batch::new(mode);
+                batch.set_platform(platform).set_max_threads(threads);
+                let what = format!("{platform:?} {mode:?} out {out_len} {threads:?}");
+                check_batch(&batch, &reference, &messages, out_len, &what);
+            }
+        }
+    }
+}
+
 #[test]
 fn batch_rejects_a_wrong_output_size() {
     let err = Batch::new(Mode::Hash).hash_into(&[b"a", b"b"], 32, &mut [0u8; 63]).unwrap_err();

@@ -22,7 +22,7 @@
 
 use core::arch::x86_64::*;
 
-use super::job::{hash_groups, padded_call, HashManyJob, Lanes};
+use super::job::{hash_groups, padded_call, Counters, HashManyJob, Lanes};
 use super::rows::{block_at, block_len_and_flags, cv_rows, iv_row, rotation_masks, MessageSlots};
 use super::{sse41, CvWords, BLOCK_LEN, CHUNK_LEN, IV, OUT_LEN};
 use crate::simd::transpose8;
@@ -294,10 +294,16 @@ pub(super) fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize) -> [__
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m256i, __m256i) {
+    if let Counters::PerInput(counters) = job.counters {
+        let lo: [u32; DEGREE] = core::array::from_fn(|lane| counters[first + lane] as u32);
+        let hi: [u32; DEGREE] = core::array::from_fn(|lane| (counters[first + lane] >> 32) as u32);
+        // SAFETY: each array is 32 readable bytes; loadu has no alignment requirement.
+        return unsafe { (_mm256_loadu_si256(lo.as_ptr().cast()), _mm256_loadu_si256(hi.as_ptr().cast())) };
+    }
     let base = job.counter_for(first);
     let lo = _mm256_set1_epi32(base as u32 as i32);
     let hi = _mm256_set1_epi32((base >> 32) as u32 as i32);
-    if !job.increment_counter {
+    if let Counters::Fixed(_) = job.counters {
         return (lo, hi);
     }
     let lanes_lo = _mm256_add_epi32(lo, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));

@@ -21,7 +21,7 @@
 
 use core::arch::x86_64::*;
 
-use super::job::{hash_rest_after_groups, padded_call, whole_groups, HashManyJob, Lanes};
+use super::job::{hash_rest_after_groups, padded_call, whole_groups, Counters, HashManyJob, Lanes};
 use super::rows::{cv_rows, first_middle_last, iv_row, pick};
 use super::{avx2, CvWords, BLOCK_LEN, CHUNK_LEN, MSG_SCHEDULE, OUT_LEN};
 use crate::simd::{transpose8, transpose_in_chunks};
@@ -144,10 +144,16 @@ fn load_message(lanes: &Lanes<'_, DEGREE>, block_index: usize, far: bool) -> [__
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m512i, __m512i) {
+    if let Counters::PerInput(counters) = job.counters {
+        let lo: [u32; DEGREE] = core::array::from_fn(|lane| counters[first + INPUT_OF_LANE[lane]] as u32);
+        let hi: [u32; DEGREE] = core::array::from_fn(|lane| (counters[first + INPUT_OF_LANE[lane]] >> 32) as u32);
+        // SAFETY: each array is 64 readable bytes; loadu has no alignment requirement.
+        return unsafe { (_mm512_loadu_si512(lo.as_ptr().cast()), _mm512_loadu_si512(hi.as_ptr().cast())) };
+    }
     let base = job.counter_for(first);
     let lo = _mm512_set1_epi32(base as u32 as i32);
     let hi = _mm512_set1_epi32((base >> 32) as u32 as i32);
-    if !job.increment_counter {
+    if let Counters::Fixed(_) = job.counters {
         return (lo, hi);
     }
     let offsets: [i32; DEGREE] = core::array::from_fn(|lane| INPUT_OF_LANE[lane] as i32);

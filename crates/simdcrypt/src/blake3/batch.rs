@@ -3,17 +3,29 @@
 //! Messages of one chunk (1024 bytes) or less are grouped by length and hashed
 //! `simd_degree` at a time by the same kernels that hash a large input's chunks: each message
 //! is a one-chunk tree whose last block carries the ROOT flag, so its 32-byte chaining
-//! value is its digest. Longer messages, and outputs longer than 32 bytes, go message by
-//! message through the tree hasher (which is already wide for them).
+//! value is its digest.
+//!
+//! Longer messages under 256 KiB (`LONG_MAX`) are hashed together as a forest: every whole
+//! chunk of every message in one kernel job with a counter per chunk, so that the chunks
+//! left over from each message's groups of 16 fill lanes beside other messages' instead of
+//! running through narrower kernels one message at a time (those leftovers were the slow
+//! part of hashing many Xet chunks of ~64 KiB); then each message's partial last chunk
+//! (its blocks before the last beside other partial chunks' with as many); then the parents
+//! a level at a time across all messages, the roots last. Longer ones still, and outputs
+//! longer than 32 bytes, go message by message through the tree hasher.
 //!
 //! ## What this file holds
 //!
 //! `Batch`: many independent messages; short ones (≤ 1 chunk) go through the same kernels as a
 //! large input's chunks, one message per lane, with ROOT on each last block (on every backend:
-//! portable's kernel loop too, which skips a `Hasher` per message)
+//! portable's kernel loop too, which skips a `Hasher` per message); long ones as a forest
+//! (`hash_forest`)
 
-use super::job::HashManyJob;
-use super::{CvWords, Hasher, Mode, Platform, Threads, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, OUT_LEN, ROOT};
+use super::job::{Counters, HashManyJob};
+use super::{
+    cv_bytes, CvWords, Hasher, Mode, Platform, Threads, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, OUT_LEN, PARENT,
+    ROOT,
+};
 use crate::threads::{check_out_len, split_messages};
 use crate::Error;
 
@@ -38,6 +50,15 @@ pub struct Batch {
 
 /// How many short messages are gathered into one padded scratch buffer at a time.
 const GROUP: usize = 256;
+
+/// The longest message hashed in a forest with others. From 256 KiB on, the tree hasher's
+/// parents (merged in lane form) outweigh what the leftover chunks lose, and whole powers
+/// of two were measured faster through it (docs/tuning-history.md, "BLAKE3 forests").
+const LONG_MAX: usize = (256 << 10) - 1;
+
+/// A forest gathers messages of up to this many chunks in all (at least one message): its
+/// bookkeeping (56 bytes per chunk) stays within the L2 cache whatever the batch's size.
+const FOREST_CHUNKS: usize = 2048;
 
 impl Batch {
     /// A batch hasher for `mode`, with the detected platform and one thread.
@@ -98,15 +119,41 @@ impl Batch {
     /// `hash_serial` for lengths that differ, are not whole blocks, or need another output
     /// length.
     fn hash_mixed(&self, messages: &[&[u8]], out_len: usize, out: &mut [u8]) {
+        // The kernels give 32-byte chaining values: longer outputs need the hasher's XOF.
+        if out_len > OUT_LEN {
+            for (m, o) in messages.iter().zip(out.chunks_exact_mut(out_len)) {
+                self.hash_one(m, o);
+            }
+            return;
+        }
+        // Messages longer than a chunk, as forests (those past LONG_MAX on their own).
+        let is_long = |m: &&[u8]| m.len() > CHUNK_LEN;
+        if messages.iter().any(is_long) {
+            let mut forest: Vec<usize> = Vec::new();
+            let mut chunks = 0;
+            let mut digests = [0u8; OUT_LEN];
+            for (i, m) in messages.iter().enumerate().filter(|(_, m)| is_long(m)) {
+                if m.len() > LONG_MAX {
+                    self.hash_one(m, &mut digests[..out_len]);
+                    out[i * out_len..][..out_len].copy_from_slice(&digests[..out_len]);
+                    continue;
+                }
+                let n = m.len().div_ceil(CHUNK_LEN);
+                if chunks + n > FOREST_CHUNKS {
+                    self.hash_forest_into(messages, &forest, out_len, out);
+                    forest.clear();
+                    chunks = 0;
+                }
+                forest.push(i);
+                chunks += n;
+            }
+            self.hash_forest_into(messages, &forest, out_len, out);
+        }
         // One pass over the lengths when they are all equal.
         let len = messages[0].len();
         let equal = messages.iter().all(|m| m.len() == len);
         let any_short = if equal { len <= CHUNK_LEN } else { messages.iter().any(|m| m.len() <= CHUNK_LEN) };
-        // The kernels give 32-byte chaining values: longer outputs need the hasher's XOF.
-        if out_len > OUT_LEN || !any_short {
-            for (m, o) in messages.iter().zip(out.chunks_exact_mut(out_len)) {
-                self.hash_one(m, o);
-            }
+        if !any_short {
             return;
         }
         // Short messages in runs of equal length (one run when all lengths are equal).
@@ -124,7 +171,9 @@ impl Batch {
                 end += 1;
             }
             let run = &order[start..end];
-            if len > CHUNK_LEN || run.len() == 1 {
+            if len > CHUNK_LEN {
+                // Hashed above.
+            } else if run.len() == 1 {
                 for &i in run {
                     self.hash_one(messages[i], &mut out[i * out_len..][..out_len]);
                 }
@@ -135,6 +184,160 @@ impl Batch {
                 }
             }
             start = end;
+        }
+    }
+
+    /// The first `out_len` bytes of the digests of `messages[i]` for each `i` in `forest`
+    /// (each longer than a chunk), written at `out[i * out_len..]`.
+    fn hash_forest_into(&self, messages: &[&[u8]], forest: &[usize], out_len: usize, out: &mut [u8]) {
+        if forest.is_empty() {
+            return;
+        }
+        let trees: Vec<&[u8]> = forest.iter().map(|&i| messages[i]).collect();
+        let mut digests = vec![0u8; trees.len() * OUT_LEN];
+        self.hash_forest(&trees, &mut digests);
+        for (&i, d) in forest.iter().zip(digests.chunks_exact(OUT_LEN)) {
+            out[i * out_len..][..out_len].copy_from_slice(&d[..out_len]);
+        }
+    }
+
+    /// The 32-byte digests of `trees` (each longer than a chunk) into `out`, as one forest:
+    /// all whole chunks in one job (a counter per chunk: its index in its message), each
+    /// partial last chunk on its own, then the parents a level at a time across all trees,
+    /// pairing each tree's chaining values from the left with an odd last one carried up
+    /// (which builds BLAKE3's tree: a left subtree of the largest power of two of chunks),
+    /// until each tree has two: their parent, with ROOT, is its digest.
+    fn hash_forest(&self, trees: &[&[u8]], out: &mut [u8]) {
+        debug_assert!(trees.iter().all(|t| t.len() > CHUNK_LEN));
+        let whole: usize = trees.iter().map(|t| t.len() / CHUNK_LEN).sum();
+        let mut inputs: Vec<&[u8]> = Vec::with_capacity(whole);
+        let mut counters: Vec<u64> = Vec::with_capacity(whole);
+        for t in trees {
+            for (counter, chunk) in t.chunks_exact(CHUNK_LEN).enumerate() {
+                inputs.push(chunk);
+                counters.push(counter as u64);
+            }
+        }
+        let mut whole_cvs = vec![0u8; whole * OUT_LEN];
+        let job = HashManyJob {
+            inputs: &inputs,
+            key: &self.key,
+            counters: Counters::PerInput(&counters),
+            flags: self.flags,
+            flags_start: CHUNK_START,
+            flags_end: CHUNK_END,
+            last_block_len: BLOCK_LEN as u8,
+        };
+        self.platform.hash_many(&job, &mut whole_cvs);
+
+        // Level 0: each tree's whole chunks' chaining values, then its partial chunk's.
+        let partial_cvs = self.partial_chunk_cvs(trees);
+        let mut counts: Vec<usize> = trees.iter().map(|t| t.len().div_ceil(CHUNK_LEN)).collect();
+        let mut level = Vec::with_capacity(counts.iter().sum::<usize>() * OUT_LEN);
+        let mut taken = 0;
+        for (t, partial) in trees.iter().zip(&partial_cvs) {
+            let n = t.len() / CHUNK_LEN;
+            level.extend_from_slice(&whole_cvs[taken * OUT_LEN..][..n * OUT_LEN]);
+            taken += n;
+            if t.len() % CHUNK_LEN != 0 {
+                level.extend_from_slice(&cv_bytes(partial));
+            }
+        }
+
+        // Parents, a level at a time, while some tree has more than two.
+        let mut next = Vec::with_capacity(level.len() / 2 + trees.len() * OUT_LEN);
+        while counts.iter().any(|&n| n > 2) {
+            let mut pairs: Vec<&[u8]> = Vec::new();
+            let mut at = 0;
+            for &n in &counts {
+                if n > 2 {
+                    pairs.extend(level[at..][..n / 2 * 2 * OUT_LEN].chunks_exact(2 * OUT_LEN));
+                }
+                at += n * OUT_LEN;
+            }
+            let mut parents = vec![0u8; pairs.len() * OUT_LEN];
+            self.platform.hash_many(&self.parents_job(&pairs, 0), &mut parents);
+            next.clear();
+            let (mut at, mut made) = (0, 0);
+            for n in &mut counts {
+                let cvs = &level[at..][..*n * OUT_LEN];
+                at += *n * OUT_LEN;
+                if *n > 2 {
+                    next.extend_from_slice(&parents[made * OUT_LEN..][..*n / 2 * OUT_LEN]);
+                    made += *n / 2;
+                    if *n % 2 == 1 {
+                        next.extend_from_slice(&cvs[(*n - 1) * OUT_LEN..]);
+                    }
+                    *n = n.div_ceil(2);
+                } else {
+                    next.extend_from_slice(cvs);
+                }
+            }
+            std::mem::swap(&mut level, &mut next);
+        }
+        // Every tree has two chaining values left: its root.
+        let roots: Vec<&[u8]> = level.chunks_exact(2 * OUT_LEN).collect();
+        self.platform.hash_many(&self.parents_job(&roots, ROOT), out);
+    }
+
+    /// The chaining value of each tree's partial last chunk (anything for a tree that ends
+    /// on a whole chunk). The blocks before a partial chunk's last are hashed beside those of
+    /// the other partial chunks with as many (a job per count, a counter per chunk); only
+    /// each last block, of its own length, is compressed alone.
+    fn partial_chunk_cvs(&self, trees: &[&[u8]]) -> Vec<CvWords> {
+        let partial = |i: usize| &trees[i][trees[i].len() / CHUNK_LEN * CHUNK_LEN..];
+        let counter = |i: usize| (trees[i].len() / CHUNK_LEN) as u64;
+        // Whole blocks before the last block.
+        let leading = |i: usize| (partial(i).len() - 1) / BLOCK_LEN;
+        let mut order: Vec<usize> = (0..trees.len()).filter(|&i| !partial(i).is_empty()).collect();
+        order.sort_unstable_by_key(|&i| leading(i));
+        let mut cvs = vec![self.key; trees.len()];
+        let mut out = Vec::new();
+        for run in order.chunk_by(|&a, &b| leading(a) == leading(b)) {
+            let blocks = leading(run[0]);
+            if blocks == 0 {
+                continue;
+            }
+            let inputs: Vec<&[u8]> = run.iter().map(|&i| &partial(i)[..blocks * BLOCK_LEN]).collect();
+            let counters: Vec<u64> = run.iter().map(|&i| counter(i)).collect();
+            let job = HashManyJob {
+                inputs: &inputs,
+                key: &self.key,
+                counters: Counters::PerInput(&counters),
+                flags: self.flags,
+                flags_start: CHUNK_START,
+                flags_end: 0,
+                last_block_len: BLOCK_LEN as u8,
+            };
+            out.clear();
+            out.resize(run.len() * OUT_LEN, 0);
+            self.platform.hash_many(&job, &mut out);
+            for (&i, cv) in run.iter().zip(out.chunks_exact(OUT_LEN)) {
+                cvs[i] = core::array::from_fn(|w| u32::from_le_bytes(cv[4 * w..][..4].try_into().expect("4 bytes")));
+            }
+        }
+        for &i in &order {
+            let blocks = leading(i);
+            let last = &partial(i)[blocks * BLOCK_LEN..];
+            let mut block = [0u8; BLOCK_LEN];
+            block[..last.len()].copy_from_slice(last);
+            let start = if blocks == 0 { CHUNK_START } else { 0 };
+            let flags = self.flags | start | CHUNK_END;
+            self.platform.compress_in_place(&mut cvs[i], &block, last.len() as u8, counter(i), flags);
+        }
+        cvs
+    }
+
+    /// Parent nodes (each two chaining values) with `extra` flags beside PARENT.
+    fn parents_job<'a>(&'a self, pairs: &'a [&'a [u8]], extra: u8) -> HashManyJob<'a> {
+        HashManyJob {
+            inputs: pairs,
+            key: &self.key,
+            counters: Counters::Fixed(0),
+            flags: self.flags | PARENT | extra,
+            flags_start: 0,
+            flags_end: 0,
+            last_block_len: BLOCK_LEN as u8,
         }
     }
 
@@ -165,8 +368,7 @@ impl Batch {
         HashManyJob {
             inputs,
             key: &self.key,
-            counter: 0,
-            increment_counter: false,
+            counters: Counters::Fixed(0),
             flags: self.flags,
             flags_start: CHUNK_START,
             flags_end: CHUNK_END | ROOT,

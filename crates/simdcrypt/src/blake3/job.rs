@@ -86,7 +86,13 @@ pub(crate) fn padded_call<const N: usize>(
     assert!(n > 0 && n < N, "padded_call takes 1 to N - 1 inputs");
     let mut lanes = [inputs[n - 1]; N];
     lanes[..n].copy_from_slice(inputs);
-    let padded_job = HashManyJob { inputs: &lanes, counter: job.counter_for(first), ..*job };
+    // The copies of the last input take its counter too.
+    let per_lane: [u64; N] = core::array::from_fn(|lane| job.counter_for(first + lane.min(n - 1)));
+    let counters = match job.counters {
+        Counters::PerInput(_) => Counters::PerInput(&per_lane),
+        other => other.from(first),
+    };
+    let padded_job = HashManyJob { inputs: &lanes, counters, ..*job };
     let mut cvs = [[0u8; OUT_LEN]; N];
     kernel(&padded_job, cvs.as_flattened_mut());
     out[..n * OUT_LEN].copy_from_slice(&cvs.as_flattened()[..n * OUT_LEN]);
@@ -142,17 +148,50 @@ impl<'a, const N: usize> Lanes<'a, N> {
     }
 }
 
-/// Many equal-length inputs to hash side by side: chunks of one tree (counter incrementing)
-/// or parent nodes (counter fixed at 0).
+/// The counter each input of a job hashes with.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Counters<'a> {
+    /// Input `i` uses the given counter plus `i`: consecutive chunks of one tree.
+    Incrementing(u64),
+    /// Every input uses the same counter: parent nodes (0), one-chunk messages (0).
+    Fixed(u64),
+    /// Input `i` uses element `i` (as long as the inputs): chunks of several trees side by
+    /// side, so that the chunks left over from each tree's groups share kernel calls
+    /// (`Batch`'s long messages).
+    PerInput(&'a [u64]),
+}
+
+impl<'a> Counters<'a> {
+    /// The counter of input `i`.
+    #[inline(always)]
+    pub fn of(self, i: usize) -> u64 {
+        match self {
+            Counters::Incrementing(base) => base.wrapping_add(i as u64),
+            Counters::Fixed(counter) => counter,
+            Counters::PerInput(counters) => counters[i],
+        }
+    }
+
+    /// The counters of inputs `first..`, as a job of those inputs needs them.
+    #[inline(always)]
+    pub fn from(self, first: usize) -> Counters<'a> {
+        match self {
+            Counters::Incrementing(base) => Counters::Incrementing(base.wrapping_add(first as u64)),
+            Counters::Fixed(counter) => Counters::Fixed(counter),
+            Counters::PerInput(counters) => Counters::PerInput(&counters[first..]),
+        }
+    }
+}
+
+/// Many equal-length inputs to hash side by side: chunks of one tree (counter incrementing),
+/// chunks of several (a counter per input) or parent nodes (counter fixed at 0).
 pub(crate) struct HashManyJob<'a> {
     /// The inputs; all the same whole number of blocks.
     pub inputs: &'a [&'a [u8]],
     /// The starting chaining value (the key words).
     pub key: &'a CvWords,
-    /// The counter of the first input.
-    pub counter: u64,
-    /// Whether input i uses `counter + i` (chunks) or `counter` (parents).
-    pub increment_counter: bool,
+    /// Each input's counter.
+    pub counters: Counters<'a>,
     /// Flags on every block.
     pub flags: u8,
     /// Extra flags on each input's first block.
@@ -168,11 +207,7 @@ impl HashManyJob<'_> {
     /// The counter of input `i`.
     #[inline(always)]
     pub fn counter_for(&self, i: usize) -> u64 {
-        if self.increment_counter {
-            self.counter.wrapping_add(i as u64)
-        } else {
-            self.counter
-        }
+        self.counters.of(i)
     }
 
     /// The length field of block `b` of an input whose last block is `last`.

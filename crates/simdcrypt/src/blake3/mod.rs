@@ -59,7 +59,7 @@ pub use algorithm::ALGORITHM;
 #[cfg(target_arch = "x86_64")]
 use asm::asm_message_words_match;
 pub use batch::Batch;
-use platform::{HashManyJob, LaneLevels};
+use platform::{Counters, HashManyJob, LaneLevels};
 pub use platform::{Kind, Platform};
 use tree::*;
 

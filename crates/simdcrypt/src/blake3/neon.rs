@@ -124,7 +124,7 @@ pub(super) fn hash_many(job: &HashManyJob<'_>, out: &mut [u8]) {
         first += DEGREE;
     }
     if first < job.inputs.len() {
-        let rest = HashManyJob { inputs: &job.inputs[first..], counter: job.counter_for(first), ..*job };
+        let rest = HashManyJob { inputs: &job.inputs[first..], counters: job.counters.from(first), ..*job };
         portable::hash_many(&rest, &mut out[first * OUT_LEN..]);
     }
 }

@@ -13,7 +13,7 @@
 //! tail); `LaneLevels`, the lane-form level kernels a backend may have (AVX-512, AVX2,
 //! SSE4.1), obtainable only from a checked `Platform`
 
-pub(crate) use super::job::HashManyJob;
+pub(crate) use super::job::{Counters, HashManyJob};
 use super::{portable, CvWords, BLOCK_LEN, OUT_LEN};
 
 #[cfg(target_arch = "aarch64")]
@@ -263,15 +263,29 @@ mod tests {
     use super::*;
 
     /// Each backend's `hash_many` against the portable one, for chunk jobs (counter
-    /// incrementing across the 2^32 boundary and near i32::MAX) and parent jobs, on input
-    /// counts that hit every kernel width and remainder: 31 = 16 + 8 + 4 + 2 + 1.
+    /// incrementing across the 2^32 boundary and near i32::MAX), parent jobs and jobs with a
+    /// counter per input (some across the boundary, checked against one portable call per
+    /// input with that counter), on input counts that hit every kernel width and remainder:
+    /// 31 = 16 + 8 + 4 + 2 + 1.
     #[test]
     fn hash_many_matches_portable() {
         let key: CvWords = core::array::from_fn(|i| 0x0101_0101u32.wrapping_mul(i as u32 + 1));
         let mut data = vec![0u8; 31 * 1024];
         crate::test_rng::XorShift64::new(0x2545_F491_4F6C_DD1D).fill(&mut data);
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        enum Kind {
+            Incrementing,
+            Fixed,
+            PerInput,
+        }
         crate::backend::for_each_supported("hash_many_matches_portable", |platform: Platform| {
-            for (blocks, increment) in [(16usize, true), (1, false), (3, true)] {
+            for (blocks, kind) in [
+                (16usize, Kind::Incrementing),
+                (1, Kind::Fixed),
+                (3, Kind::Incrementing),
+                (16, Kind::PerInput),
+                (2, Kind::PerInput),
+            ] {
                 let len = blocks * BLOCK_LEN;
                 for counter in [0u64, u64::from(u32::MAX), i32::MAX as u64, u64::from(u32::MAX) - 5] {
                     for count in [1usize, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31] {
@@ -279,22 +293,46 @@ mod tests {
                         if inputs.len() < count {
                             continue;
                         }
+                        // Unordered, some on each side of 2^32 when `counter` is near it.
+                        let per_input: Vec<u64> = (0..count as u64)
+                            .map(|i| counter.wrapping_add((i * 0x9E37) % 11).wrapping_sub(3))
+                            .collect();
+                        let counters = match kind {
+                            Kind::Incrementing => Counters::Incrementing(counter),
+                            Kind::Fixed => Counters::Fixed(counter),
+                            Kind::PerInput => Counters::PerInput(&per_input),
+                        };
                         let job = HashManyJob {
                             inputs: &inputs,
                             key: &key,
-                            counter,
-                            increment_counter: increment,
+                            counters,
                             flags: 0x40,
                             flags_start: 1,
                             flags_end: 2,
                             // A short last block, as batches of short messages use.
-                            last_block_len: if increment { 64 } else { 17 },
+                            last_block_len: if kind == Kind::Fixed { 17 } else { 64 },
                         };
                         let mut expected = vec![0u8; count * OUT_LEN];
-                        Platform::portable().hash_many(&job, &mut expected);
+                        if kind == Kind::PerInput {
+                            for (i, out) in expected.chunks_exact_mut(OUT_LEN).enumerate() {
+                                let one = HashManyJob {
+                                    inputs: &inputs[i..i + 1],
+                                    counters: Counters::Fixed(per_input[i]),
+                                    ..job
+                                };
+                                Platform::portable().hash_many(&one, out);
+                            }
+                        } else {
+                            Platform::portable().hash_many(&job, &mut expected);
+                        }
                         let mut got = vec![0u8; count * OUT_LEN];
                         platform.hash_many(&job, &mut got);
-                        assert_eq!(got, expected, "{platform:?} blocks {blocks} counter {counter:#x} count {count}");
+                        let what = format!("{platform:?} {kind:?} blocks {blocks} counter {counter:#x} count {count}");
+                        assert_eq!(got, expected, "{what}");
+                        // The same through the prefix walk the batches use.
+                        let mut prefix = vec![0u8; count * OUT_LEN];
+                        assert_eq!(platform.hash_many_prefix(&job, &mut prefix), count, "{what}");
+                        assert_eq!(prefix, expected, "{what} (prefix)");
                     }
                 }
             }
@@ -342,8 +380,7 @@ mod tests {
                         let job = HashManyJob {
                             inputs: &inputs,
                             key: &key,
-                            counter: 0,
-                            increment_counter: false,
+                            counters: Counters::Fixed(0),
                             flags: 0,
                             flags_start: 1,
                             flags_end: 2 | 8,
@@ -381,8 +418,7 @@ mod tests {
                 let job = HashManyJob {
                     inputs: &chunks,
                     key: &key,
-                    counter,
-                    increment_counter: true,
+                    counters: Counters::Incrementing(counter),
                     flags: 0x10,
                     flags_start: 1,
                     flags_end: 2,
@@ -399,8 +435,7 @@ mod tests {
                     let pairs: Vec<&[u8]> = expected.chunks_exact(2 * OUT_LEN).collect();
                     let parent_job = HashManyJob {
                         inputs: &pairs,
-                        counter: 0,
-                        increment_counter: false,
+                        counters: Counters::Fixed(0),
                         flags: 0x10 | 4,
                         flags_start: 0,
                         flags_end: 0,

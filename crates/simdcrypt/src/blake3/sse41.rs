@@ -20,7 +20,7 @@
 
 use core::arch::x86_64::*;
 
-use super::job::{hash_rest_after_groups, padded_call, whole_groups, HashManyJob, Lanes};
+use super::job::{hash_rest_after_groups, padded_call, whole_groups, Counters, HashManyJob, Lanes};
 use super::rows::{block_at, cv_rows, init_rows, rotation_masks, MessageSlots};
 use super::{CvWords, BLOCK_LEN, CHUNK_LEN, IV, OUT_LEN};
 
@@ -249,10 +249,16 @@ fn load_message_into(lanes: &Lanes<'_, DEGREE>, block_index: usize, far: bool, m
 #[inline]
 #[target_feature(enable = "sse4.1")]
 fn lane_counters(job: &HashManyJob<'_>, first: usize) -> (__m128i, __m128i) {
+    if let Counters::PerInput(counters) = job.counters {
+        let lo: [u32; DEGREE] = core::array::from_fn(|lane| counters[first + lane] as u32);
+        let hi: [u32; DEGREE] = core::array::from_fn(|lane| (counters[first + lane] >> 32) as u32);
+        // SAFETY: each array is 16 readable bytes; loadu has no alignment requirement.
+        return unsafe { (_mm_loadu_si128(lo.as_ptr().cast()), _mm_loadu_si128(hi.as_ptr().cast())) };
+    }
     let base = job.counter_for(first);
     let lo = _mm_set1_epi32(base as u32 as i32);
     let hi = _mm_set1_epi32((base >> 32) as u32 as i32);
-    if !job.increment_counter {
+    if let Counters::Fixed(_) = job.counters {
         return (lo, hi);
     }
     let lanes_lo = _mm_add_epi32(lo, _mm_setr_epi32(0, 1, 2, 3));

@@ -93,8 +93,7 @@ pub(super) fn chunks_job<'a>(
     HashManyJob {
         inputs: chunks,
         key,
-        counter: chunk_counter,
-        increment_counter: true,
+        counters: Counters::Incrementing(chunk_counter),
         flags,
         flags_start: CHUNK_START,
         flags_end: CHUNK_END,
@@ -147,8 +146,7 @@ pub(super) fn compress_parents_parallel<const CAP: usize>(
     let job = HashManyJob {
         inputs: parents,
         key,
-        counter: 0,
-        increment_counter: false,
+        counters: Counters::Fixed(0),
         flags: flags | PARENT,
         flags_start: 0,
         flags_end: 0,
