@@ -240,20 +240,6 @@ pub fn hash_all(path: &Path, hashers: &[AnyHasher], len: Option<usize>, no_mmap:
     Ok(Digests { digests, size })
 }
 
-/// Reads until `buf` is full or the input ends; returns how much was read.
-fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match reader.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
-}
-
 thread_local! {
     /// Each thread's read buffer, kept between files: thousands of small files would
     /// otherwise cost an allocation (and its page faults) each.
@@ -278,7 +264,7 @@ fn feed_sequential(hashers: &mut [AnyHasher], mut reader: impl Read, size: Optio
     let block = &mut buf[..read_len];
     let mut total = 0;
     let result = loop {
-        let n = match read_full(&mut reader, block) {
+        let n = match simdcrypt::read_full(&mut reader, block) {
             Ok(0) => break Ok(total),
             Ok(n) => n,
             Err(e) => break Err(e),
@@ -301,7 +287,7 @@ fn feed_sequential(hashers: &mut [AnyHasher], mut reader: impl Read, size: Optio
 fn feed_pipelined(hashers: &mut [AnyHasher], mut reader: impl Read) -> io::Result<u64> {
     let mut current = vec![0u8; BLOCK_LEN];
     let mut next = vec![0u8; BLOCK_LEN];
-    let mut n = read_full(&mut reader, &mut current)?;
+    let mut n = simdcrypt::read_full(&mut reader, &mut current)?;
     let mut total = 0;
     while n > 0 {
         let block = &current[..n];
@@ -311,7 +297,7 @@ fn feed_pipelined(hashers: &mut [AnyHasher], mut reader: impl Read) -> io::Resul
                     h.update(block);
                 });
             }
-            read_full(&mut reader, &mut next)
+            simdcrypt::read_full(&mut reader, &mut next)
         })?;
         total += n as u64;
         n = next_n;

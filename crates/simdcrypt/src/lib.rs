@@ -82,8 +82,9 @@ pub fn backend_report() -> Vec<backend::BackendReport> {
 }
 
 /// Reads until `buf` is full or the input ends (retrying interrupted reads); returns how
-/// many bytes were read. The one copy of this loop for the library's readers.
-pub(crate) fn read_full(input: &mut (impl std::io::Read + ?Sized), buf: &mut [u8]) -> std::io::Result<usize> {
+/// many bytes were read, fewer than `buf.len()` only at the end of the input. The one copy
+/// of this loop for the library's readers and the command line's.
+pub fn read_full(input: &mut (impl std::io::Read + ?Sized), buf: &mut [u8]) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match input.read(&mut buf[got..]) {
