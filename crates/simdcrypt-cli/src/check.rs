@@ -606,7 +606,7 @@ fn compute(
             let hasher = &built[index];
             let d = hashing::hash_all(&v.path, std::slice::from_ref(hasher), Some(v.len), args.hash.no_mmap)?;
             let digest = d.digests.into_iter().next().unwrap_or_default();
-            Ok((args.hash.present(hasher, digest), d.size))
+            Ok((args.hash.present(hasher, digest.into()).into_owned(), d.size))
         }
     }
 }

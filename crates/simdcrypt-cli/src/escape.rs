@@ -9,20 +9,22 @@
 //! a name only when it contains a newline; [`check_name`] follows the reference tool of
 //! each algorithm ([`Style`]).
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use simdcrypt::registry::{Algorithm, ReferenceTool};
 
-/// A file name as it appears in an output line.
+/// A file name as it appears in an output line (borrowed from the path when it is UTF-8
+/// and needs no escaping: one line per file, many files).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DisplayName {
+pub struct DisplayName<'a> {
     /// The name, escaped if `escaped`.
-    pub text: String,
+    pub text: Cow<'a, str>,
     /// Whether the line must start with a backslash.
     pub escaped: bool,
 }
 
-impl DisplayName {
+impl DisplayName<'_> {
     /// What goes at the very start of the line: `\` for an escaped name, else nothing.
     pub fn line_prefix(&self) -> &'static str {
         if self.escaped {
@@ -35,17 +37,17 @@ impl DisplayName {
 
 /// The name b3sum would print for `path`: lossy UTF-8, backslashes turned into slashes on
 /// Windows, then escaped.
-pub fn display_name(path: &Path) -> DisplayName {
-    escape(&shown_text(path))
+pub fn display_name(path: &Path) -> DisplayName<'_> {
+    escape(shown_text(path))
 }
 
 /// `path` as lossy UTF-8, with backslashes turned into slashes on Windows.
-fn shown_text(path: &Path) -> String {
+fn shown_text(path: &Path) -> Cow<'_, str> {
     let text = path.to_string_lossy();
     if cfg!(windows) {
-        text.replace('\\', "/")
+        Cow::Owned(text.replace('\\', "/"))
     } else {
-        text.into_owned()
+        text
     }
 }
 
@@ -71,18 +73,19 @@ impl Style {
 /// The name in a `check` result line (`NAME: OK`, `NAME: FAILED`). b3sum escapes it as
 /// `sum` does; coreutils (9.1) only when it contains a newline, and then all three
 /// characters, as `sum` does.
-pub fn check_name(path: &Path, style: Style) -> DisplayName {
+pub fn check_name(path: &Path, style: Style) -> DisplayName<'_> {
     let text = shown_text(path);
     match style {
         Style::Coreutils if !text.contains('\n') => DisplayName { text, escaped: false },
-        _ => escape(&text),
+        _ => escape(text),
     }
 }
 
 /// Escapes `\`, newline and carriage return, if there are any.
-pub fn escape(name: &str) -> DisplayName {
+pub fn escape<'a>(name: impl Into<Cow<'a, str>>) -> DisplayName<'a> {
+    let name = name.into();
     if !name.contains(['\\', '\n', '\r']) {
-        return DisplayName { text: name.to_string(), escaped: false };
+        return DisplayName { text: name, escaped: false };
     }
     let mut text = String::with_capacity(name.len() + 8);
     for c in name.chars() {
@@ -93,7 +96,7 @@ pub fn escape(name: &str) -> DisplayName {
             c => text.push(c),
         }
     }
-    DisplayName { text, escaped: true }
+    DisplayName { text: Cow::Owned(text), escaped: true }
 }
 
 #[cfg(test)]
@@ -120,11 +123,11 @@ mod tests {
     #[test]
     fn check_names_follow_the_reference_tool() {
         let b3 = check_name(Path::new("a\\b\rc"), Style::B3sum);
-        assert_eq!((b3.text.as_str(), b3.escaped), ("a\\\\b\\rc", true));
+        assert_eq!((b3.text.as_ref(), b3.escaped), ("a\\\\b\\rc", true));
         let gnu = check_name(Path::new("a\\b\rc"), Style::Coreutils);
-        assert_eq!((gnu.text.as_str(), gnu.escaped), ("a\\b\rc", false));
+        assert_eq!((gnu.text.as_ref(), gnu.escaped), ("a\\b\rc", false));
         let gnu = check_name(Path::new("a\\b\nc\r"), Style::Coreutils);
-        assert_eq!((gnu.text.as_str(), gnu.escaped), ("a\\\\b\\nc\\r", true));
+        assert_eq!((gnu.text.as_ref(), gnu.escaped), ("a\\\\b\\nc\\r", true));
         assert_eq!(Style::of(&simdcrypt::sha256::ALGORITHM), Style::Coreutils);
         assert_eq!(Style::of(&simdcrypt::blake3::ALGORITHM), Style::B3sum);
     }

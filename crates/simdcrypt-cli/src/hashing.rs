@@ -1,6 +1,7 @@
 //! What `sum` and `check` share: hashing options, building a hasher by algorithm name, and
 //! hashing one input (a file, or stdin for `-`).
 
+use std::borrow::Cow;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -122,10 +123,11 @@ impl HashArgs {
         self.key_file.as_deref().is_some_and(is_stdin)
     }
 
-    /// The digest as printed: reversed for GOST algorithms under `--gost-reverse`.
-    pub fn present(&self, hasher: &AnyHasher, mut digest: Vec<u8>) -> Vec<u8> {
+    /// The digest as printed: reversed for GOST algorithms under `--gost-reverse` (a copy
+    /// only then).
+    pub fn present<'a>(&self, hasher: &AnyHasher, mut digest: Cow<'a, [u8]>) -> Cow<'a, [u8]> {
         if self.gost_reverse && is_gost(hasher) {
-            digest.reverse();
+            digest.to_mut().reverse();
         }
         digest
     }

@@ -201,7 +201,7 @@ pub fn run(args: &SumArgs, out: &mut Out) -> Result<bool, Failure> {
             match result {
                 Ok(Digests { digests, size }) => {
                     progress.inc(size);
-                    print_digests(args, hashers, style, path, digests, size, out)?;
+                    print_digests(args, hashers, style, path, &digests, size, out)?;
                 }
                 Err(e) => {
                     progress.inc(0);
@@ -223,12 +223,12 @@ pub(crate) fn print_digests(
     hashers: &[AnyHasher],
     style: Style,
     path: &Path,
-    digests: Vec<Vec<u8>>,
+    digests: &[Vec<u8>],
     size: u64,
     out: &mut Out,
 ) -> Result<(), Failure> {
     for (hasher, digest) in hashers.iter().zip(digests) {
-        let digest = args.hash.present(hasher, digest);
+        let digest = args.hash.present(hasher, digest.into());
         out.record(&format_line(path, hasher.descriptor().bsd_label, hasher.algorithm(), &digest, size, style))?;
     }
     Ok(())
@@ -321,7 +321,7 @@ fn run_raw(
     };
     match hashing::hash_all(path, hashers, len, args.hash.no_mmap).map(|d| skip_seek(d, args.seek)) {
         Ok(mut d) => {
-            let digest = args.hash.present(&hashers[0], d.digests.remove(0));
+            let digest = args.hash.present(&hashers[0], d.digests.remove(0).into());
             out.record_bytes(&digest)?;
             Ok(true)
         }
@@ -404,25 +404,41 @@ pub(crate) enum Style {
     Json,
 }
 
-/// One output line, newline included.
+/// One output line, newline included: built in one string (a line per file, and a tree
+/// can hold many small files).
 fn format_line(path: &Path, label: &str, algorithm: &str, digest: &[u8], size: u64, style: Style) -> String {
-    let hex = simdcrypt::to_hex(digest);
+    if style == Style::Json {
+        let mut obj = json_path(path);
+        obj.insert("algorithm".into(), algorithm.into());
+        obj.insert("digest".into(), simdcrypt::to_hex(digest).into());
+        if algorithm != tree::JSON_NAME {
+            obj.insert("size".into(), size.into());
+        }
+        return format!("{}\n", serde_json::Value::Object(obj));
+    }
     let name = display_name(path);
-    let prefix = name.line_prefix();
+    let mut line = String::with_capacity(label.len() + 2 * digest.len() + name.text.len() + 8);
+    line.push_str(name.line_prefix());
     match style {
-        Style::Gnu => format!("{prefix}{hex}  {}\n", name.text),
-        Style::Tag => format!("{prefix}{label} ({}) = {hex}\n", name.text),
-        Style::NoNames => format!("{hex}\n"),
-        Style::Json => {
-            let mut obj = json_path(path);
-            obj.insert("algorithm".into(), algorithm.into());
-            obj.insert("digest".into(), hex.into());
-            if algorithm != tree::JSON_NAME {
-                obj.insert("size".into(), size.into());
-            }
-            format!("{}\n", serde_json::Value::Object(obj))
+        Style::Gnu => {
+            simdcrypt::push_hex(&mut line, digest);
+            line.push_str("  ");
+            line.push_str(&name.text);
+        }
+        Style::Tag => {
+            line.push_str(label);
+            line.push_str(" (");
+            line.push_str(&name.text);
+            line.push_str(") = ");
+            simdcrypt::push_hex(&mut line, digest);
+        }
+        Style::NoNames | Style::Json => {
+            line.clear();
+            simdcrypt::push_hex(&mut line, digest);
         }
     }
+    line.push('\n');
+    line
 }
 
 /// `{"path": ..., "error": ...}` and a newline.
@@ -543,7 +559,7 @@ fn run_cuda(args: &SumArgs, files: &[PathBuf], out: &mut Out) -> Result<bool, Fa
                 Ok(data) => {
                     let digest = if out_len == 0 { Vec::new() } else { next.next().unwrap_or_default().to_vec() };
                     progress.inc(data.len() as u64);
-                    let digest = args.hash.present(&hasher, digest);
+                    let digest = args.hash.present(&hasher, digest.into());
                     out.record(&format_line(
                         path,
                         hasher.descriptor().bsd_label,

@@ -176,7 +176,7 @@ pub fn run(
                     }
                     _ => return Ok(()),
                 };
-                sum::print_digests(args, hashers, style, &item.path, entry.digests.clone(), entry.stat.size, out)?;
+                sum::print_digests(args, hashers, style, &item.path, &entry.digests, entry.stat.size, out)?;
                 writer.as_mut().map_or(Ok(()), |w| w.entry(entry)).map_err(|e| cannot_write(manifest_path, &e))
             },
         )?;

@@ -99,11 +99,17 @@ pub fn read_full(input: &mut (impl std::io::Read + ?Sized), buf: &mut [u8]) -> s
 
 /// Lower-case hexadecimal.
 pub fn to_hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(2 * bytes.len());
-    for &b in bytes {
-        s.push(DIGITS[(b >> 4) as usize] as char);
-        s.push(DIGITS[(b & 15) as usize] as char);
-    }
+    push_hex(&mut s, bytes);
     s
+}
+
+/// Appends `bytes` in lower-case hexadecimal to `out` (no allocation beyond its growth).
+pub fn push_hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(2 * bytes.len());
+    for &b in bytes {
+        out.push(DIGITS[(b >> 4) as usize] as char);
+        out.push(DIGITS[(b & 15) as usize] as char);
+    }
 }
