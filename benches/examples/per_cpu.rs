@@ -201,6 +201,29 @@ fn blake3_rows(out: &mut Vec<Workload>) {
             "the blake3 crate has no public batch API: its peers are a loop of `blake3::hash` and its doc(hidden) `platform::hash_many` kernel",
         ),
     });
+
+    // Messages of a few chunks: our batch hashes them as one forest (a counter per chunk).
+    const LONG_COUNT: usize = 512;
+    const LONG_LEN: usize = 4 * KIB + 100;
+    let long_msgs = chunks(input(LONG_COUNT * LONG_LEN), LONG_LEN);
+    let long_batch = simdcrypt::blake3::Batch::new(simdcrypt::blake3::Mode::Hash);
+    let mut long_out = vec![0u8; LONG_COUNT * 32];
+    long_batch.hash_into(long_msgs, 32, &mut long_out).unwrap();
+    let long_expected: Vec<u8> = long_msgs.iter().flat_map(|m| *blake3::hash(m).as_bytes()).collect();
+    assert_eq!(long_out, long_expected, "blake3 batch of long messages");
+    let mut long_loop_out = vec![0u8; LONG_COUNT * 32];
+    out.push(Workload {
+        name: format!("BLAKE3 batch {LONG_COUNT}×{LONG_LEN} B"),
+        bytes: LONG_COUNT * LONG_LEN,
+        backend,
+        ours: Box::new(move || long_batch.hash_into(black_box(long_msgs), 32, &mut long_out).unwrap()),
+        peers: vec![peer("blake3 hash loop", blake3_dispatch(), move || {
+            for (m, o) in black_box(long_msgs).iter().zip(long_loop_out.chunks_exact_mut(32)) {
+                o.copy_from_slice(blake3::hash(m).as_bytes());
+            }
+        })],
+        note: None,
+    });
 }
 
 /// hashtree's kernel signature: digests out, 64-byte blocks in, block count.
