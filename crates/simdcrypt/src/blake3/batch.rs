@@ -131,11 +131,9 @@ impl Batch {
         if messages.iter().any(is_long) {
             let mut forest: Vec<usize> = Vec::new();
             let mut chunks = 0;
-            let mut digests = [0u8; OUT_LEN];
             for (i, m) in messages.iter().enumerate().filter(|(_, m)| is_long(m)) {
                 if m.len() > LONG_MAX {
-                    self.hash_one(m, &mut digests[..out_len]);
-                    out[i * out_len..][..out_len].copy_from_slice(&digests[..out_len]);
+                    self.hash_one(m, &mut out[i * out_len..][..out_len]);
                     continue;
                 }
                 let n = m.len().div_ceil(CHUNK_LEN);
@@ -219,16 +217,7 @@ impl Batch {
             }
         }
         let mut whole_cvs = vec![0u8; whole * OUT_LEN];
-        let job = HashManyJob {
-            inputs: &inputs,
-            key: &self.key,
-            counters: Counters::PerInput(&counters),
-            flags: self.flags,
-            flags_start: CHUNK_START,
-            flags_end: CHUNK_END,
-            last_block_len: BLOCK_LEN as u8,
-        };
-        self.platform.hash_many(&job, &mut whole_cvs);
+        self.platform.hash_many(&self.chunks_job(&inputs, &counters, CHUNK_END), &mut whole_cvs);
 
         // Level 0: each tree's whole chunks' chaining values, then its partial chunk's.
         let partial_cvs = self.partial_chunk_cvs(trees);
@@ -300,18 +289,10 @@ impl Batch {
             }
             let inputs: Vec<&[u8]> = run.iter().map(|&i| &partial(i)[..blocks * BLOCK_LEN]).collect();
             let counters: Vec<u64> = run.iter().map(|&i| counter(i)).collect();
-            let job = HashManyJob {
-                inputs: &inputs,
-                key: &self.key,
-                counters: Counters::PerInput(&counters),
-                flags: self.flags,
-                flags_start: CHUNK_START,
-                flags_end: 0,
-                last_block_len: BLOCK_LEN as u8,
-            };
             out.clear();
             out.resize(run.len() * OUT_LEN, 0);
-            self.platform.hash_many(&job, &mut out);
+            // No CHUNK_END: each chunk's last block is still to come.
+            self.platform.hash_many(&self.chunks_job(&inputs, &counters, 0), &mut out);
             for (&i, cv) in run.iter().zip(out.chunks_exact(OUT_LEN)) {
                 cvs[i] = core::array::from_fn(|w| u32::from_le_bytes(cv[4 * w..][..4].try_into().expect("4 bytes")));
             }
@@ -326,6 +307,20 @@ impl Batch {
             self.platform.compress_in_place(&mut cvs[i], &block, last.len() as u8, counter(i), flags);
         }
         cvs
+    }
+
+    /// Whole blocks of chunks (each from its chunk's start) of several trees, input `i` at
+    /// chunk counter `counters[i]`, with `flags_end` on each input's last block.
+    fn chunks_job<'a>(&'a self, inputs: &'a [&'a [u8]], counters: &'a [u64], flags_end: u8) -> HashManyJob<'a> {
+        HashManyJob {
+            inputs,
+            key: &self.key,
+            counters: Counters::PerInput(counters),
+            flags: self.flags,
+            flags_start: CHUNK_START,
+            flags_end,
+            last_block_len: BLOCK_LEN as u8,
+        }
     }
 
     /// Parent nodes (each two chaining values) with `extra` flags beside PARENT.
