@@ -60,6 +60,31 @@ const LONG_MAX: usize = (256 << 10) - 1;
 /// bookkeeping (56 bytes per chunk) stays within the L2 cache whatever the batch's size.
 const FOREST_CHUNKS: usize = 2048;
 
+/// The buffers of a thread's forests, kept from forest to forest and from call to call
+/// (at most about 250 KiB, the bookkeeping of `FOREST_CHUNKS`): made anew for each, their
+/// pages went back to the system and were faulted in again every time, a few percent of
+/// a one-thread Xet file hash. The chunks' slices borrow the messages, so they are the
+/// caller's (`inputs`).
+#[derive(Default)]
+struct Forest {
+    /// Each whole chunk's counter.
+    counters: Vec<u64>,
+    /// Their chaining values.
+    whole_cvs: Vec<u8>,
+    /// Each tree's chaining values at the current level, tree after tree, and how many.
+    level: Vec<u8>,
+    counts: Vec<usize>,
+    /// The next level being built, and the parents that go into it.
+    next: Vec<u8>,
+    parents: Vec<u8>,
+    /// The trees' digests.
+    digests: Vec<u8>,
+}
+
+thread_local! {
+    static FOREST: std::cell::RefCell<Forest> = std::cell::RefCell::new(Forest::default());
+}
+
 impl Batch {
     /// A batch hasher for `mode`, with the detected platform and one thread.
     pub fn new(mode: Mode<'_>) -> Self {
@@ -129,23 +154,26 @@ impl Batch {
         // Messages longer than a chunk, as forests (those past LONG_MAX on their own).
         let is_long = |m: &&[u8]| m.len() > CHUNK_LEN;
         if messages.iter().any(is_long) {
-            let mut forest: Vec<usize> = Vec::new();
-            let mut chunks = 0;
-            for (i, m) in messages.iter().enumerate().filter(|(_, m)| is_long(m)) {
-                if m.len() > LONG_MAX {
-                    self.hash_one(m, &mut out[i * out_len..][..out_len]);
-                    continue;
+            FOREST.with_borrow_mut(|buffers| {
+                let mut inputs = Vec::new();
+                let mut forest: Vec<usize> = Vec::new();
+                let mut chunks = 0;
+                for (i, m) in messages.iter().enumerate().filter(|(_, m)| is_long(m)) {
+                    if m.len() > LONG_MAX {
+                        self.hash_one(m, &mut out[i * out_len..][..out_len]);
+                        continue;
+                    }
+                    let n = m.len().div_ceil(CHUNK_LEN);
+                    if chunks + n > FOREST_CHUNKS {
+                        self.hash_forest_into(messages, &forest, (buffers, &mut inputs), out_len, out);
+                        forest.clear();
+                        chunks = 0;
+                    }
+                    forest.push(i);
+                    chunks += n;
                 }
-                let n = m.len().div_ceil(CHUNK_LEN);
-                if chunks + n > FOREST_CHUNKS {
-                    self.hash_forest_into(messages, &forest, out_len, out);
-                    forest.clear();
-                    chunks = 0;
-                }
-                forest.push(i);
-                chunks += n;
-            }
-            self.hash_forest_into(messages, &forest, out_len, out);
+                self.hash_forest_into(messages, &forest, (buffers, &mut inputs), out_len, out);
+            });
         }
         // One pass over the lengths when they are all equal.
         let len = messages[0].len();
@@ -187,16 +215,26 @@ impl Batch {
 
     /// The first `out_len` bytes of the digests of `messages[i]` for each `i` in `forest`
     /// (each longer than a chunk), written at `out[i * out_len..]`.
-    fn hash_forest_into(&self, messages: &[&[u8]], forest: &[usize], out_len: usize, out: &mut [u8]) {
+    fn hash_forest_into<'m>(
+        &self,
+        messages: &[&'m [u8]],
+        forest: &[usize],
+        (buffers, inputs): (&mut Forest, &mut Vec<&'m [u8]>),
+        out_len: usize,
+        out: &mut [u8],
+    ) {
         if forest.is_empty() {
             return;
         }
         let trees: Vec<&[u8]> = forest.iter().map(|&i| messages[i]).collect();
-        let mut digests = vec![0u8; trees.len() * OUT_LEN];
-        self.hash_forest(&trees, &mut digests);
+        let mut digests = std::mem::take(&mut buffers.digests);
+        digests.clear();
+        digests.resize(trees.len() * OUT_LEN, 0);
+        self.hash_forest(&trees, (buffers, inputs), &mut digests);
         for (&i, d) in forest.iter().zip(digests.chunks_exact(OUT_LEN)) {
             out[i * out_len..][..out_len].copy_from_slice(&d[..out_len]);
         }
+        buffers.digests = digests;
     }
 
     /// The 32-byte digests of `trees` (each longer than a chunk) into `out`, as one forest:
@@ -205,24 +243,35 @@ impl Batch {
     /// pairing each tree's chaining values from the left with an odd last one carried up
     /// (which builds BLAKE3's tree: a left subtree of the largest power of two of chunks),
     /// until each tree has two: their parent, with ROOT, is its digest.
-    fn hash_forest(&self, trees: &[&[u8]], out: &mut [u8]) {
+    fn hash_forest<'m>(
+        &self,
+        trees: &[&'m [u8]],
+        (buffers, inputs): (&mut Forest, &mut Vec<&'m [u8]>),
+        out: &mut [u8],
+    ) {
         debug_assert!(trees.iter().all(|t| t.len() > CHUNK_LEN));
+        let Forest { counters, whole_cvs, level, next, parents, counts, .. } = buffers;
         let whole: usize = trees.iter().map(|t| t.len() / CHUNK_LEN).sum();
-        let mut inputs: Vec<&[u8]> = Vec::with_capacity(whole);
-        let mut counters: Vec<u64> = Vec::with_capacity(whole);
+        inputs.clear();
+        inputs.reserve(whole);
+        counters.clear();
+        counters.reserve(whole);
         for t in trees {
             for (counter, chunk) in t.chunks_exact(CHUNK_LEN).enumerate() {
                 inputs.push(chunk);
                 counters.push(counter as u64);
             }
         }
-        let mut whole_cvs = vec![0u8; whole * OUT_LEN];
-        self.platform.hash_many(&self.chunks_job(&inputs, &counters, CHUNK_END), &mut whole_cvs);
+        whole_cvs.clear();
+        whole_cvs.resize(inputs.len() * OUT_LEN, 0);
+        self.platform.hash_many(&self.chunks_job(inputs, counters, CHUNK_END), whole_cvs);
 
         // Level 0: each tree's whole chunks' chaining values, then its partial chunk's.
         let partial_cvs = self.partial_chunk_cvs(trees);
-        let mut counts: Vec<usize> = trees.iter().map(|t| t.len().div_ceil(CHUNK_LEN)).collect();
-        let mut level = Vec::with_capacity(counts.iter().sum::<usize>() * OUT_LEN);
+        counts.clear();
+        counts.extend(trees.iter().map(|t| t.len().div_ceil(CHUNK_LEN)));
+        level.clear();
+        level.reserve(counts.iter().sum::<usize>() * OUT_LEN);
         let mut taken = 0;
         for (t, partial) in trees.iter().zip(&partial_cvs) {
             let n = t.len() / CHUNK_LEN;
@@ -234,21 +283,21 @@ impl Batch {
         }
 
         // Parents, a level at a time, while some tree has more than two.
-        let mut next = Vec::with_capacity(level.len() / 2 + trees.len() * OUT_LEN);
         while counts.iter().any(|&n| n > 2) {
             let mut pairs: Vec<&[u8]> = Vec::new();
             let mut at = 0;
-            for &n in &counts {
+            for &n in counts.iter() {
                 if n > 2 {
                     pairs.extend(level[at..][..n / 2 * 2 * OUT_LEN].chunks_exact(2 * OUT_LEN));
                 }
                 at += n * OUT_LEN;
             }
-            let mut parents = vec![0u8; pairs.len() * OUT_LEN];
-            self.platform.hash_many(&self.parents_job(&pairs, 0), &mut parents);
+            parents.clear();
+            parents.resize(pairs.len() * OUT_LEN, 0);
+            self.platform.hash_many(&self.parents_job(&pairs, 0), parents);
             next.clear();
             let (mut at, mut made) = (0, 0);
-            for n in &mut counts {
+            for n in counts.iter_mut() {
                 let cvs = &level[at..][..*n * OUT_LEN];
                 at += *n * OUT_LEN;
                 if *n > 2 {
@@ -262,7 +311,7 @@ impl Batch {
                     next.extend_from_slice(cvs);
                 }
             }
-            std::mem::swap(&mut level, &mut next);
+            std::mem::swap(level, next);
         }
         // Every tree has two chaining values left: its root.
         let roots: Vec<&[u8]> = level.chunks_exact(2 * OUT_LEN).collect();
