@@ -86,10 +86,13 @@ pub(crate) fn padded_call<const N: usize>(
     assert!(n > 0 && n < N, "padded_call takes 1 to N - 1 inputs");
     let mut lanes = [inputs[n - 1]; N];
     lanes[..n].copy_from_slice(inputs);
-    // The copies of the last input take its counter too.
-    let per_lane: [u64; N] = core::array::from_fn(|lane| job.counter_for(first + lane.min(n - 1)));
+    let per_lane: [u64; N];
     let counters = match job.counters {
-        Counters::PerInput(_) => Counters::PerInput(&per_lane),
+        Counters::PerInput(_) => {
+            // The copies of the last input take its counter too.
+            per_lane = core::array::from_fn(|lane| job.counter_for(first + lane.min(n - 1)));
+            Counters::PerInput(&per_lane)
+        }
         other => other.from(first),
     };
     let padded_job = HashManyJob { inputs: &lanes, counters, ..*job };
