@@ -416,26 +416,25 @@ fn format_line(path: &Path, label: &str, algorithm: &str, digest: &[u8], size: u
         }
         return format!("{}\n", serde_json::Value::Object(obj));
     }
+    let mut line = String::new();
+    if style == Style::NoNames {
+        simdcrypt::push_hex(&mut line, digest);
+        line.push('\n');
+        return line;
+    }
     let name = display_name(path);
-    let mut line = String::with_capacity(label.len() + 2 * digest.len() + name.text.len() + 8);
+    line.reserve(label.len() + 2 * digest.len() + name.text.len() + 8);
     line.push_str(name.line_prefix());
-    match style {
-        Style::Gnu => {
-            simdcrypt::push_hex(&mut line, digest);
-            line.push_str("  ");
-            line.push_str(&name.text);
-        }
-        Style::Tag => {
-            line.push_str(label);
-            line.push_str(" (");
-            line.push_str(&name.text);
-            line.push_str(") = ");
-            simdcrypt::push_hex(&mut line, digest);
-        }
-        Style::NoNames | Style::Json => {
-            line.clear();
-            simdcrypt::push_hex(&mut line, digest);
-        }
+    if style == Style::Tag {
+        line.push_str(label);
+        line.push_str(" (");
+        line.push_str(&name.text);
+        line.push_str(") = ");
+        simdcrypt::push_hex(&mut line, digest);
+    } else {
+        simdcrypt::push_hex(&mut line, digest);
+        line.push_str("  ");
+        line.push_str(&name.text);
     }
     line.push('\n');
     line

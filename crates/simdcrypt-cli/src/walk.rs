@@ -39,9 +39,7 @@ fn stdout_identity() -> Option<simdcrypt::walk::FileIdentity> {
     {
         use std::os::fd::AsFd;
         let file = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?);
-        let meta = file.metadata().ok().filter(std::fs::Metadata::is_file)?;
-        use std::os::unix::fs::MetadataExt;
-        Some((meta.dev(), meta.ino()))
+        simdcrypt::walk::regular_file_identity(&file.metadata().ok()?)
     }
     #[cfg(not(unix))]
     None

@@ -45,7 +45,12 @@ pub type FileIdentity = (u64, u64);
 /// The identity of the file at `path` (links followed), for [`WalkOptions::skip_files`];
 /// `None` if it cannot be stat'ed, is not a regular file, or the platform has none.
 pub fn file_identity(path: &Path) -> Option<FileIdentity> {
-    fs::metadata(path).ok().filter(fs::Metadata::is_file).and_then(|m| identity(&m))
+    regular_file_identity(&fs::metadata(path).ok()?)
+}
+
+/// [`file_identity`] from a stat already taken (of an open file, say).
+pub fn regular_file_identity(meta: &fs::Metadata) -> Option<FileIdentity> {
+    identity(meta).filter(|_| meta.is_file())
 }
 
 impl std::fmt::Debug for WalkOptions {
@@ -65,6 +70,11 @@ impl WalkOptions {
         self.exclude.as_ref().is_some_and(|skip| skip(rel))
     }
 
+    /// Whether the file whose stat is `meta` is one of `skip_files`.
+    fn skips(&self, meta: &fs::Metadata) -> bool {
+        identity(meta).is_some_and(|id| self.skip_files.contains(&id))
+    }
+
     /// Whether the regular file `item` is one of `skip_files`: its inode number comes
     /// with the directory entry, so only a file whose number matches is stat'ed.
     fn skipped(&self, item: &fs::DirEntry) -> bool {
@@ -72,8 +82,7 @@ impl WalkOptions {
         {
             use std::os::unix::fs::DirEntryExt;
             let ino = item.ino();
-            self.skip_files.iter().any(|&(_, i)| i == ino)
-                && item.metadata().ok().and_then(|m| identity(&m)).is_some_and(|id| self.skip_files.contains(&id))
+            self.skip_files.iter().any(|&(_, i)| i == ino) && item.metadata().is_ok_and(|m| self.skips(&m))
         }
         #[cfg(not(unix))]
         {
@@ -238,7 +247,7 @@ impl Walker<'_> {
         }
         match fs::metadata(&path) {
             Ok(m) if m.is_dir() => self.subdir(path, rel, Some(&m), subdirs),
-            Ok(m) if m.is_file() && identity(&m).is_some_and(|id| self.opts.skip_files.contains(&id)) => {}
+            Ok(m) if m.is_file() && self.opts.skips(&m) => {}
             Ok(m) if m.is_file() => {
                 let meta = self.opts.stat_files.then(|| Box::new(m));
                 self.out.push(Entry { path, rel, kind: Kind::File, meta });

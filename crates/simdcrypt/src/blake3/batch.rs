@@ -63,8 +63,8 @@ const FOREST_CHUNKS: usize = 2048;
 /// The buffers of a thread's forests, kept from forest to forest and from call to call
 /// (at most about 250 KiB, the bookkeeping of `FOREST_CHUNKS`): made anew for each, their
 /// pages went back to the system and were faulted in again every time, a few percent of
-/// a one-thread Xet file hash. The chunks' slices borrow the messages, so they are the
-/// caller's (`inputs`).
+/// a one-thread Xet file hash. (The chunks' slices borrow the messages, so they stay a
+/// local of each forest.)
 #[derive(Default)]
 struct Forest {
     /// Each whole chunk's counter.
@@ -155,7 +155,6 @@ impl Batch {
         let is_long = |m: &&[u8]| m.len() > CHUNK_LEN;
         if messages.iter().any(is_long) {
             FOREST.with_borrow_mut(|buffers| {
-                let mut inputs = Vec::new();
                 let mut forest: Vec<usize> = Vec::new();
                 let mut chunks = 0;
                 for (i, m) in messages.iter().enumerate().filter(|(_, m)| is_long(m)) {
@@ -165,14 +164,14 @@ impl Batch {
                     }
                     let n = m.len().div_ceil(CHUNK_LEN);
                     if chunks + n > FOREST_CHUNKS {
-                        self.hash_forest_into(messages, &forest, (buffers, &mut inputs), out_len, out);
+                        self.hash_forest_into(messages, &forest, buffers, out_len, out);
                         forest.clear();
                         chunks = 0;
                     }
                     forest.push(i);
                     chunks += n;
                 }
-                self.hash_forest_into(messages, &forest, (buffers, &mut inputs), out_len, out);
+                self.hash_forest_into(messages, &forest, buffers, out_len, out);
             });
         }
         // One pass over the lengths when they are all equal.
@@ -215,11 +214,11 @@ impl Batch {
 
     /// The first `out_len` bytes of the digests of `messages[i]` for each `i` in `forest`
     /// (each longer than a chunk), written at `out[i * out_len..]`.
-    fn hash_forest_into<'m>(
+    fn hash_forest_into(
         &self,
-        messages: &[&'m [u8]],
+        messages: &[&[u8]],
         forest: &[usize],
-        (buffers, inputs): (&mut Forest, &mut Vec<&'m [u8]>),
+        buffers: &mut Forest,
         out_len: usize,
         out: &mut [u8],
     ) {
@@ -227,33 +226,24 @@ impl Batch {
             return;
         }
         let trees: Vec<&[u8]> = forest.iter().map(|&i| messages[i]).collect();
-        let mut digests = std::mem::take(&mut buffers.digests);
-        digests.clear();
-        digests.resize(trees.len() * OUT_LEN, 0);
-        self.hash_forest(&trees, (buffers, inputs), &mut digests);
-        for (&i, d) in forest.iter().zip(digests.chunks_exact(OUT_LEN)) {
+        self.hash_forest(&trees, buffers);
+        for (&i, d) in forest.iter().zip(buffers.digests.chunks_exact(OUT_LEN)) {
             out[i * out_len..][..out_len].copy_from_slice(&d[..out_len]);
         }
-        buffers.digests = digests;
     }
 
-    /// The 32-byte digests of `trees` (each longer than a chunk) into `out`, as one forest:
-    /// all whole chunks in one job (a counter per chunk: its index in its message), each
-    /// partial last chunk on its own, then the parents a level at a time across all trees,
-    /// pairing each tree's chaining values from the left with an odd last one carried up
-    /// (which builds BLAKE3's tree: a left subtree of the largest power of two of chunks),
-    /// until each tree has two: their parent, with ROOT, is its digest.
-    fn hash_forest<'m>(
-        &self,
-        trees: &[&'m [u8]],
-        (buffers, inputs): (&mut Forest, &mut Vec<&'m [u8]>),
-        out: &mut [u8],
-    ) {
+    /// The 32-byte digests of `trees` (each longer than a chunk) into `buffers.digests`, as
+    /// one forest: all whole chunks in one job (a counter per chunk: its index in its
+    /// message), the partial last chunks (`partial_chunk_cvs`), then the parents a level at
+    /// a time across all trees, pairing each tree's chaining values from the left with an
+    /// odd last one carried up (which builds BLAKE3's tree: a left subtree of the largest
+    /// power of two of chunks), until each tree has two: their parent, with ROOT, is its
+    /// digest.
+    fn hash_forest(&self, trees: &[&[u8]], buffers: &mut Forest) {
         debug_assert!(trees.iter().all(|t| t.len() > CHUNK_LEN));
-        let Forest { counters, whole_cvs, level, next, parents, counts, .. } = buffers;
+        let Forest { counters, whole_cvs, level, next, parents, counts, digests } = buffers;
         let whole: usize = trees.iter().map(|t| t.len() / CHUNK_LEN).sum();
-        inputs.clear();
-        inputs.reserve(whole);
+        let mut inputs: Vec<&[u8]> = Vec::with_capacity(whole);
         counters.clear();
         counters.reserve(whole);
         for t in trees {
@@ -264,7 +254,7 @@ impl Batch {
         }
         whole_cvs.clear();
         whole_cvs.resize(inputs.len() * OUT_LEN, 0);
-        self.platform.hash_many(&self.chunks_job(inputs, counters, CHUNK_END), whole_cvs);
+        self.platform.hash_many(&self.chunks_job(&inputs, counters, CHUNK_END), whole_cvs);
 
         // Level 0: each tree's whole chunks' chaining values, then its partial chunk's.
         let partial_cvs = self.partial_chunk_cvs(trees);
@@ -315,7 +305,9 @@ impl Batch {
         }
         // Every tree has two chaining values left: its root.
         let roots: Vec<&[u8]> = level.chunks_exact(2 * OUT_LEN).collect();
-        self.platform.hash_many(&self.parents_job(&roots, ROOT), out);
+        digests.clear();
+        digests.resize(roots.len() * OUT_LEN, 0);
+        self.platform.hash_many(&self.parents_job(&roots, ROOT), digests);
     }
 
     /// The chaining value of each tree's partial last chunk (anything for a tree that ends

@@ -215,16 +215,12 @@ impl Cutter {
     }
 }
 
-/// Asks for the cache line holding `data[at]` (if inside `data`), without waiting for it.
+/// Asks for the cache line holding `data[at]`, without waiting for it (a hint only; an
+/// index past `data` prefetches nothing useful and harms nothing).
 #[inline(always)]
 fn prefetch(data: &[u8], at: usize) {
-    if let Some(byte) = data.get(at) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch of an address inside `data`; it reads nothing into the program.
-        unsafe {
-            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>((byte as *const u8).cast())
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = byte;
-    }
+    #[cfg(target_arch = "x86_64")]
+    crate::simd::prefetch::<0>(data.as_ptr().wrapping_add(at));
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (data, at);
 }

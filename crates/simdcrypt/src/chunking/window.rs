@@ -86,8 +86,8 @@ impl Progress {
     /// With `eof`, the file's end ends the input and `Ok(Some)` holds nothing; without, it
     /// holds the bytes from `base` to the end, unchunked (more input may follow). `Ok(None)`:
     /// a window could not be mapped, or no truncation guard could be had, so the caller
-    /// reads the rest from `base`. A file
-    /// truncated meanwhile is an error (`map_guard`), never a crash.
+    /// reads the rest from `base`. A file truncated meanwhile is an error (`map_guard`),
+    /// never a crash.
     #[cfg(all(feature = "mmap", target_os = "linux"))]
     pub(crate) fn chunk_mapped(
         &mut self,

@@ -270,9 +270,9 @@ pub struct TreeResult {
 
 /// Hashes every regular file under `root` (sockets, FIFOs and devices are errors, as in
 /// the tree digest; the manifest, should it lie inside, is left out by its identity, see
-/// [`WalkOptions::skip_files`]), re-reading only what the manifest in `opts` cannot vouch for, and
-/// writes the manifest back atomically (also when some files failed: those are left out;
-/// not at all when it would hold the same entries, [`Plan::unchanged_from`]).
+/// [`WalkOptions::skip_files`]), re-reading only what the manifest in `opts` cannot vouch
+/// for, and writes the manifest back atomically (also when some files failed: those are
+/// left out; not at all when it would hold the same entries, [`Plan::unchanged_from`]).
 /// A damaged manifest is an error (`InvalidData`, naming the line) and is left as it is.
 pub fn hash_tree(root: &Path, opts: &TreeOptions) -> io::Result<TreeResult> {
     let names: Vec<&str> =
