@@ -9,11 +9,17 @@ kernels and little else. Prints backends()["cuda"] (its "device" string says whe
 embedded CUBIN, the embedded PTX or NVRTC at run time was used) and one line per kernel;
 exit status 0 when every kernel ran and matched, 1 when one failed, 2 when the cuda
 backend is unavailable (nothing else can pass then).
+
+Streebog and GOST R 34.11-94 have two kernels each (one thread a message, or a lane group a
+message), and a batch's size picks one; their cases run once in each, forced through
+SIMDCRYPT_CUDA_SCHEME (which the library reads at every call), so that every kernel runs
+here and under the sanitizer whatever the batch size.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 from typing import Any, Callable
@@ -24,7 +30,8 @@ import simdcrypt
 
 
 def cases(n: int) -> list[tuple[str, Callable[[str], Any]]]:
-    """(name, run with backend=...) for every kernel, on n messages of mixed lengths."""
+    """(name, run with backend=...) for every kernel, on n messages of mixed lengths; the
+    cases of the two-scheme kernels once in each scheme."""
     rng = np.random.default_rng(49)
     # Lengths around the block sizes (64 for SHA-256/BLAKE3/Streebog, 32 for GOST) and one
     # over a BLAKE3 chunk, so that every branch of the kernels runs.
@@ -35,11 +42,17 @@ def cases(n: int) -> list[tuple[str, Callable[[str], Any]]]:
     leaves = rng.integers(0, 256, 32 * 1000, dtype=np.uint8).tobytes()  # odd layers too
     big = rng.integers(0, 256, 3 << 20, dtype=np.uint8).tobytes()  # blake3_digest's tree kernel
     key = bytes(range(32))
-    return [
+    two_schemes: list[tuple[str, Callable[[str], Any]]] = [
         ("streebog512 list", lambda b: simdcrypt.streebog_many(msgs, bits=512, backend=b)),
         ("streebog256 rows", lambda b: simdcrypt.streebog_many(rows, bits=256, backend=b)),
         ("gost94 list", lambda b: simdcrypt.gost94_many(msgs, backend=b)),
         ("gost94-test rows", lambda b: simdcrypt.gost94_many(rows, sbox="test", backend=b)),
+    ]
+    return [
+        (f"{name} ({scheme})", in_scheme(scheme, run))
+        for name, run in two_schemes
+        for scheme in ("one", "lanes")
+    ] + [
         ("sha256_many", lambda b: simdcrypt.sha256_many(blocks, backend=b)),
         ("merkle_root", lambda b: simdcrypt.merkle_root(leaves, backend=b)),
         ("blake3_many list", lambda b: simdcrypt.blake3_many(msgs, backend=b)),
@@ -49,8 +62,24 @@ def cases(n: int) -> list[tuple[str, Callable[[str], Any]]]:
     ]
 
 
-def main() -> int:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 64
+def in_scheme(scheme: str, run: Callable[[str], Any]) -> Callable[[str], Any]:
+    """`run` with SIMDCRYPT_CUDA_SCHEME set to `scheme` for the call (one thread a message,
+    or a lane group a message)."""
+
+    def forced(backend: str) -> Any:
+        os.environ["SIMDCRYPT_CUDA_SCHEME"] = scheme
+        try:
+            return run(backend)
+        finally:
+            del os.environ["SIMDCRYPT_CUDA_SCHEME"]
+
+    return forced
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs every case on `argv[0]` messages (default 64; argv defaults to the command line)."""
+    args = sys.argv[1:] if argv is None else argv
+    n = int(args[0]) if args else 64
     cuda = simdcrypt.backends()["cuda"]
     print("backends()['cuda'] =", json.dumps(cuda), flush=True)
     if not cuda.get("available"):

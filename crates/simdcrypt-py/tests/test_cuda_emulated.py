@@ -273,3 +273,25 @@ def test_the_late_streams_do_reorder(late_streams: Any) -> None:
         _native._emulation_stream_wait(12345, TORCH_SIDE_STREAM)
     _native._emulation_stream_wait(0x5C5C, TORCH_SIDE_STREAM)
     assert a.tobytes() == bytes(range(64))
+
+
+def test_the_gpu_kernel_drivers_cases_pass_on_the_emulation() -> None:
+    """The cases of scripts/gpu_kernels_once.py (gpu-check's stage 1, and what
+    compute-sanitizer runs): each one, the two schemes of Streebog and GOST R 34.11-94
+    forced in turn, matches the CPU, and the environment variable that forces them is
+    unset again after each. (Its main() asks backends() for a real device, which the
+    emulation is not.)"""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "..", "scripts", "gpu_kernels_once.py")
+    spec = importlib.util.spec_from_file_location("gpu_kernels_once", path)
+    assert spec is not None and spec.loader is not None
+    driver = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(driver)
+    cases = driver.cases(16)
+    names = [name for name, _ in cases]
+    for scheme in ("one", "lanes"):
+        assert f"gost94 list ({scheme})" in names and f"streebog512 list ({scheme})" in names
+    for name, run in cases:
+        assert run("cuda") == run(None), name
+        assert "SIMDCRYPT_CUDA_SCHEME" not in os.environ, name

@@ -1,20 +1,23 @@
 #![cfg(feature = "cuda-emulation")]
 //! The GOST R 34.11-94 kernels (src/cuda/gost94.cu), run by the host emulation, against the
-//! CPU batch and RustCrypto's `gost94`, with both S-box sets: the vector file, every edge
-//! length up to 1 MiB, random ragged batches of 1 to 10,000 messages (block counts around
-//! the 128 threads of a block); the `_device` entry point on device buffers (exactly the
-//! digests written) and its offsets errors.
+//! CPU batch and RustCrypto's `gost94`, with both S-box sets and in both schemes (one thread
+//! a message, four threads a message): the vector file, every edge length up to 1 MiB,
+//! random ragged batches of 1 to 10,000 messages (block counts around the 128 threads of a
+//! block); the `_device` entry point on device buffers (exactly the digests written) and
+//! its offsets errors.
 
 mod common;
 
 use common::cuda_batch;
 use digest::Digest;
 use simdcrypt::blake3::Threads;
-use simdcrypt::cuda::{self, DevicePtr, Emulated, Layout};
+use simdcrypt::cuda::{self, DevicePtr, Emulated, Gost94Scheme, Layout};
 use simdcrypt::gost94::{self, Platform, SBox, OUT_LEN};
 
-fn gpu(sbox: SBox) -> impl Fn(&[&[u8]], &mut [u8]) -> Result<(), simdcrypt::Error> {
-    move |msgs, out| cuda::gost94_many(&Emulated, msgs, sbox, out)
+const SCHEMES: [Gost94Scheme; 2] = [Gost94Scheme::OnePerThread, Gost94Scheme::FourPerMessage];
+
+fn gpu(sbox: SBox, scheme: Gost94Scheme) -> impl Fn(&[&[u8]], &mut [u8]) -> Result<(), simdcrypt::Error> {
+    move |msgs, out| cuda::gost94_many_scheme(&Emulated, msgs, sbox, scheme, out)
 }
 
 fn cpu(sbox: SBox) -> impl Fn(&[&[u8]], &mut [u8]) -> Result<(), simdcrypt::Error> {
@@ -28,8 +31,12 @@ fn oracle(sbox: SBox) -> impl Fn(&[u8]) -> Vec<u8> {
     }
 }
 
+/// The batch through both schemes against the CPU batch and the oracle.
 fn check(label: &str, msgs: &[&[u8]], sbox: SBox) {
-    cuda_batch::check_batch(label, msgs, OUT_LEN, &gpu(sbox), &cpu(sbox), &oracle(sbox));
+    for scheme in SCHEMES {
+        let label = format!("{label} ({scheme:?})");
+        cuda_batch::check_batch(&label, msgs, OUT_LEN, &gpu(sbox, scheme), &cpu(sbox), &oracle(sbox));
+    }
 }
 
 #[test]
@@ -93,7 +100,23 @@ fn random_ragged_batches() {
     println!("random_ragged_batches: cryptopro and test, counts {counts:?}, lengths 0..=400 (0..=100 at 10,000), and 64 KiB among short ones");
 }
 
-/// `gost94_many_device` as a plain function pointer, the shape the shared checks take.
+/// `gost94_many_device_scheme` with the two parameters as one, as cuda_batch's checks take.
+///
+/// # Safety
+///
+/// As for `gost94_many_device`.
+unsafe fn device_scheme(
+    dev: &Emulated,
+    data: DevicePtr,
+    layout: Layout<'_>,
+    (sbox, scheme): (SBox, Gost94Scheme),
+    out: DevicePtr,
+) -> Result<(), simdcrypt::Error> {
+    // SAFETY: the caller's contract.
+    unsafe { cuda::gost94_many_device_scheme(dev, data, layout, sbox, scheme, out) }
+}
+
+/// `gost94_many_device` (its own choice of scheme) as a plain function pointer.
 ///
 /// # Safety
 ///
@@ -114,14 +137,20 @@ fn device_entry_point_writes_exactly_the_digests() {
     for sbox in SBox::ALL {
         let count = cuda_batch::check_device_variant(OUT_LEN, many_device, sbox, &oracle(sbox));
         cuda_batch::check_offsets_refused(many_device, sbox);
-        println!("device_entry_point_writes_exactly_the_digests: {}: {count} messages from an offset, guard bytes intact; bad offsets refused", sbox.name());
+        for scheme in SCHEMES {
+            cuda_batch::check_device_variant(OUT_LEN, device_scheme, (sbox, scheme), &oracle(sbox));
+            cuda_batch::check_offsets_refused(device_scheme, (sbox, scheme));
+        }
+        println!("device_entry_point_writes_exactly_the_digests: {}: {count} messages from an offset, guard bytes intact; bad offsets refused (the chosen scheme and both forced)", sbox.name());
     }
 }
 
 #[test]
 fn output_length_errors_match_the_cpu() {
     for sbox in SBox::ALL {
-        cuda_batch::check_out_len_refused(OUT_LEN, &gpu(sbox), &cpu(sbox));
+        for scheme in SCHEMES {
+            cuda_batch::check_out_len_refused(OUT_LEN, &gpu(sbox, scheme), &cpu(sbox));
+        }
     }
     println!("output_length_errors_match_the_cpu: cryptopro and test, short and long buffers refused as by hash_many");
 }

@@ -30,6 +30,30 @@ pub(crate) fn block_for(count: u64, sms: u32) -> u32 {
     block
 }
 
+/// A scheme forced on the kernels that have two (Streebog, GOST R 34.11-94) by
+/// `SIMDCRYPT_CUDA_SCHEME`: `one` (one thread per message) or `lanes` (a lane group per
+/// message); unset or anything else lets the batch's size choose. Read at every call rather
+/// than once per process, so that one process can run both: scripts/gpu_kernels_once.py,
+/// which compute-sanitizer runs, covers every kernel that way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ForcedScheme {
+    OnePerThread,
+    Lanes,
+}
+
+/// The scheme `SIMDCRYPT_CUDA_SCHEME` forces, if any ([`ForcedScheme`]).
+pub(crate) fn forced_scheme() -> Option<ForcedScheme> {
+    parse_forced_scheme(std::env::var("SIMDCRYPT_CUDA_SCHEME").ok().as_deref())
+}
+
+fn parse_forced_scheme(value: Option<&str>) -> Option<ForcedScheme> {
+    match value {
+        Some("one") => Some(ForcedScheme::OnePerThread),
+        Some("lanes") => Some(ForcedScheme::Lanes),
+        _ => None,
+    }
+}
+
 /// The grid and block of a launch of one thread per item on `dev` ([`block_for`],
 /// [`grid_for`]).
 pub(crate) fn geometry<D: Device>(dev: &D, count: u64) -> Result<(u32, u32), Error> {
@@ -242,6 +266,34 @@ pub(crate) fn with_host_batch<D: Device>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_two_scheme_names_force_one() {
+        assert_eq!(parse_forced_scheme(Some("one")), Some(ForcedScheme::OnePerThread));
+        assert_eq!(parse_forced_scheme(Some("lanes")), Some(ForcedScheme::Lanes));
+        for other in [None, Some(""), Some("auto"), Some("ONE"), Some("lane")] {
+            assert_eq!(parse_forced_scheme(other), None, "{other:?}");
+        }
+    }
+
+    /// The only test that sets SIMDCRYPT_CUDA_SCHEME (both kernels' choices in one test, so
+    /// that no other test's expectation depends on it).
+    #[test]
+    fn the_environment_forces_either_scheme() {
+        use super::super::{Gost94Scheme, StreebogScheme};
+        let var = "SIMDCRYPT_CUDA_SCHEME";
+        std::env::set_var(var, "one");
+        assert_eq!(StreebogScheme::chosen(1, 132), StreebogScheme::OnePerThread);
+        assert_eq!(Gost94Scheme::chosen(1, 132), Gost94Scheme::OnePerThread);
+        std::env::set_var(var, "lanes");
+        assert_eq!(StreebogScheme::chosen(1 << 20, 132), StreebogScheme::EightPerMessage);
+        assert_eq!(Gost94Scheme::chosen(1 << 20, 132), Gost94Scheme::FourPerMessage);
+        std::env::remove_var(var);
+        for count in [1, 1 << 20] {
+            assert_eq!(StreebogScheme::chosen(count, 132), StreebogScheme::for_batch(count, 132));
+            assert_eq!(Gost94Scheme::chosen(count, 132), Gost94Scheme::for_batch(count, 132));
+        }
+    }
 
     #[test]
     fn message_offsets_lay_messages_end_to_end() {

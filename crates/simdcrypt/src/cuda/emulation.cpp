@@ -99,6 +99,8 @@ const Entry ENTRIES[] = {
     SC_KERNEL(sc_streebog_512_x8)
     SC_KERNEL(sc_gost94_cryptopro)
     SC_KERNEL(sc_gost94_test)
+    SC_KERNEL(sc_gost94_cryptopro_x4)
+    SC_KERNEL(sc_gost94_test_x4)
     SC_KERNEL(sc_selftest_reverse)
     SC_KERNEL(sc_selftest_reverse_no_barrier)
     SC_KERNEL(sc_selftest_reverse_unstaged)

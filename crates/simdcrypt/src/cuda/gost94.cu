@@ -1,12 +1,25 @@
-// GOST R 34.11-94 (RFC 5831), CryptoPro and test S-boxes, one message per thread: the
-// paper's "simple" scheme, which it found as fast as splitting a message over four threads
-// and far simpler. A thread carries H and Σ through its message's steps.
+// GOST R 34.11-94 (RFC 5831), CryptoPro and test S-boxes, over a batch of independent
+// messages in two schemes:
+//
+// - "simple" (sc_gost94_cryptopro/test): one message per thread. A thread carries H and Σ
+//   through its message's steps, the four encryptions of each step one after another.
+// - "four lanes" (sc_gost94_cryptopro_x4/test_x4): four threads per message, a lane group of
+//   one warp. A step's four GOST 28147-89 encryptions (key j encrypts word j of H) do not
+//   depend on each other and are nearly all of its work, so lane j derives key j and does
+//   encryption j; the group then exchanges the four results through shared memory between
+//   two __syncwarp()s of the group alone, and every lane does the mixing (shifts and XORs)
+//   on its own copy of H, Σ and the message block.
+//
+// The four-lane scheme gives a batch four times the threads, which a small batch needs to
+// fill the GPU; it repeats the key derivation's and the mixing's work in every lane, so a
+// batch large enough to fill the GPU one thread a message should run faster in the simple
+// one. The host picks by batch size and SM count (gost94.rs).
 //
 // The step function is the portable backend's (gost94/portable.rs): GOST 28147-89 with the
 // eight 4-bit S-boxes combined into four byte tables of 32-bit words with the rotation by 11
 // folded in, and ψ applied four times at once. The tables are indexed by data, so they are
-// staged from constant memory into shared memory, where lookups with different indices do
-// not serialize.
+// staged from global memory into shared memory, where lookups with different indices do
+// not serialize as they would in constant memory.
 
 // Generated from the CPU tables by src/cuda/tables.rs, whose test fails when they differ;
 // regenerate with `SIMDCRYPT_BLESS=1 cargo test -p simdcrypt --lib cuda::tables`.
@@ -286,10 +299,13 @@ static __device__ __forceinline__ sc_u32 sc_gost94_f(const sc_u32* t, sc_u32 x) 
 static __device__ __forceinline__ sc_u64 sc_gost94_encrypt(const sc_u32* t, const sc_u32 k[8], sc_u64 block) {
     sc_u32 a = (sc_u32)block;
     sc_u32 b = (sc_u32)(block >> 32);
+    // Unrolled, so that the key indices are constants and the key stays in registers.
+    SC_UNROLL
     for (int r = 0; r < 24; r += 2) {
         b ^= sc_gost94_f(t, a + k[r % 8]);
         a ^= sc_gost94_f(t, b + k[(r + 1) % 8]);
     }
+    SC_UNROLL
     for (int r = 7; r > 0; r -= 2) {
         b ^= sc_gost94_f(t, a + k[r]);
         a ^= sc_gost94_f(t, b + k[r - 1]);
@@ -346,33 +362,21 @@ static __device__ __forceinline__ sc_u64 sc_gost94_keyed_encrypt(const sc_u32* t
     return sc_gost94_encrypt(t, k, block);
 }
 
-// The step function: H ← f(H, M).
-static __device__ __forceinline__ void sc_gost94_step(const sc_u32* t, sc_u64 h[4], const sc_u64 m[4]) {
-    // C_3 of the key generation (the others are zero).
+// From U_j and V_j (the inputs of key j) to U_{j+1} = A(U_j), with C_3 added for U_2 (the
+// other constants are zero), and V_{j+1} = A(A(V_j)). `j` is a constant wherever this is
+// inlined, so the test folds away.
+static __device__ __forceinline__ void sc_gost94_next_key(sc_u64 u[4], sc_u64 v[4], int j) {
     const sc_u64 c3[4] = {0xff00ff00ff00ff00ull, 0x00ff00ff00ff00ffull, 0xff0000ff00ffff00ull, 0xff00ffff000000ffull};
-    sc_u64 u[4], v[4], s[4];
-    for (int i = 0; i < 4; i++) {
-        u[i] = h[i];
-        v[i] = m[i];
+    sc_gost94_a(u);
+    if (j == 1) {
+        for (int i = 0; i < 4; i++) u[i] ^= c3[i];
     }
-    // Key j encrypts word j of H; U_{j+1} = A(U_j), with C_3 added for U_2, and
-    // V_{j+1} = A(A(V_j)). Written out rather than looped, so that every array index is a
-    // constant and the arrays stay in registers.
-    s[0] = sc_gost94_keyed_encrypt(t, u, v, h[0]);
-    sc_gost94_a(u);
     sc_gost94_a(v);
     sc_gost94_a(v);
-    s[1] = sc_gost94_keyed_encrypt(t, u, v, h[1]);
-    sc_gost94_a(u);
-    for (int i = 0; i < 4; i++) u[i] ^= c3[i];
-    sc_gost94_a(v);
-    sc_gost94_a(v);
-    s[2] = sc_gost94_keyed_encrypt(t, u, v, h[2]);
-    sc_gost94_a(u);
-    sc_gost94_a(v);
-    sc_gost94_a(v);
-    s[3] = sc_gost94_keyed_encrypt(t, u, v, h[3]);
-    // Mixing: ψ^61(H ⊕ ψ(M ⊕ ψ^12(S))).
+}
+
+// The step's mixing: H ← ψ^61(H ⊕ ψ(M ⊕ ψ^12(S))), where S holds the four encryptions.
+static __device__ __forceinline__ void sc_gost94_mix(sc_u64 h[4], const sc_u64 m[4], sc_u64 s[4]) {
     for (int r = 0; r < 3; r++) sc_gost94_psi4(s);
     for (int i = 0; i < 4; i++) s[i] ^= m[i];
     sc_gost94_psi(s);
@@ -382,16 +386,99 @@ static __device__ __forceinline__ void sc_gost94_step(const sc_u32* t, sc_u64 h[
     for (int i = 0; i < 4; i++) h[i] = s[i];
 }
 
-// Hashes the `len` bytes at `msg` and writes the 32-byte digest at `out`: the blocks (the
-// last one zero-padded, none for the empty message), then the bit length, then Σ.
-static __device__ void sc_gost94_message(const sc_u32* t, const sc_u8* msg, sc_u64 len, sc_u8* out) {
+// The step function: H ← f(H, M).
+static __device__ __forceinline__ void sc_gost94_step(const sc_u32* t, sc_u64 h[4], const sc_u64 m[4]) {
+    sc_u64 u[4], v[4], s[4];
+    for (int i = 0; i < 4; i++) {
+        u[i] = h[i];
+        v[i] = m[i];
+    }
+    // Key j encrypts word j of H. Written out rather than looped, so that every array index
+    // is a constant and the arrays stay in registers.
+    s[0] = sc_gost94_keyed_encrypt(t, u, v, h[0]);
+    sc_gost94_next_key(u, v, 0);
+    s[1] = sc_gost94_keyed_encrypt(t, u, v, h[1]);
+    sc_gost94_next_key(u, v, 1);
+    s[2] = sc_gost94_keyed_encrypt(t, u, v, h[2]);
+    sc_gost94_next_key(u, v, 2);
+    s[3] = sc_gost94_keyed_encrypt(t, u, v, h[3]);
+    sc_gost94_mix(h, m, s);
+}
+
+// The four-lane scheme (see the top of this file): threads per message, and the shared words
+// of a lane group, one encryption result per lane.
+#define SC_GOST94_LANES 4
+
+// A lane group: its lane (0..3), the mask of its threads in the warp, its exchange words
+// and the staged tables.
+struct sc_gost94_group {
+    unsigned lane;
+    unsigned mask;
+    sc_u64* xchg;
+    const sc_u32* t;
+};
+
+// The step function as lane `g.lane` of its group: every lane passes the same H and M and
+// gets the same new H back, having done one of the four encryptions.
+static __device__ __forceinline__ void sc_gost94_step_lane(const sc_gost94_group& g, sc_u64 h[4], const sc_u64 m[4]) {
+    sc_u64 u[4], v[4], w[4];
+    for (int i = 0; i < 4; i++) {
+        u[i] = h[i];
+        v[i] = m[i];
+        w[i] = u[i] ^ v[i];
+    }
+    sc_u64 block = h[0];
+    // Every lane derives the key inputs in turn and keeps its own: selects with constant
+    // indices, so that the arrays stay in registers.
+    sc_gost94_next_key(u, v, 0);
+    if (g.lane == 1) {
+        for (int i = 0; i < 4; i++) w[i] = u[i] ^ v[i];
+        block = h[1];
+    }
+    sc_gost94_next_key(u, v, 1);
+    if (g.lane == 2) {
+        for (int i = 0; i < 4; i++) w[i] = u[i] ^ v[i];
+        block = h[2];
+    }
+    sc_gost94_next_key(u, v, 2);
+    if (g.lane == 3) {
+        for (int i = 0; i < 4; i++) w[i] = u[i] ^ v[i];
+        block = h[3];
+    }
+    sc_u32 k[8];
+    sc_gost94_p(w, k);
+    g.xchg[g.lane] = sc_gost94_encrypt(g.t, k, block);
+    __syncwarp(g.mask);
+    sc_u64 s[4];
+    for (int i = 0; i < 4; i++) s[i] = g.xchg[i];
+    // Every lane has read the results before any lane writes the next step's.
+    __syncwarp(g.mask);
+    sc_gost94_mix(h, m, s);
+}
+
+// The step function of either scheme: one thread alone (`g` null), or as lane `g->lane`.
+static __device__ __forceinline__ void sc_gost94_step_any(const sc_u32* t, const sc_gost94_group* g, sc_u64 h[4],
+                                                          const sc_u64 m[4]) {
+    if (g) {
+        sc_gost94_step_lane(*g, h, m);
+    } else {
+        sc_gost94_step(t, h, m);
+    }
+}
+
+// Hashes the `len` bytes at `msg`: the blocks (the last one zero-padded, none for the empty
+// message), then the bit length, then Σ. Alone (`g` null), it writes the 32-byte digest at
+// `out`; as lane `g->lane` of a group, whose lanes all carry the same H and Σ, it writes
+// word `g->lane` of the digest (the group's four stores are consecutive).
+static __device__ __forceinline__ void sc_gost94_message(const sc_u32* t, const sc_gost94_group* g, const sc_u8* msg, sc_u64 len,
+                                         sc_u8* out) {
     sc_u64 h[4] = {0, 0, 0, 0};
     sc_u64 sigma[4] = {0, 0, 0, 0};
     sc_u64 m[4];
     sc_u64 pos = 0;
     for (; len - pos >= 32; pos += 32) {
         sc_load_words_le64(msg + pos, m, 4);
-        sc_gost94_step(t, h, m);
+        sc_gost94_step_any(t, g, h, m);
         sc_add_words(sigma, m, 4);
     }
     const sc_u64 rest = len - pos;
@@ -404,26 +491,47 @@ static __device__ void sc_gost94_message(const sc_u32* t, const sc_u8* msg, sc_u
             }
             m[w] = word;
         }
-        sc_gost94_step(t, h, m);
+        sc_gost94_step_any(t, g, h, m);
         sc_add_words(sigma, m, 4);
     }
     // The length in bits, as a 256-bit number.
     const sc_u64 bits[4] = {len << 3, len >> 61, 0, 0};
-    sc_gost94_step(t, h, bits);
-    sc_gost94_step(t, h, sigma);
-    for (int w = 0; w < 4; w++) sc_store_le64(out + 8 * w, h[w]);
+    sc_gost94_step_any(t, g, h, bits);
+    sc_gost94_step_any(t, g, h, sigma);
+    if (!g) {
+        for (int w = 0; w < 4; w++) sc_store_le64(out + 8 * w, h[w]);
+        return;
+    }
+    // Selects on the lane's bits rather than h[g->lane], which would put h in local memory.
+    const sc_u64 low = g->lane & 1 ? h[1] : h[0];
+    const sc_u64 high = g->lane & 1 ? h[3] : h[2];
+    const sc_u64 word = g->lane & 2 ? high : low;
+    sc_store_le64(out + 8 * g->lane, word);
 }
 
-// Stages the parameter set's tables and hashes message `sc_thread_index()` of the batch.
+// Stages the parameter set's tables and hashes message `sc_thread_index() / lanes` of the
+// batch, alone (lanes = 1) or as lane `threadIdx.x % 4` of its group (lanes = 4). The
+// launch's block size is a multiple of 32 (whole warps).
 static __device__ __forceinline__ void sc_gost94_batch(const sc_u32* tables, const sc_u8* data, const sc_u64* offsets,
-                                                       sc_u64 count, sc_u8* out) {
+                                                       sc_u64 count, sc_u8* out, int lanes) {
     SC_SHARED(sc_u32, t, 4 * 256);
     // Every thread takes part in the staging, including those past the batch's end.
     sc_stage_shared(t, tables, 4 * 256);
-    const sc_u64 i = sc_thread_index();
+    const sc_u64 i = sc_thread_index() / lanes;
+    // A group leaves together: the message index is the same for its four lanes.
     if (i >= count) return;
     const sc_u64 begin = offsets[i];
-    sc_gost94_message(t, data + begin, offsets[i + 1] - begin, out + 32 * i);
+    if (lanes == 1) {
+        sc_gost94_message(t, nullptr, data + begin, offsets[i + 1] - begin, out + 32 * i);
+        return;
+    }
+    SC_SHARED(sc_u64, xchg, SC_MAX_BLOCK);
+    sc_gost94_group g;
+    g.lane = threadIdx.x % SC_GOST94_LANES;
+    g.mask = 0xfu << (threadIdx.x % 32 / SC_GOST94_LANES * SC_GOST94_LANES);
+    g.xchg = xchg + threadIdx.x / SC_GOST94_LANES * SC_GOST94_LANES;
+    g.t = t;
+    sc_gost94_message(t, &g, data + begin, offsets[i + 1] - begin, out + 32 * i);
 }
 
 // GOST R 34.11-94 with the CryptoPro S-boxes of `count` messages, one per thread. Reads
@@ -431,11 +539,21 @@ static __device__ __forceinline__ void sc_gost94_batch(const sc_u32* tables, con
 // data[offsets[i]..offsets[i + 1]] (offsets non-decreasing); writes digest i to
 // out[32 i..32 i + 32] and nothing else.
 extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_gost94_cryptopro(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
-    sc_gost94_batch(sc_gost94_cryptopro_tables, data, offsets, count, out);
+    sc_gost94_batch(sc_gost94_cryptopro_tables, data, offsets, count, out, 1);
 }
 
 // GOST R 34.11-94 with the test S-boxes of `count` messages, one per thread. Reads and writes
 // the same bytes as sc_gost94_cryptopro.
 extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_gost94_test(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
-    sc_gost94_batch(sc_gost94_test_tables, data, offsets, count, out);
+    sc_gost94_batch(sc_gost94_test_tables, data, offsets, count, out, 1);
+}
+
+// sc_gost94_cryptopro with four threads per message: a grid of at least 4 count threads.
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_gost94_cryptopro_x4(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
+    sc_gost94_batch(sc_gost94_cryptopro_tables, data, offsets, count, out, SC_GOST94_LANES);
+}
+
+// sc_gost94_test with four threads per message: a grid of at least 4 count threads.
+extern "C" __global__ void __launch_bounds__(SC_MAX_BLOCK) sc_gost94_test_x4(const sc_u8* data, const sc_u64* offsets, sc_u64 count, sc_u8* out) {
+    sc_gost94_batch(sc_gost94_test_tables, data, offsets, count, out, SC_GOST94_LANES);
 }

@@ -50,7 +50,7 @@ mod streebog;
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 pub use blake3::{blake3_hash, blake3_hash_device, blake3_many, blake3_many_device};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
-pub use gost94::{gost94_many, gost94_many_device};
+pub use gost94::{gost94_many, gost94_many_device, gost94_many_device_scheme, gost94_many_scheme, Gost94Scheme};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]
 pub use sha256::{merkle_root, merkle_root_device, sha256_blocks, sha256_blocks_device};
 #[cfg(any(feature = "cuda", feature = "cuda-emulation"))]

@@ -33,6 +33,16 @@ impl StreebogScheme {
         }
     }
 
+    /// [`StreebogScheme::for_batch`], unless `SIMDCRYPT_CUDA_SCHEME` forces a scheme (`one` or
+    /// `lanes`; batch.rs): the choice of the functions that take no scheme.
+    pub(crate) fn chosen(count: u64, sms: u32) -> StreebogScheme {
+        match batch::forced_scheme() {
+            Some(batch::ForcedScheme::OnePerThread) => StreebogScheme::OnePerThread,
+            Some(batch::ForcedScheme::Lanes) => StreebogScheme::EightPerMessage,
+            None => StreebogScheme::for_batch(count, sms),
+        }
+    }
+
     /// Threads per message.
     fn lanes(self) -> u32 {
         match self {
@@ -55,9 +65,10 @@ fn kernel(bits: Bits, scheme: StreebogScheme) -> Kernel {
 /// Writes the Streebog digest of `messages[i]` at `out[i * bits.out_len()..]`, computed on
 /// `dev`; `out` must be exactly `messages.len() * bits.out_len()` bytes, as for
 /// [`crate::streebog::hash_many`], which gives the same digests.
-/// The scheme is [`StreebogScheme::for_batch`]'s.
+/// The scheme is [`StreebogScheme::for_batch`]'s unless
+/// `SIMDCRYPT_CUDA_SCHEME` forces one (`one` or `lanes`).
 pub fn streebog_many<D: Device>(dev: &D, messages: &[&[u8]], bits: Bits, out: &mut [u8]) -> Result<(), Error> {
-    let scheme = StreebogScheme::for_batch(messages.len() as u64, dev.multiprocessors());
+    let scheme = StreebogScheme::chosen(messages.len() as u64, dev.multiprocessors());
     streebog_many_scheme(dev, messages, bits, scheme, out)
 }
 
@@ -91,7 +102,7 @@ pub unsafe fn streebog_many_device<'a, D: Device>(
 ) -> Result<(), Error> {
     let layout = layout.into();
     let count = layout.check()?;
-    let scheme = StreebogScheme::for_batch(count, dev.multiprocessors());
+    let scheme = StreebogScheme::chosen(count, dev.multiprocessors());
     // SAFETY: this function's contract is streebog_many_device_scheme's.
     unsafe { streebog_many_device_scheme(dev, data, layout, bits, scheme, out) }
 }
