@@ -184,6 +184,18 @@ fn encode_to_stdout_matches_the_bao_crate() {
         ok_bytes(run(simdcrypt(dir.path()).env("TMPDIR", &no_tmp).args(["bao", "encode", "in", "--outboard", "-"])))
             == crate_ob
     );
+    // Standard output a file: sent there as into a pipe (`sendfile`); a file opened to
+    // append, which `sendfile` refuses, gets the bytes copied after what it held.
+    for append in [false, true] {
+        let path = dir.path().join(format!("stdout-{append}"));
+        fs::write(&path, b"kept\n").unwrap();
+        let file = fs::OpenOptions::new().write(true).append(append).open(&path).unwrap();
+        let out = simdcrypt(dir.path()).args(["bao", "encode", "in", "--outboard", "-"]).stdout(file).output().unwrap();
+        assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
+        let mut expected = if append { b"kept\n".to_vec() } else { Vec::new() };
+        expected.extend_from_slice(&crate_ob);
+        assert!(fs::read(&path).unwrap() == expected, "standard output a file, append: {append}");
+    }
     // From standard input (in memory).
     let small = data(70_000, 8);
     let (crate_small, _) = bao::encode::encode(&small);
