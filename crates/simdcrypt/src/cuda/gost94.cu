@@ -14,7 +14,8 @@
 // fill the GPU; it repeats the key derivation's and the mixing's work in every lane, so a
 // batch large enough to fill the GPU one thread a message should run faster in the simple
 // one (the seed paper found the two about as fast on its GPU, with batches that filled it).
-// The host picks by batch size and SM count (gost94.rs).
+// The host picks (gost94.rs): one thread a message unless asked, until the four lanes have
+// been measured on a GPU.
 //
 // The step function is the portable backend's (gost94/portable.rs): GOST 28147-89 with the
 // eight 4-bit S-boxes combined into four byte tables of 32-bit words with the rotation by 11
