@@ -285,28 +285,19 @@ fn outboard_to_stdout(options: &Options, file: &File, input: &Path) -> Result<bo
     Ok(true)
 }
 
-/// The most an unprivileged process may make a pipe hold (`/proc/sys/fs/pipe-max-size`'s
-/// default).
-#[cfg(target_os = "linux")]
-const PIPE_LEN: usize = 1 << 20;
-
 /// Copies all of `file`, from its current position, to standard output.
 ///
-/// On Linux, standard output's pipe (if it is one) is first grown to [`PIPE_LEN`]: with the
-/// default 64 KiB, each megabyte written waited for sixteen reads at the other end (issue 48:
-/// a 32 MiB outboard into a pipe took 1.4 times as long as into a file). The bytes then go
-/// by `sendfile`, without passing through this process. Where `sendfile` refuses standard
-/// output before sending anything (or elsewhere), they go through a large buffer instead:
-/// standard output alone is line-buffered, and an outboard's bytes hold newlines (a write
-/// every few dozen bytes).
+/// On Linux the bytes go by `sendfile`, without passing through this process (into a pipe
+/// that `main` has grown: `pipes.rs`). Where `sendfile` refuses standard output before
+/// sending anything (or elsewhere), they go through a large buffer instead: standard output
+/// alone is line-buffered, and an outboard's bytes hold newlines (a write every few dozen
+/// bytes).
 fn copy_to_stdout(file: &mut File) -> io::Result<()> {
     let mut stdout = io::stdout().lock();
     stdout.flush()?;
     #[cfg(target_os = "linux")]
     {
         use rustix::io::Errno;
-        // Only a pipe can be grown; anything else refuses, and nothing changes.
-        let _ = rustix::pipe::fcntl_setpipe_size(&stdout, PIPE_LEN);
         let mut offset = file.stream_position()?;
         let end = file.metadata()?.len();
         let first = offset;

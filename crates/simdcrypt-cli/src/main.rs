@@ -26,6 +26,7 @@
 //! FAILED, NEW, MISSING; `--update`), `parallel.rs` (one rayon
 //! pool per command; inputs run as tasks, results reordered through a bounded window so output
 //! order never depends on threads), `tree.rs` (the tree digest of docs/tree-digest.md),
+//! `pipes.rs` (standard input and output grown to 1 MiB where they are pipes),
 //! `progress.rs` (indicatif bars on stderr, only when it is a terminal, after about a second
 //! unless `--progress`: files and bytes for `sum`/`check`, one stream for
 //! `encrypt`/`decrypt`), `dropin.rs` (behaving as b3sum/sha256sum when invoked under that
@@ -60,6 +61,7 @@ mod hashing;
 mod lazy_args;
 mod output;
 mod parallel;
+mod pipes;
 mod progress;
 mod sum;
 mod tree;
@@ -259,6 +261,7 @@ fn main() -> ExitCode {
     if let Some(problem) = simdcrypt::cpu::disable_list_problem() {
         output::warn(format_args!("warning: {problem}"));
     }
+    pipes::widen_standard_pipes();
     let mut out = Out::new();
     let result = match &cli.command {
         Command::Sum(args) => sum::run(args, &mut out),

@@ -381,9 +381,9 @@ fn unknown_backend_algorithm_and_bad_values() {
 fn closed_stdout_exits_quietly() {
     let dir = TempDir::new("pipe");
     dir.file("a", b"aaa");
-    // One huge line, and many lines: both far more than a pipe buffer (and our own
-    // buffer) holds.
-    let manifest = line(&reference(Mode::Hash, b"aaa", 32), "a", false).repeat(60_000);
+    // One huge line, and many lines: both far more than a pipe buffer (1 MiB once the
+    // command has grown it: pipes.rs) and our own buffer hold.
+    let manifest = line(&reference(Mode::Hash, b"aaa", 32), "a", false).repeat(250_000);
     dir.file("manifest", manifest.as_bytes());
     let cases: [&[&str]; 2] = [&["sum", "-l", "1000000", "a"], &["check", "manifest"]];
     for args in cases {
@@ -512,4 +512,42 @@ fn files_that_cannot_be_mapped_are_read() {
         std::fs::read(out).unwrap()
     };
     assert_eq!(outboard(sysfs, "sysfs.obao"), outboard(&copy, "copy.obao"));
+}
+
+/// The bytes a pipe holds (F_GETPIPE_SZ), from either end.
+#[cfg(target_os = "linux")]
+fn pipe_len(fd: &impl std::os::fd::AsRawFd) -> i32 {
+    // SAFETY: F_GETPIPE_SZ takes no argument and only reads the descriptor's pipe; the
+    // descriptor is open for the duration of the call (borrowed).
+    unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETPIPE_SZ) }
+}
+
+/// Standard input and output, where they are pipes, are grown to 1 MiB (pipes.rs), which
+/// the other end sees; the hash read through the grown pipe is the file's.
+#[cfg(target_os = "linux")]
+#[test]
+fn standard_pipes_are_grown_to_a_mebibyte() {
+    let max: i32 = fs::read_to_string("/proc/sys/fs/pipe-max-size").unwrap().trim().parse().unwrap();
+    if max < 1 << 20 {
+        println!("standard_pipes_are_grown_to_a_mebibyte: SKIPPED, this system's pipe-max-size is {max}");
+        return;
+    }
+    let dir = TempDir::new("pipes");
+    let content = data(3 << 20, 12);
+    let mut child =
+        simdcrypt(dir.path()).args(["sum", "-"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Written while the child runs: it grows both pipes before it reads.
+    let writer = std::thread::spawn(move || {
+        std::io::Write::write_all(&mut stdin, &content).unwrap();
+        stdin
+    });
+    let stdin = writer.join().unwrap();
+    let (grown_in, grown_out) = (pipe_len(&stdin), pipe_len(child.stdout.as_ref().unwrap()));
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("{}  -\n", blake3::hash(&data(3 << 20, 12)).to_hex()));
+    assert_eq!((grown_in, grown_out), (1 << 20, 1 << 20), "pipe lengths seen from this end (stdin, stdout)");
+    println!("standard_pipes_are_grown_to_a_mebibyte: stdin and stdout pipes 1 MiB");
 }

@@ -289,12 +289,15 @@ fn listing(dir: &Path) -> Vec<String> {
 #[test]
 fn interrupted_update_leaves_the_old_manifest() {
     let t = with_d("manifest-kill");
+    // Long names, so that the lines (about 1.2 MB) overfill the pipe even once the command
+    // has grown it to 1 MiB (pipes.rs).
+    let name = |i: usize| format!("d/f{i:05}{}", "x".repeat(230));
     for i in 0..4000 {
-        t.file(format!("d/f{i:05}"), &[i as u8]);
+        t.file(name(i), &[i as u8]);
     }
     assert_eq!(code(&update(t.path(), &[])), 0);
     let old = fs::read(t.path().join(MANIFEST)).unwrap();
-    t.file("d/f00000", b"changed");
+    t.file(name(0), b"changed");
     let before = listing(t.path());
     for named in [false, true] {
         for signal in [libc::SIGKILL, libc::SIGTERM, libc::SIGINT] {
