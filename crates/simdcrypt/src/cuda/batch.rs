@@ -46,6 +46,16 @@ pub(crate) fn forced_scheme() -> Option<ForcedScheme> {
     parse_forced_scheme(std::env::var("SIMDCRYPT_CUDA_SCHEME").ok().as_deref())
 }
 
+/// A two-scheme kernel's choice: `one` or `lanes` where `SIMDCRYPT_CUDA_SCHEME` forces
+/// one ([`forced_scheme`]), else `by_size()`.
+pub(crate) fn forced_or<S>(one: S, lanes: S, by_size: impl FnOnce() -> S) -> S {
+    match forced_scheme() {
+        Some(ForcedScheme::OnePerThread) => one,
+        Some(ForcedScheme::Lanes) => lanes,
+        None => by_size(),
+    }
+}
+
 fn parse_forced_scheme(value: Option<&str>) -> Option<ForcedScheme> {
     match value {
         Some("one") => Some(ForcedScheme::OnePerThread),

@@ -43,11 +43,9 @@ impl Gost94Scheme {
     /// [`Gost94Scheme::for_batch`], unless `SIMDCRYPT_CUDA_SCHEME` forces a scheme (`one` or
     /// `lanes`; batch.rs): the choice of the functions that take no scheme.
     pub(crate) fn chosen(count: u64, sms: u32) -> Gost94Scheme {
-        match batch::forced_scheme() {
-            Some(batch::ForcedScheme::OnePerThread) => Gost94Scheme::OnePerThread,
-            Some(batch::ForcedScheme::Lanes) => Gost94Scheme::FourPerMessage,
-            None => Gost94Scheme::for_batch(count, sms),
-        }
+        batch::forced_or(Gost94Scheme::OnePerThread, Gost94Scheme::FourPerMessage, || {
+            Gost94Scheme::for_batch(count, sms)
+        })
     }
 
     /// Threads per message.

@@ -36,11 +36,9 @@ impl StreebogScheme {
     /// [`StreebogScheme::for_batch`], unless `SIMDCRYPT_CUDA_SCHEME` forces a scheme (`one` or
     /// `lanes`; batch.rs): the choice of the functions that take no scheme.
     pub(crate) fn chosen(count: u64, sms: u32) -> StreebogScheme {
-        match batch::forced_scheme() {
-            Some(batch::ForcedScheme::OnePerThread) => StreebogScheme::OnePerThread,
-            Some(batch::ForcedScheme::Lanes) => StreebogScheme::EightPerMessage,
-            None => StreebogScheme::for_batch(count, sms),
-        }
+        batch::forced_or(StreebogScheme::OnePerThread, StreebogScheme::EightPerMessage, || {
+            StreebogScheme::for_batch(count, sms)
+        })
     }
 
     /// Threads per message.
