@@ -24,6 +24,9 @@
 #   6 tune      (90)  kernel-only timings of each batch kernel at each block size
 #                     (scripts/gpu_tune.py) into tune.json; GPU_TUNE_OLD=REV adds the kernels
 #                     of git revision REV
+#   7 profile   (20)  where a small call's fixed cost goes (gpu_tune.py --profile-call: the
+#                     call, its Python part, and each driver call it makes, alone) into
+#                     bench.log
 # What comes back in $OUT (8 files, the device tool's limit): summary.json (stage, pass/fail,
 # seconds, exit code), summary.txt (environment and each stage's tail), kernels.log,
 # sanitizer.log, tests.log (pytest and the CLI), bench.log (bench and tune), bench.json,
@@ -254,6 +257,12 @@ tune_budget=90
 [ $tune_budget -gt "$left" ] && tune_budget=$left
 stage tune "$tune_budget" "$OUT/bench.log" "$python" scripts/gpu_tune.py --json "$OUT/tune.json" \
     --budget $((tune_budget > 15 ? tune_budget - 10 : 5)) ${GPU_TUNE_OLD:+--old "$GPU_TUNE_OLD"}
+
+# --- stage 7: a small call's fixed cost, piece by piece (scripts/gpu_tune.py --profile-call) ----
+left=$((TOTAL - $(elapsed) - 5))
+profile_budget=20
+[ $profile_budget -gt "$left" ] && profile_budget=$left
+stage profile "$profile_budget" "$OUT/bench.log" "$python" scripts/gpu_tune.py --profile-call
 
 rm -rf "$cache"
 result=$([ $status -eq 0 ] && echo pass || echo fail)

@@ -108,6 +108,44 @@ def profile_call(cp: Any, simdcrypt: Any) -> None:
     print(f"  d_in.__cuda_array_interface__: {per_call(lambda: d_in.__cuda_array_interface__):.1f} us")
     print(f"  idle stream synchronize: {per_call(lambda: cp.cuda.Stream.null.synchronize()):.1f} us")
     print(f"  empty CuPy kernel + synchronize: {per_call(lambda: (out.fill(0), cp.cuda.Stream.null.synchronize())):.1f} us")
+    # The driver calls a call of ours is made of (crates/simdcrypt/src/cuda/driver.rs and
+    # batch.rs: two range checks of three pointer attributes each, an event created,
+    # recorded and waited for, the offsets allocated and freed on the stream, a launch
+    # attribute read and two launches, a stream synchronisation), each alone through CuPy,
+    # so that their sum can be set against the call's wall time above. Any piece this CuPy
+    # cannot time is reported and skipped.
+    print("the pieces of a call, each alone (us):")
+    rt = cp.cuda.runtime
+    stream = cp.cuda.Stream(non_blocking=True)
+    empty = cp.RawKernel('extern "C" __global__ void sc_empty() {}', "sc_empty")
+
+    def event_wait() -> None:
+        event = cp.cuda.Event(disable_timing=True)
+        event.record(cp.cuda.Stream.null)
+        stream.wait_event(event)
+
+    def launch() -> None:
+        with stream:
+            empty((1,), (32,), ())
+
+    def launch_sync() -> None:
+        launch()
+        stream.synchronize()
+
+    pieces: list[tuple[str, Any]] = [
+        ("pointerGetAttributes", lambda: rt.pointerGetAttributes(d_in.data.ptr)),
+        ("event create+record+wait+destroy", event_wait),
+        ("mallocAsync+freeAsync 8 KiB", lambda: rt.freeAsync(rt.mallocAsync(8192, stream.ptr), stream.ptr)),
+        ("launch attribute", lambda: empty.max_threads_per_block),
+        ("empty launch", launch),
+        ("empty launch + stream synchronize", launch_sync),
+    ]
+    for name, piece in pieces:
+        try:
+            print(f"  {name}: {per_call(piece):.1f}")
+        except Exception as e:  # an API this CuPy lacks
+            print(f"  {name}: not timed ({type(e).__name__}: {str(e)[:120]})")
+    stream.synchronize()
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(300):
