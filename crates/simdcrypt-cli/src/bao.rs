@@ -236,7 +236,7 @@ fn write_output(
     match stdin_or(output) {
         Some(path) => {
             let mut file = atomic_file::create(path).map_err(|e| fatal("cannot create", path, &e))?;
-            let mut w = BufWriter::with_capacity(1 << 20, file.file());
+            let mut w = BufWriter::with_capacity(1 << 20, &mut file);
             produce(&mut w)?;
             w.flush().map_err(|e| fatal("cannot write", path, &e))?;
             drop(w);
@@ -364,8 +364,8 @@ pub fn run(args: &BaoArgs, out: &mut Out) -> Result<bool, Failure> {
             };
             let mut file = atomic_file::create(path).map_err(|e| fatal("cannot create", path, &e))?;
             match source {
-                Some(source) => options.encode_file(source, file.file(), combined),
-                None => options.encode_stream(io::stdin(), None, file.file(), combined),
+                Some(source) => options.encode_file(source, file.write_behind(), combined),
+                None => options.encode_stream(io::stdin(), None, file.write_behind(), combined),
             }
             .map_err(|e| stream_failure(&format!("cannot encode {}", input.display()), Some(path), e))?;
             file.commit(true).map_err(|e| fatal("cannot write", path, &e))?;

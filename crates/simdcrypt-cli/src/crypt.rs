@@ -352,7 +352,8 @@ fn run(args: &CryptArgs, direction: Direction, params: Argon2Params) -> Result<b
         let mut file = atomic_file::create(&args.output).map_err(|e| fatal("cannot create", &args.output, &e))?;
         {
             // Whole batches are written in one call each; the buffer only gathers the header.
-            let mut out = BufWriter::with_capacity(1 << 16, file.file());
+            // Through the AtomicFile itself: the disk starts writing as the batches come.
+            let mut out = BufWriter::with_capacity(1 << 16, &mut file);
             process(&mut out)?;
             out.flush().map_err(|e| fatal("cannot write", &args.output, &e))?;
         }

@@ -165,12 +165,12 @@ pub(crate) fn bao_encode<'py>(
         let result = if is_path(data) {
             let (path, fspath) = crate::fs_path(data)?;
             let input = File::open(&path).map_err(|e| args::io_error(py, e, &fspath))?;
-            py.detach(|| options.encode_file(input, file.file(), !outboard))
+            py.detach(|| options.encode_file(input, file.write_behind(), !outboard))
                 .map_err(|e| encode_error(py, e, &fspath, &out_name))?
         } else {
             buffer::with_bytes(data, |bytes| {
                 let (len, input) = (bytes.len() as u64, io::Cursor::new(bytes.to_vec()));
-                py.detach(|| options.encode_stream(input, Some(len), file.file(), !outboard))
+                py.detach(|| options.encode_stream(input, Some(len), file.write_behind(), !outboard))
             })?
             .map_err(|e| encode_error(py, e, &out_name, &out_name))?
         };
