@@ -264,8 +264,9 @@ impl WriteBehind<'_> {
 }
 
 /// Has the kernel start writing `file`'s dirty pages to its disk, without waiting. A hint:
-/// where it is refused (a pipe, a file system without write-back such as tmpfs, an old
-/// kernel) nothing changes, and the commit's sync reports any real write error.
+/// where there is nothing to write back (tmpfs) or the call is refused (an old kernel, a
+/// file system without it) nothing changes, and the commit's sync reports any real write
+/// error.
 fn start_writeback(file: &File) {
     #[cfg(test)]
     tests::WRITEBACKS.with(|n| n.set(n.get() + 1));
