@@ -243,7 +243,7 @@ fn write(path: &Path, header: &manifest::Header, entries: &[Entry]) -> Result<()
     let fail =
         |e: io::Error| Failure::Fatal(format!("{}: cannot write the manifest: {}", path.display(), io_error_text(&e)));
     let mut file = crate::atomic_file::create(path).map_err(fail)?;
-    let mut w = manifest::Writer::new(file.file(), header).map_err(fail)?;
+    let mut w = manifest::Writer::new(&mut file, header).map_err(fail)?;
     for e in entries {
         w.entry(e).map_err(fail)?;
     }

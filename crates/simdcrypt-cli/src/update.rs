@@ -75,7 +75,7 @@ pub fn run(
         Some(atomic_file::create(manifest_path).map_err(|e| cannot_write(manifest_path, &e))?)
     };
     let mut writer = match file.as_mut() {
-        Some(f) => Some(manifest::Writer::new(f.file(), &header).map_err(|e| cannot_write(manifest_path, &e))?),
+        Some(f) => Some(manifest::Writer::new(f, &header).map_err(|e| cannot_write(manifest_path, &e))?),
         None => None,
     };
 

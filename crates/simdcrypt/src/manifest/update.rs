@@ -345,7 +345,7 @@ pub fn hash_tree(root: &Path, opts: &TreeOptions) -> io::Result<TreeResult> {
     if let Some(path) = opts.manifest.as_ref().filter(|_| !unchanged) {
         let header = Header { written_ns: plan.started_ns, root: root.to_path_buf(), settings: settings.clone() };
         let mut file = crate::atomic_file::AtomicFile::create(path)?;
-        let mut w = super::Writer::new(file.file(), &header)?;
+        let mut w = super::Writer::new(&mut file, &header)?;
         for e in &entries {
             w.entry(e)?;
         }
