@@ -3,10 +3,13 @@
 //! encode` and `bao decode`, `encrypt` and `decrypt` move whole contents through them, and
 //! `sum -` reads one (BENCHMARKS.md, "Pipes"). Elsewhere there is nothing to do.
 
-/// The most an unprivileged process may make a pipe hold (`/proc/sys/fs/pipe-max-size`'s
-/// default).
+/// 256 KiB: as fast as 1 MiB (the most an unprivileged process may ask) for `sum -` and
+/// `bao decode` into a pipe (BENCHMARKS.md, "Pipes"), and a quarter of the user's pipe
+/// budget (`/proc/sys/fs/pipe-user-pages-soft`, 64 MiB by default), past which the kernel
+/// gives that user's new pipes a single page: many commands at once in pipelines stay far
+/// from it.
 #[cfg(target_os = "linux")]
-const PIPE_LEN: usize = 1 << 20;
+const PIPE_LEN: usize = 256 << 10;
 
 /// Grows standard input's and standard output's pipes to [`PIPE_LEN`] where they are pipes
 /// holding less. Anything else refuses, a refusal (over the user's pipe budget, say) leaves

@@ -290,7 +290,7 @@ fn listing(dir: &Path) -> Vec<String> {
 fn interrupted_update_leaves_the_old_manifest() {
     let t = with_d("manifest-kill");
     // Long names, so that the lines (about 1.2 MB) overfill the pipe even once the command
-    // has grown it to 1 MiB (pipes.rs).
+    // has grown it to 256 KiB (pipes.rs).
     let name = |i: usize| format!("d/f{i:05}{}", "x".repeat(230));
     for i in 0..4000 {
         t.file(name(i), &[i as u8]);
