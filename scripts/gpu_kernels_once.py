@@ -64,14 +64,18 @@ def cases(n: int) -> list[tuple[str, Callable[[str], Any]]]:
 
 def in_scheme(scheme: str, run: Callable[[str], Any]) -> Callable[[str], Any]:
     """`run` with SIMDCRYPT_CUDA_SCHEME set to `scheme` for the call (one thread a message,
-    or a lane group a message)."""
+    or a lane group a message); the variable's earlier value (or its absence) is restored."""
 
     def forced(backend: str) -> Any:
+        before = os.environ.get("SIMDCRYPT_CUDA_SCHEME")
         os.environ["SIMDCRYPT_CUDA_SCHEME"] = scheme
         try:
             return run(backend)
         finally:
-            del os.environ["SIMDCRYPT_CUDA_SCHEME"]
+            if before is None:
+                del os.environ["SIMDCRYPT_CUDA_SCHEME"]
+            else:
+                os.environ["SIMDCRYPT_CUDA_SCHEME"] = before
 
     return forced
 
